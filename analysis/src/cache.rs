@@ -1,0 +1,105 @@
+//! The analysis cache the pass manager hands to passes.
+//!
+//! Analyses are computed on first request and shared as `Rc`s, so a pass can hold a result
+//! while it mutates the module. After a pass that changed the module, the pass manager calls
+//! [`Analyses::invalidate_except`] with what the pass preserved; a pass that changed nothing
+//! invalidates nothing.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use spvopt_ir::Module;
+
+/// A set of analysis kinds (bit set).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct AnalysisSet(pub u32);
+
+impl AnalysisSet {
+    pub const NONE: AnalysisSet = AnalysisSet(0);
+    pub const DEF_USE: AnalysisSet = AnalysisSet(1 << 0);
+    pub const CFG: AnalysisSet = AnalysisSet(1 << 1);
+    pub const DOMINATORS: AnalysisSet = AnalysisSet(1 << 2);
+    pub const LOOPS: AnalysisSet = AnalysisSet(1 << 3);
+    pub const INDUCTION: AnalysisSet = AnalysisSet(1 << 4);
+    pub const UNIFORMITY: AnalysisSet = AnalysisSet(1 << 5);
+    pub const CONSTANTS: AnalysisSet = AnalysisSet(1 << 6);
+    pub const ALIAS: AnalysisSet = AnalysisSet(1 << 7);
+    pub const ALL: AnalysisSet = AnalysisSet(u32::MAX);
+
+    pub fn contains(self, other: AnalysisSet) -> bool {
+        self.0 & other.0 == other.0
+    }
+    pub fn union(self, other: AnalysisSet) -> AnalysisSet {
+        AnalysisSet(self.0 | other.0)
+    }
+}
+
+impl std::ops::BitOr for AnalysisSet {
+    type Output = AnalysisSet;
+    fn bitor(self, rhs: AnalysisSet) -> AnalysisSet {
+        self.union(rhs)
+    }
+}
+
+/// An analysis the cache can compute. `KIND` is the bit that says when it must be recomputed;
+/// an analysis built on others (loops on dominators) lists them in `DEPENDS_ON` so that it is
+/// dropped with them.
+pub trait Analysis: Any + Sized {
+    const KIND: AnalysisSet;
+    const DEPENDS_ON: AnalysisSet = AnalysisSet::NONE;
+    fn compute(m: &Module, analyses: &mut Analyses) -> Self;
+}
+
+/// Cache of computed analyses.
+#[derive(Default)]
+pub struct Analyses {
+    cache: HashMap<TypeId, (AnalysisSet, Rc<dyn Any>)>,
+    /// How many times each analysis was computed (for tests and `--time-report`).
+    pub computed: u64,
+}
+
+impl Analyses {
+    pub fn new() -> Analyses {
+        Analyses::default()
+    }
+
+    /// The analysis `A` of module `m`, computed on first request.
+    pub fn get<A: Analysis>(&mut self, m: &Module) -> Rc<A> {
+        if let Some((_, any)) = self.cache.get(&TypeId::of::<A>()) {
+            if let Ok(a) = Rc::clone(any).downcast::<A>() {
+                return a;
+            }
+        }
+        let a = Rc::new(A::compute(m, self));
+        self.computed += 1;
+        self.cache.insert(
+            TypeId::of::<A>(),
+            (A::KIND | A::DEPENDS_ON, Rc::clone(&a) as Rc<dyn Any>),
+        );
+        a
+    }
+
+    /// Whether `A` is currently cached.
+    pub fn is_cached<A: Analysis>(&self) -> bool {
+        self.cache.contains_key(&TypeId::of::<A>())
+    }
+
+    /// Drops every cached analysis that is not (entirely) in `preserved`.
+    pub fn invalidate_except(&mut self, preserved: AnalysisSet) {
+        self.cache.retain(|_, (kinds, _)| preserved.contains(*kinds));
+    }
+
+    /// Drops everything.
+    pub fn clear(&mut self) {
+        self.cache.clear();
+    }
+}
+
+/// Def-use chains are an analysis too.
+impl Analysis for spvopt_ir::DefUse {
+    const KIND: AnalysisSet = AnalysisSet::DEF_USE;
+    fn compute(m: &Module, _: &mut Analyses) -> Self {
+        spvopt_ir::DefUse::build(m)
+    }
+}

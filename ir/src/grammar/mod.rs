@@ -1,0 +1,494 @@
+//! The SPIR-V grammar, indexed once: which words of an instruction are ids, literals and strings.
+//!
+//! The tables in `tables.rs` are generated from SPIRV-Headers' JSON grammars by
+//! `ir/grammar/gen_grammar.py`. [`walk_operands`] walks the words of one instruction with them and
+//! reports every operand; the loader uses it to validate structure (strings terminated, ids below
+//! the bound), and the IR uses it to find and rewrite id operands. Nothing allocates.
+
+mod tables;
+
+use crate::id::Id;
+
+/// How an operand word (or run of words) is interpreted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandKind {
+    /// `<id>` of the result type.
+    ResultType,
+    /// `<id>` the instruction defines.
+    Result,
+    /// Any `<id>` reference (IdRef, IdScope, IdMemorySemantics).
+    Id,
+    /// One literal word (LiteralInteger, LiteralFloat, ext-set enums).
+    Literal,
+    /// A nul-terminated UTF-8 string packed into words.
+    String,
+    /// Literal whose width follows from a type (OpConstant, OpSpecConstant, OpSwitch).
+    ContextNumber,
+    /// The instruction number of `OpExtInst`; operands that follow come from the set's grammar.
+    ExtInstNumber,
+    /// The opcode of `OpSpecConstantOp`; operands that follow come from that opcode's grammar.
+    SpecConstantOp,
+    /// A literal then an id (OpSwitch targets).
+    PairLiteralId,
+    /// An id then a literal.
+    PairIdLiteral,
+    /// Two ids (OpPhi).
+    PairIdId,
+    /// A value enum (index into the enum table); enumerants may carry parameters.
+    ValueEnum(u16),
+    /// A bit enum (index into the enum table); each set bit may carry parameters.
+    BitEnum(u16),
+}
+
+/// How many times a logical operand occurs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantifier {
+    One,
+    Optional,
+    Many,
+}
+
+/// Grammar of one core instruction.
+#[derive(Debug)]
+pub struct InstDesc {
+    pub opcode: u16,
+    pub name: &'static str,
+    pub operands: &'static [(OperandKind, Quantifier)],
+}
+
+impl InstDesc {
+    /// Whether the instruction has a result type operand.
+    pub fn has_result_type(&self) -> bool {
+        matches!(self.operands.first(), Some((OperandKind::ResultType, _)))
+    }
+    /// Whether the instruction defines a result id.
+    pub fn has_result(&self) -> bool {
+        self.operands
+            .iter()
+            .take(2)
+            .any(|(k, _)| *k == OperandKind::Result)
+    }
+}
+
+/// Grammar of one extended instruction.
+#[derive(Debug)]
+pub struct ExtInstDesc {
+    pub number: u32,
+    pub name: &'static str,
+    pub operands: &'static [(OperandKind, Quantifier)],
+}
+
+/// An enum operand kind (ValueEnum or BitEnum).
+#[derive(Debug)]
+pub struct EnumKind {
+    pub name: &'static str,
+    pub bits: bool,
+    pub enumerants: &'static [Enumerant],
+}
+
+/// One enumerant (or one bit of a bit enum) with the operands that follow it.
+#[derive(Debug)]
+pub struct Enumerant {
+    pub value: u32,
+    pub name: &'static str,
+    pub params: &'static [(OperandKind, Quantifier)],
+}
+
+impl EnumKind {
+    /// The enumerant with `value`, by binary search.
+    pub fn get(&self, value: u32) -> Option<&'static Enumerant> {
+        let ens: &'static [Enumerant] = self.enumerants;
+        ens.binary_search_by_key(&value, |e| e.value)
+            .ok()
+            .map(|i| &ens[i])
+    }
+}
+
+/// Looks up the grammar of a core opcode.
+pub fn inst_desc(opcode: u16) -> Option<&'static InstDesc> {
+    let i = *tables::OPCODE_INDEX.get(opcode as usize)?;
+    tables::INSTRUCTIONS.get(i as usize)
+}
+
+/// Name of an opcode, `"Op<number>"`-free: `None` for opcodes the grammar does not know.
+pub fn opcode_name(opcode: u16) -> Option<&'static str> {
+    inst_desc(opcode).map(|d| d.name)
+}
+
+/// The enum operand kind at `index`.
+pub fn enum_kind(index: u16) -> &'static EnumKind {
+    &tables::ENUM_KINDS[index as usize]
+}
+
+/// Extended instruction sets whose operand layout we know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExtSet {
+    OpenClStd,
+    GlslStd450,
+    OpenClDebugInfo100,
+    DebugInfo,
+    /// `NonSemantic.*`: every operand is an id by definition.
+    NonSemantic,
+}
+
+impl ExtSet {
+    /// Recognises the set imported by `OpExtInstImport "name"`.
+    pub fn from_name(name: &str) -> Option<ExtSet> {
+        match name {
+            "OpenCL.std" => Some(ExtSet::OpenClStd),
+            "GLSL.std.450" => Some(ExtSet::GlslStd450),
+            "OpenCL.DebugInfo.100" => Some(ExtSet::OpenClDebugInfo100),
+            "DebugInfo" => Some(ExtSet::DebugInfo),
+            n if n.starts_with("NonSemantic.") => Some(ExtSet::NonSemantic),
+            _ => None,
+        }
+    }
+
+    /// Whether instructions of this set only carry debug information or other non-semantic data.
+    pub fn is_debug_or_non_semantic(self) -> bool {
+        matches!(
+            self,
+            ExtSet::OpenClDebugInfo100 | ExtSet::DebugInfo | ExtSet::NonSemantic
+        )
+    }
+
+    fn table(self) -> &'static [ExtInstDesc] {
+        match self {
+            ExtSet::OpenClStd => &tables::OPENCL_STD,
+            ExtSet::GlslStd450 => &tables::GLSL_STD_450,
+            ExtSet::OpenClDebugInfo100 => &tables::OPENCL_DEBUG_INFO_100,
+            ExtSet::DebugInfo => &tables::DEBUG_INFO,
+            ExtSet::NonSemantic => &[],
+        }
+    }
+
+    /// The grammar of instruction `number` of this set.
+    pub fn inst(self, number: u32) -> Option<&'static ExtInstDesc> {
+        let t = self.table();
+        t.binary_search_by_key(&number, |d| d.number)
+            .ok()
+            .map(|i| &t[i])
+    }
+}
+
+/// What the walker needs to know about the rest of the module.
+pub trait WalkContext {
+    /// The extended instruction set imported as `set`.
+    fn ext_set(&self, set: Id) -> Option<ExtSet>;
+    /// The number of words of a literal of the type of value `value` (OpSwitch selectors).
+    fn literal_words_of_value(&self, value: Id) -> Option<u32>;
+}
+
+/// One operand found by [`walk_operands`]: where it starts (index into the instruction's operand
+/// words, i.e. without the opcode word), how many words, and what it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandSlot {
+    pub index: usize,
+    pub words: usize,
+    pub kind: SlotKind,
+}
+
+/// The interpretation of one operand slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlotKind {
+    ResultType,
+    Result,
+    Id,
+    Literal,
+    String,
+    /// Words whose meaning the grammar does not give (unknown enumerant, unknown ext inst);
+    /// kept verbatim.
+    Opaque,
+}
+
+/// Why an instruction's words do not fit its grammar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WalkError {
+    MissingOperand,
+    UnterminatedString,
+    InvalidUtf8,
+    ExtraWords(usize),
+    UnknownExtSet(u32),
+    UnknownSwitchSelectorType,
+}
+
+impl std::fmt::Display for WalkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WalkError::MissingOperand => write!(f, "missing operand"),
+            WalkError::UnterminatedString => write!(f, "string operand is not nul-terminated"),
+            WalkError::InvalidUtf8 => write!(f, "string operand is not valid UTF-8"),
+            WalkError::ExtraWords(n) => write!(f, "{n} word(s) beyond the operands the grammar allows"),
+            WalkError::UnknownExtSet(id) => {
+                write!(f, "OpExtInst uses %{id}, which is not an OpExtInstImport of a known set")
+            }
+            WalkError::UnknownSwitchSelectorType => {
+                write!(f, "OpSwitch selector is not a value of integer type")
+            }
+        }
+    }
+}
+
+struct Walker<'a, C, F> {
+    words: &'a [u32],
+    pos: usize,
+    ctx: &'a C,
+    f: F,
+    /// Words of the literal of OpConstant / OpSpecConstant: the rest of the instruction.
+    opcode: u16,
+}
+
+impl<C: WalkContext, F: FnMut(OperandSlot)> Walker<'_, C, F> {
+    fn emit(&mut self, words: usize, kind: SlotKind) -> Result<(), WalkError> {
+        if self.pos + words > self.words.len() {
+            return Err(WalkError::MissingOperand);
+        }
+        (self.f)(OperandSlot {
+            index: self.pos,
+            words,
+            kind,
+        });
+        self.pos += words;
+        Ok(())
+    }
+
+    fn remaining(&self) -> usize {
+        self.words.len() - self.pos
+    }
+
+    fn string(&mut self) -> Result<(), WalkError> {
+        let start = self.pos;
+        let mut end = start;
+        loop {
+            let Some(&w) = self.words.get(end) else {
+                return Err(WalkError::UnterminatedString);
+            };
+            end += 1;
+            if w.to_le_bytes().contains(&0) {
+                break;
+            }
+        }
+        let bytes = string_bytes(&self.words[start..end]);
+        if std::str::from_utf8(bytes).is_err() {
+            return Err(WalkError::InvalidUtf8);
+        }
+        self.emit(end - start, SlotKind::String)
+    }
+
+    fn operands(&mut self, ops: &'static [(OperandKind, Quantifier)]) -> Result<bool, WalkError> {
+        for &(kind, quant) in ops {
+            match quant {
+                Quantifier::One => {
+                    if !self.operand(kind)? {
+                        return Ok(false);
+                    }
+                }
+                Quantifier::Optional => {
+                    if self.remaining() > 0 && !self.operand(kind)? {
+                        return Ok(false);
+                    }
+                }
+                Quantifier::Many => {
+                    while self.remaining() > 0 {
+                        if !self.operand(kind)? {
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Walks one logical operand. Returns `Ok(false)` when the rest of the instruction became
+    /// opaque (unknown enumerant or ext inst), which ends the walk successfully.
+    fn operand(&mut self, kind: OperandKind) -> Result<bool, WalkError> {
+        match kind {
+            OperandKind::ResultType => self.emit(1, SlotKind::ResultType)?,
+            OperandKind::Result => self.emit(1, SlotKind::Result)?,
+            OperandKind::Id => self.emit(1, SlotKind::Id)?,
+            OperandKind::Literal => self.emit(1, SlotKind::Literal)?,
+            OperandKind::String => self.string()?,
+            OperandKind::ContextNumber => {
+                // OpConstant / OpSpecConstant: the literal is the rest of the instruction.
+                // OpSwitch's literals are handled by PairLiteralId.
+                let n = self.remaining().max(1);
+                self.emit(n, SlotKind::Literal)?;
+            }
+            OperandKind::ExtInstNumber => {
+                // words[2] is the set id, words[3] the number (after result type and id).
+                let set = self.words.get(self.pos.wrapping_sub(1)).copied();
+                self.emit(1, SlotKind::Literal)?;
+                let number = self.words[self.pos - 1];
+                let set_id = set.and_then(Id::new);
+                let ext = set_id.and_then(|s| self.ctx.ext_set(s));
+                let Some(ext) = ext else {
+                    return Err(WalkError::UnknownExtSet(set.unwrap_or(0)));
+                };
+                if ext == ExtSet::NonSemantic {
+                    while self.remaining() > 0 {
+                        self.emit(1, SlotKind::Id)?;
+                    }
+                    return Ok(true);
+                }
+                match ext.inst(number) {
+                    Some(desc) => return self.operands(desc.operands),
+                    None => {
+                        self.opaque();
+                        return Ok(false);
+                    }
+                }
+            }
+            OperandKind::SpecConstantOp => {
+                self.emit(1, SlotKind::Literal)?;
+                let op = self.words[self.pos - 1];
+                let desc = u16::try_from(op).ok().and_then(inst_desc);
+                match desc {
+                    Some(d) => {
+                        let ops = d.operands;
+                        let skip = ops
+                            .iter()
+                            .take_while(|(k, _)| {
+                                matches!(k, OperandKind::ResultType | OperandKind::Result)
+                            })
+                            .count();
+                        return self.operands(&ops[skip..]);
+                    }
+                    None => {
+                        self.opaque();
+                        return Ok(false);
+                    }
+                }
+            }
+            OperandKind::PairLiteralId => {
+                let width = if self.opcode == spirv::Op::Switch as u16 {
+                    let selector = self.words.first().copied().and_then(Id::new);
+                    selector
+                        .and_then(|s| self.ctx.literal_words_of_value(s))
+                        .ok_or(WalkError::UnknownSwitchSelectorType)? as usize
+                } else {
+                    1
+                };
+                self.emit(width, SlotKind::Literal)?;
+                self.emit(1, SlotKind::Id)?;
+            }
+            OperandKind::PairIdLiteral => {
+                self.emit(1, SlotKind::Id)?;
+                self.emit(1, SlotKind::Literal)?;
+            }
+            OperandKind::PairIdId => {
+                self.emit(1, SlotKind::Id)?;
+                self.emit(1, SlotKind::Id)?;
+            }
+            OperandKind::ValueEnum(k) => {
+                self.emit(1, SlotKind::Literal)?;
+                let value = self.words[self.pos - 1];
+                match enum_kind(k).get(value) {
+                    Some(e) => return self.operands(e.params),
+                    None => {
+                        self.opaque();
+                        return Ok(false);
+                    }
+                }
+            }
+            OperandKind::BitEnum(k) => {
+                self.emit(1, SlotKind::Literal)?;
+                let mask = self.words[self.pos - 1];
+                let kind = enum_kind(k);
+                let mut bits = mask;
+                while bits != 0 {
+                    let bit = bits & bits.wrapping_neg();
+                    bits &= bits - 1;
+                    match kind.get(bit) {
+                        Some(e) => {
+                            if !self.operands(e.params)? {
+                                return Ok(false);
+                            }
+                        }
+                        None => {
+                            self.opaque();
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    fn opaque(&mut self) {
+        let n = self.remaining();
+        if n > 0 {
+            (self.f)(OperandSlot {
+                index: self.pos,
+                words: n,
+                kind: SlotKind::Opaque,
+            });
+            self.pos += n;
+        }
+    }
+}
+
+/// Walks the operand words of one instruction (`words` excludes the word-count/opcode word) and
+/// calls `f` for every operand slot, in order. Unknown opcodes report all words as opaque.
+pub fn walk_operands<C: WalkContext>(
+    opcode: u16,
+    words: &[u32],
+    ctx: &C,
+    f: impl FnMut(OperandSlot),
+) -> Result<(), WalkError> {
+    let mut w = Walker {
+        words,
+        pos: 0,
+        ctx,
+        f,
+        opcode,
+    };
+    let Some(desc) = inst_desc(opcode) else {
+        w.opaque();
+        return Ok(());
+    };
+    if w.operands(desc.operands)? && w.remaining() > 0 {
+        return Err(WalkError::ExtraWords(w.remaining()));
+    }
+    Ok(())
+}
+
+/// The bytes of a string operand, up to (not including) the terminating nul.
+pub fn string_bytes(words: &[u32]) -> &[u8] {
+    // SAFETY-free reinterpretation: collect via a slice of the words' little-endian bytes.
+    let bytes: &[u8] = bytemuck_words(words);
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    &bytes[..end]
+}
+
+/// Reads a string operand starting at `words[0]`; `None` if unterminated or not UTF-8.
+pub fn decode_string(words: &[u32]) -> Option<&str> {
+    let bytes: &[u8] = bytemuck_words(words);
+    let end = bytes.iter().position(|&b| b == 0)?;
+    std::str::from_utf8(&bytes[..end]).ok()
+}
+
+/// Encodes `s` as a nul-terminated, zero-padded word string.
+pub fn encode_string(s: &str) -> Vec<u32> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() / 4 + 1);
+    for chunk in bytes.chunks(4) {
+        let mut b = [0u8; 4];
+        b[..chunk.len()].copy_from_slice(chunk);
+        out.push(u32::from_le_bytes(b));
+    }
+    if bytes.len() % 4 == 0 {
+        out.push(0);
+    }
+    out
+}
+
+fn bytemuck_words(words: &[u32]) -> &[u8] {
+    // u32 has no padding and any byte pattern is a valid u8, so viewing the words as bytes is
+    // sound; on big-endian hosts the byte order would differ, which we do not support.
+    #[cfg(target_endian = "big")]
+    compile_error!("spvopt-ir assumes a little-endian host");
+    // SAFETY: the pointer and length describe exactly the memory of `words`; u8 has alignment 1.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words)) }
+}

@@ -1,0 +1,217 @@
+//! Interning of types and constants: "the id of `u32`", "the id of constant u32 4".
+//!
+//! Like spirv-opt's TypeManager/ConstantManager, but minimal: a hash map from an instruction's
+//! opcode and operand words (result type included for constants) to its result id, built once
+//! from the module's global section on first use and kept up to date by the `intern_*` calls.
+//! New types and constants are appended to the global section, after everything they use.
+
+use std::collections::HashMap;
+
+use smallvec::SmallVec;
+use spirv::Op;
+
+use crate::id::Id;
+use crate::inst::Inst;
+use crate::module::{Module, Section};
+
+type Key = (u16, SmallVec<[u32; 6]>);
+
+/// Interning table of a module's types and constants.
+#[derive(Clone, Debug, Default)]
+pub struct Interner {
+    map: HashMap<Key, Id>,
+    /// Arena length when the table was last synchronised with the module.
+    built: bool,
+}
+
+fn is_internable(op: Option<Op>) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        Some(
+            TypeVoid
+                | TypeBool
+                | TypeInt
+                | TypeFloat
+                | TypeVector
+                | TypeMatrix
+                | TypeArray
+                | TypeRuntimeArray
+                | TypePointer
+                | TypeFunction
+                | TypeEvent
+                | TypeDeviceEvent
+                | TypeReserveId
+                | TypeQueue
+                | TypePipe
+                | TypeSampler
+                | TypeCooperativeMatrixKHR
+                | ConstantTrue
+                | ConstantFalse
+                | Constant
+                | ConstantComposite
+                | ConstantNull
+        )
+    )
+}
+
+fn key_of(inst: &Inst) -> Key {
+    // Types: operands after the result id. Constants: result type plus operands.
+    let mut k: SmallVec<[u32; 6]> = SmallVec::new();
+    if let Some(t) = inst.result_type() {
+        k.push(t.word());
+    }
+    k.extend_from_slice(inst.operands());
+    (inst.opcode(), k)
+}
+
+impl Interner {
+    fn ensure_built(&mut self, m: &Module) {
+        if self.built {
+            return;
+        }
+        for (_, inst) in m.section_insts(Section::Global) {
+            if is_internable(inst.op()) {
+                if let Some(r) = inst.result_id() {
+                    // Decorated duplicates (e.g. two identical structs) keep the first.
+                    self.map.entry(key_of(inst)).or_insert(r);
+                }
+            }
+        }
+        self.built = true;
+    }
+
+    /// Forgets everything (after a pass removed or renumbered types/constants).
+    pub fn invalidate(&mut self) {
+        self.map.clear();
+        self.built = false;
+    }
+
+    /// The id of the type or constant `op` with the given (result type and) operands, created
+    /// at the end of the global section when missing.
+    pub fn intern(&mut self, m: &mut Module, op: Op, result_type: Option<Id>, operands: &[u32]) -> Id {
+        self.ensure_built(m);
+        let mut k: SmallVec<[u32; 6]> = SmallVec::new();
+        if let Some(t) = result_type {
+            k.push(t.word());
+        }
+        k.extend_from_slice(operands);
+        let key = (op as u16, k);
+        if let Some(&id) = self.map.get(&key) {
+            if m.def(id).is_some() {
+                return id;
+            }
+        }
+        let id = m.fresh_id();
+        m.push_to_section(Section::Global, Inst::new(op, result_type, Some(id), operands));
+        self.map.insert(key, id);
+        id
+    }
+
+    /// Looks up without creating.
+    pub fn find(&mut self, m: &Module, op: Op, result_type: Option<Id>, operands: &[u32]) -> Option<Id> {
+        self.ensure_built(m);
+        let mut k: SmallVec<[u32; 6]> = SmallVec::new();
+        if let Some(t) = result_type {
+            k.push(t.word());
+        }
+        k.extend_from_slice(operands);
+        self.map
+            .get(&(op as u16, k))
+            .copied()
+            .filter(|&id| m.def(id).is_some())
+    }
+
+    pub fn void(&mut self, m: &mut Module) -> Id {
+        self.intern(m, Op::TypeVoid, None, &[])
+    }
+    pub fn bool(&mut self, m: &mut Module) -> Id {
+        self.intern(m, Op::TypeBool, None, &[])
+    }
+    /// Integer type (OpenCL kernels use signedness 0).
+    pub fn int(&mut self, m: &mut Module, width: u32) -> Id {
+        self.intern(m, Op::TypeInt, None, &[width, 0])
+    }
+    pub fn float(&mut self, m: &mut Module, width: u32) -> Id {
+        self.intern(m, Op::TypeFloat, None, &[width])
+    }
+    pub fn vector(&mut self, m: &mut Module, elem: Id, n: u32) -> Id {
+        self.intern(m, Op::TypeVector, None, &[elem.word(), n])
+    }
+    pub fn pointer(&mut self, m: &mut Module, storage: spirv::StorageClass, pointee: Id) -> Id {
+        self.intern(m, Op::TypePointer, None, &[storage as u32, pointee.word()])
+    }
+    pub fn array(&mut self, m: &mut Module, elem: Id, length_const: Id) -> Id {
+        self.intern(m, Op::TypeArray, None, &[elem.word(), length_const.word()])
+    }
+    pub fn function_type(&mut self, m: &mut Module, ret: Id, params: &[Id]) -> Id {
+        let mut ops: Vec<u32> = vec![ret.word()];
+        ops.extend(params.iter().map(|p| p.word()));
+        self.intern(m, Op::TypeFunction, None, &ops)
+    }
+    /// Integer constant of type `ty` (32- or 64-bit).
+    pub fn int_const(&mut self, m: &mut Module, ty: Id, value: u64) -> Id {
+        let words = m.literal_words_of_type(ty).unwrap_or(1);
+        if words >= 2 {
+            self.intern(m, Op::Constant, Some(ty), &[value as u32, (value >> 32) as u32])
+        } else {
+            self.intern(m, Op::Constant, Some(ty), &[value as u32])
+        }
+    }
+    /// The constant u32 `value` (interning the type too).
+    pub fn u32_const(&mut self, m: &mut Module, value: u32) -> Id {
+        let t = self.int(m, 32);
+        self.intern(m, Op::Constant, Some(t), &[value])
+    }
+    /// The constant u64 `value`.
+    pub fn u64_const(&mut self, m: &mut Module, value: u64) -> Id {
+        let t = self.int(m, 64);
+        self.int_const(m, t, value)
+    }
+    pub fn f32_const(&mut self, m: &mut Module, value: f32) -> Id {
+        let t = self.float(m, 32);
+        self.intern(m, Op::Constant, Some(t), &[value.to_bits()])
+    }
+    pub fn bool_const(&mut self, m: &mut Module, value: bool) -> Id {
+        let t = self.bool(m);
+        self.intern(
+            m,
+            if value { Op::ConstantTrue } else { Op::ConstantFalse },
+            Some(t),
+            &[],
+        )
+    }
+    pub fn composite_const(&mut self, m: &mut Module, ty: Id, parts: &[Id]) -> Id {
+        let ops: Vec<u32> = parts.iter().map(|p| p.word()).collect();
+        self.intern(m, Op::ConstantComposite, Some(ty), &ops)
+    }
+    pub fn null_const(&mut self, m: &mut Module, ty: Id) -> Id {
+        self.intern(m, Op::ConstantNull, Some(ty), &[])
+    }
+}
+
+impl Module {
+    /// The value of an integer `OpConstant` (zero-extended; 32 or 64 bits).
+    pub fn const_int_value(&self, id: Id) -> Option<u64> {
+        let inst = self.def_inst(id)?;
+        match inst.op()? {
+            Op::Constant => {
+                let ty = self.def_inst(inst.result_type()?)?;
+                if !ty.is(Op::TypeInt) {
+                    return None;
+                }
+                let w = inst.operands();
+                match w.len() {
+                    1 => Some(w[0] as u64),
+                    2 => Some(w[0] as u64 | (w[1] as u64) << 32),
+                    _ => None,
+                }
+            }
+            Op::ConstantNull => {
+                let ty = self.def_inst(inst.result_type()?)?;
+                ty.is(Op::TypeInt).then_some(0)
+            }
+            _ => None,
+        }
+    }
+}

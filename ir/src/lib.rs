@@ -1,0 +1,33 @@
+//! `spvopt-ir`: the SSA IR of spv-opt.
+//!
+//! - [`load_bytes`] / [`load_words`] read a SPIR-V binary (either byte order) into a [`Module`];
+//!   [`Module::to_bytes`] writes it back. An unchanged module round-trips byte-identically,
+//!   including instructions no pass understands (unknown opcodes are kept by word count).
+//! - Ids are [`Id`]s; instructions live in an arena ([`InstId`]); module-level sections are
+//!   lists in logical-layout order; function bodies are blocks of linked instructions, so
+//!   insertion and removal are O(1).
+//! - [`grammar`] knows which operand words are ids, literals and strings.
+//! - [`Interner`] gives "the id of type/constant X", creating it when missing.
+//! - [`DefUse`] is the def-use analysis.
+//! - [`text`] (feature `spirv-tools`) assembles, disassembles and validates through SPIRV-Tools.
+
+pub mod def_use;
+pub mod emitter;
+pub mod error;
+pub mod grammar;
+pub mod id;
+pub mod inst;
+pub mod interning;
+pub mod loader;
+pub mod module;
+#[cfg(feature = "spirv-tools")]
+pub mod text;
+
+pub use def_use::DefUse;
+pub use error::{LoadError, LoadErrorKind};
+pub use id::{BlockId, FuncId, Id, InstId};
+pub use inst::Inst;
+pub use interning::Interner;
+pub use loader::{load_bytes, load_words};
+pub use module::{BlockData, Function, Header, Module, Section};
+pub use spirv;

@@ -1,0 +1,420 @@
+//! Binary loader: SPIR-V words (either byte order) into a [`Module`].
+//!
+//! One pass over the words. Each instruction's operands are walked with the grammar to check
+//! its structure (word counts, strings, ids below the bound, known ext-inst sets), placed in its
+//! logical-layout section or function block, and its definition recorded. After the walk every
+//! used id must have a definition. Nothing is allocated per operand: operand words are copied
+//! inline into the instruction.
+
+use crate::error::{LoadError, LoadErrorKind};
+use crate::grammar::{self, ExtSet, SlotKind, WalkContext};
+use crate::id::{BlockId, FuncId, Id, InstId};
+use crate::inst::{opcode_display, Inst};
+use crate::module::{Function, Header, Module, Section};
+
+const MAGIC: u32 = 0x0723_0203;
+
+/// Loads a module from bytes (little- or big-endian SPIR-V).
+pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
+    if bytes.is_empty() {
+        return Err(err(0, None, LoadErrorKind::Empty));
+    }
+    if bytes.len() < 20 {
+        return Err(err(0, None, LoadErrorKind::TruncatedHeader(bytes.len())));
+    }
+    if bytes.len() % 4 != 0 {
+        return Err(err(
+            bytes.len() & !3,
+            None,
+            LoadErrorKind::NotWholeWords(bytes.len()),
+        ));
+    }
+    let first = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    let big_endian = if first == MAGIC {
+        false
+    } else if first.swap_bytes() == MAGIC {
+        true
+    } else {
+        return Err(err(0, None, LoadErrorKind::BadMagic(first)));
+    };
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| {
+            let w = [c[0], c[1], c[2], c[3]];
+            if big_endian {
+                u32::from_be_bytes(w)
+            } else {
+                u32::from_le_bytes(w)
+            }
+        })
+        .collect();
+    let mut m = load_words_inner(&words)?;
+    m.header.big_endian = big_endian;
+    Ok(m)
+}
+
+/// Loads a module from words in host order.
+pub fn load_words(words: &[u32]) -> Result<Module, LoadError> {
+    if words.is_empty() {
+        return Err(err(0, None, LoadErrorKind::Empty));
+    }
+    if words.len() < 5 {
+        return Err(err(0, None, LoadErrorKind::TruncatedHeader(words.len() * 4)));
+    }
+    if words[0] != MAGIC {
+        return Err(err(0, None, LoadErrorKind::BadMagic(words[0])));
+    }
+    load_words_inner(words)
+}
+
+fn err(offset: usize, instruction: Option<String>, kind: LoadErrorKind) -> LoadError {
+    LoadError {
+        offset,
+        instruction,
+        kind,
+    }
+}
+
+/// Where the loader is in the module.
+enum Place {
+    /// In module-level section (the last one seen).
+    ModuleLevel(Section),
+    /// Inside function `f`, before its first block.
+    FunctionHeader(FuncId),
+    /// Inside block `b` of function `f`.
+    Block(FuncId, BlockId),
+    /// Between functions.
+    BetweenFunctions,
+}
+
+struct Loader<'a> {
+    words: &'a [u32],
+    m: Module,
+    /// Bit set of ids used as operands (checked against definitions at the end).
+    used: Vec<u64>,
+    /// Debug instructions waiting for the next function (or the end of the module).
+    pending: Vec<InstId>,
+}
+
+fn load_words_inner(words: &[u32]) -> Result<Module, LoadError> {
+    let header = Header {
+        version: words[1],
+        generator: words[2],
+        bound: words[3],
+        schema: words[4],
+        big_endian: false,
+    };
+    let mut m = Module::new(header.version);
+    m.header = header;
+    // Ids are bounded by the number of words in practice; do not trust the bound for sizing.
+    let estimate = (words.len() / 3).min(header.bound as usize) + 1;
+    m.defs = Vec::with_capacity(estimate);
+    m.defs.push(None);
+    m.insts.reserve(words.len() / 4);
+    m.links.reserve(words.len() / 4);
+    let mut l = Loader {
+        words,
+        m,
+        used: Vec::new(),
+        pending: Vec::new(),
+    };
+    l.run()?;
+    let mut m = l.m;
+    m.header.bound = header.bound;
+    Ok(m)
+}
+
+impl Loader<'_> {
+    fn run(&mut self) -> Result<(), LoadError> {
+        let words = self.words;
+        let bound = self.m.header.bound;
+        let mut pos = 5;
+        let mut place = Place::ModuleLevel(Section::Capability);
+        while pos < words.len() {
+            let first = words[pos];
+            let wc = (first >> 16) as usize;
+            let opcode = (first & 0xffff) as u16;
+            let offset = pos * 4;
+            let name = || Some(opcode_display(opcode).into_owned());
+            if wc == 0 {
+                return Err(err(offset, name(), LoadErrorKind::ZeroWordCount));
+            }
+            if pos + wc > words.len() {
+                return Err(err(
+                    offset,
+                    name(),
+                    LoadErrorKind::PastEnd {
+                        word_count: wc,
+                        remaining: words.len() - pos,
+                    },
+                ));
+            }
+            let body = &words[pos + 1..pos + wc];
+            let inst = Inst::from_raw(opcode, body);
+            self.check_operands(&inst, offset, bound)?;
+            if let Some(r) = inst.result_id() {
+                if self.m.def(r).is_some() {
+                    return Err(err(offset, name(), LoadErrorKind::DuplicateDefinition(r.word())));
+                }
+            }
+            self.place(inst, &mut place, offset)?;
+            pos += wc;
+        }
+        match place {
+            Place::FunctionHeader(_) | Place::Block(..) => {
+                return Err(err(words.len() * 4, None, LoadErrorKind::UnterminatedFunction));
+            }
+            _ => {}
+        }
+        self.m.trailing = std::mem::take(&mut self.pending);
+        self.check_all_defined()
+    }
+
+    fn check_operands(&mut self, inst: &Inst, offset: usize, bound: u32) -> Result<(), LoadError> {
+        let name = || Some(inst.name().into_owned());
+        let mut bad: Option<LoadErrorKind> = None;
+        let used = &mut self.used;
+        let walk = grammar::walk_operands(inst.opcode(), &inst.words, &self.m, |slot| {
+            if bad.is_some() {
+                return;
+            }
+            match slot.kind {
+                SlotKind::Id | SlotKind::ResultType | SlotKind::Result => {
+                    let w = inst.words[slot.index];
+                    if w == 0 {
+                        bad = Some(LoadErrorKind::IdZero);
+                    } else if w >= bound {
+                        bad = Some(LoadErrorKind::IdOutOfBound { id: w, bound });
+                    } else if slot.kind != SlotKind::Result {
+                        let i = (w / 64) as usize;
+                        if i >= used.len() {
+                            used.resize(i + 1, 0);
+                        }
+                        used[i] |= 1 << (w % 64);
+                    }
+                }
+                _ => {}
+            }
+        });
+        if let Err(e) = walk {
+            let kind = match e {
+                grammar::WalkError::UnknownExtSet(_) => LoadErrorKind::Operands(e.to_string()),
+                _ => LoadErrorKind::Operands(e.to_string()),
+            };
+            return Err(err(offset, name(), kind));
+        }
+        if let Some(k) = bad {
+            return Err(err(offset, name(), k));
+        }
+        Ok(())
+    }
+
+    fn place(&mut self, inst: Inst, place: &mut Place, offset: usize) -> Result<InstId, LoadError> {
+        use spirv::Op;
+        let opcode = inst.opcode();
+        let name = || Some(inst.name().into_owned());
+        let op = inst.op();
+        let is_debug_line = matches!(op, Some(Op::Line | Op::NoLine));
+        let is_debug_ext = op == Some(Op::ExtInst)
+            && inst
+                .operand_id(0)
+                .and_then(|s| self.m.ext_set(s))
+                .is_some_and(ExtSet::is_debug_or_non_semantic);
+        match *place {
+            Place::ModuleLevel(cur) => {
+                if op == Some(Op::Function) {
+                    return self.start_function(inst, place);
+                }
+                let section = match Section::of_opcode(opcode) {
+                    Some(s) => s,
+                    None if is_function_body_only(op) => {
+                        return Err(err(offset, name(), LoadErrorKind::OutsideFunction));
+                    }
+                    // Types, constants, variables, OpUndef, OpLine, module-level OpExtInst.
+                    None if op.is_some() => Section::Global,
+                    // Unknown opcode: stays in the current section.
+                    None => cur,
+                };
+                if section < cur {
+                    return Err(err(
+                        offset,
+                        name(),
+                        LoadErrorKind::OutOfOrder(format!(
+                            "a {section:?}-section instruction after the {cur:?} section"
+                        )),
+                    ));
+                }
+                if op == Some(Op::ExtInstImport) {
+                    let set_name = grammar::decode_string(inst.operands()).unwrap_or("");
+                    let Some(set) = ExtSet::from_name(set_name) else {
+                        return Err(err(
+                            offset,
+                            name(),
+                            LoadErrorKind::UnknownExtInstSet(set_name.to_string()),
+                        ));
+                    };
+                    if let Some(r) = inst.result_id() {
+                        self.m.register_ext_set(r, set);
+                    }
+                }
+                *place = Place::ModuleLevel(section);
+                Ok(self.m.push_to_section(section, inst))
+            }
+            Place::BetweenFunctions => {
+                if op == Some(Op::Function) {
+                    return self.start_function(inst, place);
+                }
+                if is_debug_line || is_debug_ext || op.is_none() {
+                    let id = self.m.alloc_inst(inst);
+                    self.pending.push(id);
+                    return Ok(id);
+                }
+                Err(err(
+                    offset,
+                    name(),
+                    LoadErrorKind::OutOfOrder("a module-level instruction after the functions".into()),
+                ))
+            }
+            Place::FunctionHeader(f) => match op {
+                Some(Op::Label) => self.start_block(inst, f, place),
+                Some(Op::FunctionEnd) => self.end_function(inst, f, place),
+                Some(Op::Function) => Err(err(offset, name(), LoadErrorKind::NestedFunction)),
+                Some(Op::FunctionParameter) | None => {
+                    let id = self.m.alloc_inst(inst);
+                    self.m.functions[f.index()].header.push(id);
+                    Ok(id)
+                }
+                _ if is_debug_line || is_debug_ext => {
+                    let id = self.m.alloc_inst(inst);
+                    self.m.functions[f.index()].header.push(id);
+                    Ok(id)
+                }
+                _ => Err(err(offset, name(), LoadErrorKind::OutsideBlock)),
+            },
+            Place::Block(f, b) => match op {
+                Some(Op::Label) => self.start_block(inst, f, place),
+                Some(Op::FunctionEnd) => self.end_function(inst, f, place),
+                Some(Op::Function) => Err(err(offset, name(), LoadErrorKind::NestedFunction)),
+                Some(Op::FunctionParameter) => Err(err(
+                    offset,
+                    name(),
+                    LoadErrorKind::OutOfOrder("OpFunctionParameter inside a block".into()),
+                )),
+                _ if op.is_some() && Section::of_opcode(opcode).is_some() => Err(err(
+                    offset,
+                    name(),
+                    LoadErrorKind::OutOfOrder("a module-level instruction inside a function".into()),
+                )),
+                _ => Ok(self.m.append_inst(b, inst)),
+            },
+        }
+    }
+
+    fn start_function(&mut self, inst: Inst, place: &mut Place) -> Result<InstId, LoadError> {
+        let f = FuncId(self.m.functions.len() as u32);
+        let def = self.m.alloc_inst(inst);
+        self.m.functions.push(Function {
+            prefix: std::mem::take(&mut self.pending),
+            def,
+            header: Vec::new(),
+            blocks: Vec::new(),
+            // Replaced by the real OpFunctionEnd; the loader errors if none comes.
+            end: def,
+        });
+        *place = Place::FunctionHeader(f);
+        Ok(def)
+    }
+
+    fn start_block(&mut self, inst: Inst, f: FuncId, place: &mut Place) -> Result<InstId, LoadError> {
+        let label = inst.result_id().expect("OpLabel grammar has a result");
+        let b = self.m.append_block(f, label);
+        let l = self.m.blocks[b.index()].label;
+        // append_block allocated a fresh OpLabel; keep the original words (identical anyway).
+        self.m.insts[l.index()] = inst;
+        *place = Place::Block(f, b);
+        Ok(l)
+    }
+
+    fn end_function(&mut self, inst: Inst, f: FuncId, place: &mut Place) -> Result<InstId, LoadError> {
+        let end = self.m.alloc_inst(inst);
+        self.m.functions[f.index()].end = end;
+        *place = Place::BetweenFunctions;
+        Ok(end)
+    }
+
+    fn check_all_defined(&self) -> Result<(), LoadError> {
+        for (chunk_index, &bits) in self.used.iter().enumerate() {
+            let mut b = bits;
+            while b != 0 {
+                let bit = b.trailing_zeros();
+                b &= b - 1;
+                let idn = chunk_index as u32 * 64 + bit;
+                let id = Id::new(idn).expect("bit 0 of chunk 0 is id 0, never set");
+                if self.m.def(id).is_none() {
+                    return Err(self.undefined_error(id));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Finds the first use of an undefined id to report where it is.
+    fn undefined_error(&self, id: Id) -> LoadError {
+        let mut pos = 5;
+        while pos < self.words.len() {
+            let wc = (self.words[pos] >> 16) as usize;
+            let opcode = (self.words[pos] & 0xffff) as u16;
+            let body = &self.words[pos + 1..pos + wc];
+            let mut found = false;
+            let _ = grammar::walk_operands(opcode, body, &self.m, |s| {
+                if matches!(s.kind, SlotKind::Id | SlotKind::ResultType) && body[s.index] == id.word() {
+                    found = true;
+                }
+            });
+            if found {
+                return err(
+                    pos * 4,
+                    Some(opcode_display(opcode).into_owned()),
+                    LoadErrorKind::UndefinedId(id.word()),
+                );
+            }
+            pos += wc.max(1);
+        }
+        err(0, None, LoadErrorKind::UndefinedId(id.word()))
+    }
+}
+
+/// Opcodes that may only appear inside a function body.
+fn is_function_body_only(op: Option<spirv::Op>) -> bool {
+    use spirv::Op;
+    matches!(
+        op,
+        Some(
+            Op::Label
+                | Op::FunctionEnd
+                | Op::FunctionParameter
+                | Op::Phi
+                | Op::Branch
+                | Op::BranchConditional
+                | Op::Switch
+                | Op::Return
+                | Op::ReturnValue
+                | Op::Unreachable
+                | Op::Kill
+                | Op::LoopMerge
+                | Op::SelectionMerge
+                | Op::Load
+                | Op::Store
+                | Op::FunctionCall
+        )
+    )
+}
+
+impl WalkContext for Loader<'_> {
+    fn ext_set(&self, set: Id) -> Option<ExtSet> {
+        self.m.ext_set(set)
+    }
+    fn literal_words_of_value(&self, value: Id) -> Option<u32> {
+        self.m.literal_words_of_value(value)
+    }
+}

@@ -1,0 +1,672 @@
+//! The module: header, module-level sections, functions and blocks over one instruction arena.
+//!
+//! Instructions live in an arena (`InstId`); where they sit is separate: module-level sections
+//! are vectors of `InstId` in logical-layout order, function bodies are blocks whose instructions
+//! form a doubly linked list, so insertion and removal anywhere are O(1) (cranelift's
+//! `Layout` vs `DataFlowGraph` split). Definitions are a dense per-id side table.
+
+use crate::grammar::{self, ExtSet, OperandSlot, SlotKind, WalkContext};
+use crate::id::{BlockId, FuncId, Id, InstId};
+use crate::inst::Inst;
+
+/// The five header words (and the byte order the module was read in, kept for emission).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub version: u32,
+    pub generator: u32,
+    pub bound: u32,
+    pub schema: u32,
+    /// The binary was big-endian; it is written back the same way.
+    pub big_endian: bool,
+}
+
+impl Header {
+    /// `(major, minor)` SPIR-V version.
+    pub fn version_pair(&self) -> (u8, u8) {
+        ((self.version >> 16) as u8, (self.version >> 8) as u8)
+    }
+}
+
+/// Module-level sections in logical-layout order (SPIR-V spec §2.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Section {
+    Capability = 0,
+    Extension,
+    ExtInstImport,
+    MemoryModel,
+    EntryPoint,
+    ExecutionMode,
+    /// OpString, OpSource*, OpName, OpMemberName, OpModuleProcessed.
+    Debug,
+    /// Decorations.
+    Annotation,
+    /// Types, constants, global variables, OpUndef and module-level OpLine / OpExtInst.
+    Global,
+}
+
+impl Section {
+    pub const ALL: [Section; 9] = [
+        Section::Capability,
+        Section::Extension,
+        Section::ExtInstImport,
+        Section::MemoryModel,
+        Section::EntryPoint,
+        Section::ExecutionMode,
+        Section::Debug,
+        Section::Annotation,
+        Section::Global,
+    ];
+
+    /// The module-level section an opcode belongs to, or `None` for function-body opcodes and
+    /// opcodes we do not know.
+    pub fn of_opcode(opcode: u16) -> Option<Section> {
+        use spirv::Op;
+        let op = spirv::Op::from_u32(opcode as u32)?;
+        Some(match op {
+            Op::Capability => Section::Capability,
+            Op::Extension => Section::Extension,
+            Op::ExtInstImport => Section::ExtInstImport,
+            Op::MemoryModel => Section::MemoryModel,
+            Op::EntryPoint => Section::EntryPoint,
+            Op::ExecutionMode | Op::ExecutionModeId => Section::ExecutionMode,
+            Op::String
+            | Op::SourceExtension
+            | Op::Source
+            | Op::SourceContinued
+            | Op::Name
+            | Op::MemberName
+            | Op::ModuleProcessed => Section::Debug,
+            Op::Decorate
+            | Op::MemberDecorate
+            | Op::DecorationGroup
+            | Op::GroupDecorate
+            | Op::GroupMemberDecorate
+            | Op::DecorateId
+            | Op::DecorateString
+            | Op::MemberDecorateString => Section::Annotation,
+            _ => return None,
+        })
+    }
+}
+
+/// Where an instruction sits in a function body.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Link {
+    pub prev: Option<InstId>,
+    pub next: Option<InstId>,
+    pub block: Option<BlockId>,
+}
+
+/// A basic block: its `OpLabel` instruction and the linked list of its body.
+#[derive(Clone, Debug)]
+pub struct BlockData {
+    pub label: InstId,
+    pub(crate) first: Option<InstId>,
+    pub(crate) last: Option<InstId>,
+    pub func: FuncId,
+}
+
+/// A function: `OpFunction`, what precedes its first block (parameters, debug lines), its
+/// blocks in layout order, and `OpFunctionEnd`. `prefix` holds debug instructions that appeared
+/// between the previous function and this one.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub prefix: Vec<InstId>,
+    pub def: InstId,
+    pub header: Vec<InstId>,
+    pub blocks: Vec<BlockId>,
+    pub end: InstId,
+}
+
+/// A SPIR-V module as a mutable SSA IR.
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub header: Header,
+    pub(crate) insts: Vec<Inst>,
+    pub(crate) links: Vec<Link>,
+    pub(crate) sections: [Vec<InstId>; 9],
+    pub functions: Vec<Function>,
+    pub(crate) blocks: Vec<BlockData>,
+    /// Debug instructions after the last function.
+    pub trailing: Vec<InstId>,
+    /// Definition of each id (dense, indexed by id number).
+    pub(crate) defs: Vec<Option<InstId>>,
+    pub(crate) ext_sets: Vec<(Id, ExtSet)>,
+}
+
+impl Module {
+    /// An empty module of the given SPIR-V version (`0x00010400` for 1.4).
+    pub fn new(version: u32) -> Module {
+        Module {
+            header: Header {
+                version,
+                generator: 0,
+                bound: 1,
+                schema: 0,
+                big_endian: false,
+            },
+            insts: Vec::new(),
+            links: Vec::new(),
+            sections: Default::default(),
+            functions: Vec::new(),
+            blocks: Vec::new(),
+            trailing: Vec::new(),
+            defs: vec![None],
+            ext_sets: Vec::new(),
+        }
+    }
+
+    // ---- instructions -------------------------------------------------------------------
+
+    /// The instruction `i`.
+    pub fn inst(&self, i: InstId) -> &Inst {
+        &self.insts[i.index()]
+    }
+
+    /// The instruction `i`, mutably. Changing its result id through this bypasses the
+    /// definition table; use [`Module::set_result_id`] for that.
+    pub fn inst_mut(&mut self, i: InstId) -> &mut Inst {
+        &mut self.insts[i.index()]
+    }
+
+    /// Number of instructions ever allocated in the arena (erased ones included).
+    pub fn arena_len(&self) -> usize {
+        self.insts.len()
+    }
+
+    /// Adds an instruction to the arena without placing it anywhere; registers its definition.
+    pub fn alloc_inst(&mut self, inst: Inst) -> InstId {
+        let id = InstId(self.insts.len() as u32);
+        if let Some(r) = inst.result_id() {
+            self.set_def(r, Some(id));
+        }
+        self.insts.push(inst);
+        self.links.push(Link::default());
+        id
+    }
+
+    pub(crate) fn set_def(&mut self, id: Id, inst: Option<InstId>) {
+        let i = id.index();
+        if i >= self.defs.len() {
+            self.defs.resize(i + 1, None);
+        }
+        self.defs[i] = inst;
+        if id.word() >= self.header.bound {
+            self.header.bound = id.word() + 1;
+        }
+    }
+
+    /// The instruction defining `id`.
+    pub fn def(&self, id: Id) -> Option<InstId> {
+        self.defs.get(id.index()).copied().flatten()
+    }
+
+    /// The instruction defining `id`, as a reference.
+    pub fn def_inst(&self, id: Id) -> Option<&Inst> {
+        self.def(id).map(|i| self.inst(i))
+    }
+
+    /// The result type of the value `id`.
+    pub fn type_of(&self, id: Id) -> Option<Id> {
+        self.def_inst(id).and_then(Inst::result_type)
+    }
+
+    /// A fresh id; bumps the bound.
+    pub fn fresh_id(&mut self) -> Id {
+        let n = self.header.bound.max(1);
+        self.header.bound = n + 1;
+        if self.defs.len() <= n as usize {
+            self.defs.resize(n as usize + 1, None);
+        }
+        Id::new(n).expect("bound is at least 1")
+    }
+
+    /// Changes the result id of `inst`, keeping the definition table right.
+    pub fn set_result_id(&mut self, inst: InstId, id: Id) {
+        if let Some(old) = self.inst(inst).result_id() {
+            if self.def(old) == Some(inst) {
+                self.defs[old.index()] = None;
+            }
+        }
+        self.insts[inst.index()].set_result_id(id);
+        self.set_def(id, Some(inst));
+    }
+
+    // ---- module-level sections ----------------------------------------------------------
+
+    /// The instructions of a module-level section, in order.
+    pub fn section(&self, s: Section) -> &[InstId] {
+        &self.sections[s as usize]
+    }
+
+    /// Iterates the instructions of a section.
+    pub fn section_insts(&self, s: Section) -> impl Iterator<Item = (InstId, &Inst)> + '_ {
+        self.sections[s as usize]
+            .iter()
+            .map(move |&i| (i, &self.insts[i.index()]))
+    }
+
+    /// Appends an instruction to a module-level section.
+    pub fn push_to_section(&mut self, s: Section, inst: Inst) -> InstId {
+        let id = self.alloc_inst(inst);
+        self.sections[s as usize].push(id);
+        id
+    }
+
+    /// Inserts an instruction into a section at position `pos`.
+    pub fn insert_in_section(&mut self, s: Section, pos: usize, inst: Inst) -> InstId {
+        let id = self.alloc_inst(inst);
+        let v = &mut self.sections[s as usize];
+        v.insert(pos.min(v.len()), id);
+        id
+    }
+
+    /// Keeps only the instructions of section `s` for which `keep` returns true; the others are
+    /// erased (their definitions removed). Linear in the section length.
+    pub fn retain_section(&mut self, s: Section, mut keep: impl FnMut(&Module, InstId) -> bool) {
+        let list = std::mem::take(&mut self.sections[s as usize]);
+        let mut kept = Vec::with_capacity(list.len());
+        for i in list {
+            if keep(self, i) {
+                kept.push(i);
+            } else {
+                self.forget_def(i);
+            }
+        }
+        self.sections[s as usize] = kept;
+    }
+
+    /// Keeps only the instructions of the function prefixes and trailing list for which `keep`
+    /// returns true.
+    pub fn retain_between_functions(&mut self, mut keep: impl FnMut(&Module, InstId) -> bool) {
+        for f in 0..self.functions.len() {
+            let list = std::mem::take(&mut self.functions[f].prefix);
+            let kept: Vec<InstId> = list.into_iter().filter(|&i| keep(self, i)).collect();
+            self.functions[f].prefix = kept;
+        }
+        let list = std::mem::take(&mut self.trailing);
+        self.trailing = list.into_iter().filter(|&i| keep(self, i)).collect();
+    }
+
+    fn forget_def(&mut self, i: InstId) {
+        if let Some(r) = self.insts[i.index()].result_id() {
+            if self.def(r) == Some(i) {
+                self.defs[r.index()] = None;
+            }
+        }
+    }
+
+    // ---- functions and blocks -----------------------------------------------------------
+
+    /// The function `f`.
+    pub fn function(&self, f: FuncId) -> &Function {
+        &self.functions[f.index()]
+    }
+
+    /// Function ids in layout order.
+    pub fn function_ids(&self) -> impl Iterator<Item = FuncId> {
+        (0..self.functions.len() as u32).map(FuncId)
+    }
+
+    /// The result id of function `f`.
+    pub fn function_result(&self, f: FuncId) -> Option<Id> {
+        self.inst(self.functions[f.index()].def).result_id()
+    }
+
+    /// The block `b`.
+    pub fn block(&self, b: BlockId) -> &BlockData {
+        &self.blocks[b.index()]
+    }
+
+    /// The label id of block `b`.
+    pub fn block_label(&self, b: BlockId) -> Id {
+        self.inst(self.blocks[b.index()].label)
+            .result_id()
+            .expect("OpLabel has a result id")
+    }
+
+    /// Number of blocks ever allocated.
+    pub fn block_arena_len(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The instructions of block `b` after its label, in order.
+    pub fn block_insts(&self, b: BlockId) -> BlockInsts<'_> {
+        BlockInsts {
+            module: self,
+            next: self.blocks[b.index()].first,
+        }
+    }
+
+    /// The last instruction of block `b` (its terminator in a valid module).
+    pub fn block_terminator(&self, b: BlockId) -> Option<InstId> {
+        self.blocks[b.index()].last
+    }
+
+    /// The first instruction of block `b` after its label.
+    pub fn block_first(&self, b: BlockId) -> Option<InstId> {
+        self.blocks[b.index()].first
+    }
+
+    /// The block containing a function-body instruction.
+    pub fn inst_block(&self, i: InstId) -> Option<BlockId> {
+        self.links[i.index()].block
+    }
+
+    /// The instruction after `i` in its block.
+    pub fn next_inst(&self, i: InstId) -> Option<InstId> {
+        self.links[i.index()].next
+    }
+
+    /// The instruction before `i` in its block.
+    pub fn prev_inst(&self, i: InstId) -> Option<InstId> {
+        self.links[i.index()].prev
+    }
+
+    /// Appends a new function (declaration until blocks are added); returns its id.
+    pub fn add_function(&mut self, def: Inst, params: Vec<Inst>) -> FuncId {
+        let f = FuncId(self.functions.len() as u32);
+        let def = self.alloc_inst(def);
+        let header = params.into_iter().map(|p| self.alloc_inst(p)).collect();
+        let end = self.alloc_inst(Inst::new(spirv::Op::FunctionEnd, None, None, &[]));
+        self.functions.push(Function {
+            prefix: Vec::new(),
+            def,
+            header,
+            blocks: Vec::new(),
+            end,
+        });
+        f
+    }
+
+    /// Appends a new empty block with label `label` to function `f`.
+    pub fn append_block(&mut self, f: FuncId, label: Id) -> BlockId {
+        let l = self.alloc_inst(Inst::new(spirv::Op::Label, None, Some(label), &[]));
+        let b = BlockId(self.blocks.len() as u32);
+        self.blocks.push(BlockData {
+            label: l,
+            first: None,
+            last: None,
+            func: f,
+        });
+        self.links[l.index()].block = Some(b);
+        self.functions[f.index()].blocks.push(b);
+        b
+    }
+
+    /// Inserts a new empty block with label `label` into function `f` right after block
+    /// `after` in layout order.
+    pub fn insert_block_after(&mut self, after: BlockId, label: Id) -> BlockId {
+        let f = self.blocks[after.index()].func;
+        let b = self.append_block(f, label);
+        let blocks = &mut self.functions[f.index()].blocks;
+        blocks.pop();
+        let pos = blocks
+            .iter()
+            .position(|&x| x == after)
+            .map_or(blocks.len(), |p| p + 1);
+        blocks.insert(pos, b);
+        b
+    }
+
+    /// Appends an instruction at the end of block `b`.
+    pub fn append_inst(&mut self, b: BlockId, inst: Inst) -> InstId {
+        let i = self.alloc_inst(inst);
+        self.link_at_end(b, i);
+        i
+    }
+
+    pub(crate) fn link_at_end(&mut self, b: BlockId, i: InstId) {
+        let last = self.blocks[b.index()].last;
+        self.links[i.index()] = Link {
+            prev: last,
+            next: None,
+            block: Some(b),
+        };
+        match last {
+            Some(l) => self.links[l.index()].next = Some(i),
+            None => self.blocks[b.index()].first = Some(i),
+        }
+        self.blocks[b.index()].last = Some(i);
+    }
+
+    /// Inserts a new instruction immediately before `at` (a function-body instruction).
+    pub fn insert_before(&mut self, at: InstId, inst: Inst) -> InstId {
+        let i = self.alloc_inst(inst);
+        self.link_before(at, i);
+        i
+    }
+
+    /// Inserts a new instruction immediately after `at` (a function-body instruction).
+    pub fn insert_after(&mut self, at: InstId, inst: Inst) -> InstId {
+        let i = self.alloc_inst(inst);
+        self.link_after(at, i);
+        i
+    }
+
+    /// Inserts a new instruction at the start of block `b` (after its label).
+    pub fn prepend_inst(&mut self, b: BlockId, inst: Inst) -> InstId {
+        match self.blocks[b.index()].first {
+            Some(first) => self.insert_before(first, inst),
+            None => self.append_inst(b, inst),
+        }
+    }
+
+    fn link_before(&mut self, at: InstId, i: InstId) {
+        let Link { prev, block, .. } = self.links[at.index()];
+        let block = block.expect("insert_before: instruction is not in a block");
+        self.links[i.index()] = Link {
+            prev,
+            next: Some(at),
+            block: Some(block),
+        };
+        self.links[at.index()].prev = Some(i);
+        match prev {
+            Some(p) => self.links[p.index()].next = Some(i),
+            None => self.blocks[block.index()].first = Some(i),
+        }
+    }
+
+    fn link_after(&mut self, at: InstId, i: InstId) {
+        let Link { next, block, .. } = self.links[at.index()];
+        let block = block.expect("insert_after: instruction is not in a block");
+        self.links[i.index()] = Link {
+            prev: Some(at),
+            next,
+            block: Some(block),
+        };
+        self.links[at.index()].next = Some(i);
+        match next {
+            Some(n) => self.links[n.index()].prev = Some(i),
+            None => self.blocks[block.index()].last = Some(i),
+        }
+    }
+
+    /// Removes a function-body instruction from its block and forgets its definition. The
+    /// arena slot stays (ids of other instructions do not move).
+    pub fn erase(&mut self, i: InstId) {
+        self.unlink(i);
+        self.forget_def(i);
+    }
+
+    /// Moves a function-body instruction to just before `at`.
+    pub fn move_before(&mut self, i: InstId, at: InstId) {
+        self.unlink(i);
+        self.link_before(at, i);
+    }
+
+    /// Moves a function-body instruction to the end of block `b`.
+    pub fn move_to_end(&mut self, i: InstId, b: BlockId) {
+        self.unlink(i);
+        self.link_at_end(b, i);
+    }
+
+    fn unlink(&mut self, i: InstId) {
+        let Link { prev, next, block } = self.links[i.index()];
+        let Some(block) = block else { return };
+        match prev {
+            Some(p) => self.links[p.index()].next = next,
+            None => self.blocks[block.index()].first = next,
+        }
+        match next {
+            Some(n) => self.links[n.index()].prev = prev,
+            None => self.blocks[block.index()].last = prev,
+        }
+        self.links[i.index()] = Link::default();
+    }
+
+    /// Removes block `b` (and its instructions) from its function.
+    pub fn remove_block(&mut self, b: BlockId) {
+        let insts: Vec<InstId> = self.block_insts(b).collect();
+        for i in insts {
+            self.erase(i);
+        }
+        let label = self.blocks[b.index()].label;
+        self.forget_def(label);
+        let f = self.blocks[b.index()].func;
+        self.functions[f.index()].blocks.retain(|&x| x != b);
+    }
+
+    /// Removes function `f` entirely (its instructions' definitions are forgotten).
+    pub fn remove_function(&mut self, f: FuncId) {
+        let func = self.functions[f.index()].clone();
+        for b in &func.blocks {
+            self.remove_block(*b);
+        }
+        for i in func.prefix.iter().chain(&func.header) {
+            self.forget_def(*i);
+        }
+        self.forget_def(func.def);
+        self.functions.remove(f.index());
+        for (n, func) in self.functions.iter().enumerate() {
+            for &b in &func.blocks {
+                self.blocks[b.index()].func = FuncId(n as u32);
+            }
+        }
+    }
+
+    // ---- whole-module iteration -----------------------------------------------------------
+
+    /// Every live instruction in emission order.
+    pub fn all_insts(&self) -> impl Iterator<Item = InstId> + '_ {
+        let sections = self.sections.iter().flat_map(|s| s.iter().copied());
+        let funcs = self.functions.iter().flat_map(move |f| {
+            let head = f.prefix.iter().copied().chain(std::iter::once(f.def));
+            let params = f.header.iter().copied();
+            let blocks = f.blocks.iter().flat_map(move |&b| {
+                std::iter::once(self.blocks[b.index()].label).chain(self.block_insts(b))
+            });
+            head.chain(params)
+                .chain(blocks)
+                .chain(std::iter::once(f.end))
+        });
+        sections.chain(funcs).chain(self.trailing.iter().copied())
+    }
+
+    /// Number of live instructions.
+    pub fn instruction_count(&self) -> usize {
+        self.all_insts().count()
+    }
+
+    // ---- ext inst sets ----------------------------------------------------------------------
+
+    /// The set imported with id `id`.
+    pub fn ext_set(&self, id: Id) -> Option<ExtSet> {
+        self.ext_sets.iter().find(|(i, _)| *i == id).map(|&(_, s)| s)
+    }
+
+    /// Registers an imported set (the loader does this for every OpExtInstImport).
+    pub fn register_ext_set(&mut self, id: Id, set: ExtSet) {
+        self.ext_sets.retain(|(i, _)| *i != id);
+        self.ext_sets.push((id, set));
+    }
+
+    /// The id of the `OpExtInstImport` of `set`, if imported.
+    pub fn ext_set_id(&self, set: ExtSet) -> Option<Id> {
+        self.ext_sets.iter().find(|(_, s)| *s == set).map(|&(i, _)| i)
+    }
+
+    // ---- operands -----------------------------------------------------------------------
+
+    /// Calls `f` with every operand slot of `inst` (the grammar walk).
+    pub fn walk(&self, inst: &Inst, f: impl FnMut(OperandSlot)) -> Result<(), grammar::WalkError> {
+        grammar::walk_operands(inst.opcode(), &inst.words, self, f)
+    }
+
+    /// Calls `f` with every id the instruction `i` uses (not its result id; the result type
+    /// counts as a use).
+    pub fn for_each_used_id(&self, i: InstId, mut f: impl FnMut(Id)) {
+        let inst = &self.insts[i.index()];
+        let _ = grammar::walk_operands(inst.opcode(), &inst.words, self, |s| {
+            if matches!(s.kind, SlotKind::Id | SlotKind::ResultType) {
+                if let Some(id) = Id::new(inst.words[s.index]) {
+                    f(id)
+                }
+            }
+        });
+    }
+
+    /// Rewrites every used id of instruction `i` through `map` (result id untouched).
+    pub fn map_used_ids(&mut self, i: InstId, mut map: impl FnMut(Id) -> Id) {
+        let mut positions: smallvec::SmallVec<[usize; 16]> = smallvec::SmallVec::new();
+        {
+            let inst = &self.insts[i.index()];
+            let _ = grammar::walk_operands(inst.opcode(), &inst.words, self, |s| {
+                if matches!(s.kind, SlotKind::Id | SlotKind::ResultType) {
+                    positions.push(s.index);
+                }
+            });
+        }
+        let inst = &mut self.insts[i.index()];
+        for p in positions {
+            if let Some(id) = Id::new(inst.words[p]) {
+                inst.words[p] = map(id).word();
+            }
+        }
+    }
+
+    /// Replaces every use of `old` by `new` in the whole module (linear scan; use
+    /// [`crate::DefUse`] to do it for many ids at once).
+    pub fn replace_all_uses(&mut self, old: Id, new: Id) {
+        let all: Vec<InstId> = self.all_insts().collect();
+        for i in all {
+            self.map_used_ids(i, |x| if x == old { new } else { x });
+        }
+    }
+
+    /// Literal words needed for values of the integer or float type `ty`.
+    pub fn literal_words_of_type(&self, ty: Id) -> Option<u32> {
+        let t = self.def_inst(ty)?;
+        if t.is(spirv::Op::TypeInt) || t.is(spirv::Op::TypeFloat) {
+            let width = t.operand_word(0)?;
+            Some(width.div_ceil(32).max(1))
+        } else {
+            None
+        }
+    }
+}
+
+impl WalkContext for Module {
+    fn ext_set(&self, set: Id) -> Option<ExtSet> {
+        Module::ext_set(self, set)
+    }
+    fn literal_words_of_value(&self, value: Id) -> Option<u32> {
+        let ty = self.type_of(value)?;
+        self.literal_words_of_type(ty)
+    }
+}
+
+/// Iterator over a block's instructions (label excluded).
+pub struct BlockInsts<'a> {
+    module: &'a Module,
+    next: Option<InstId>,
+}
+
+impl Iterator for BlockInsts<'_> {
+    type Item = InstId;
+    fn next(&mut self) -> Option<InstId> {
+        let i = self.next?;
+        self.next = self.module.links[i.index()].next;
+        Some(i)
+    }
+}
