@@ -33,6 +33,10 @@ impl AnalysisSet {
     pub fn union(self, other: AnalysisSet) -> AnalysisSet {
         AnalysisSet(self.0 | other.0)
     }
+    /// This set minus `other`.
+    pub const fn without(self, other: AnalysisSet) -> AnalysisSet {
+        AnalysisSet(self.0 & !other.0)
+    }
 }
 
 impl std::ops::BitOr for AnalysisSet {
@@ -87,7 +91,8 @@ impl Analyses {
 
     /// Drops every cached analysis that is not (entirely) in `preserved`.
     pub fn invalidate_except(&mut self, preserved: AnalysisSet) {
-        self.cache.retain(|_, (kinds, _)| preserved.contains(*kinds));
+        self.cache
+            .retain(|_, (kinds, _)| preserved.contains(*kinds));
     }
 
     /// Drops everything.

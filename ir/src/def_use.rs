@@ -16,7 +16,7 @@ pub struct DefUse {
 impl DefUse {
     /// Computes the uses of every id in `m` (an instruction using an id twice appears twice).
     pub fn build(m: &Module) -> DefUse {
-        let n = m.header.bound as usize + 1;
+        let n = m.id_capacity();
         let mut counts = vec![0u32; n + 1];
         let insts: Vec<InstId> = m.all_insts().collect();
         for &i in &insts {

@@ -44,7 +44,10 @@ impl fmt::Display for LoadErrorKind {
             TruncatedHeader(n) => write!(f, "truncated header: {n} bytes, a SPIR-V header has 20"),
             BadMagic(m) => write!(f, "wrong magic number {m:#010x} (expected 0x07230203)"),
             ZeroWordCount => write!(f, "word count 0"),
-            PastEnd { word_count, remaining } => write!(
+            PastEnd {
+                word_count,
+                remaining,
+            } => write!(
                 f,
                 "word count {word_count} runs past the end of the module ({remaining} word(s) left)"
             ),

@@ -44,6 +44,10 @@ macro_rules! entity {
             pub fn index(self) -> usize {
                 self.0 as usize
             }
+            /// The handle at arena position `i`.
+            pub fn from_index(i: usize) -> Self {
+                $name(i as u32)
+            }
         }
     };
 }

@@ -22,7 +22,12 @@ const HAS_RESULT: u8 = 2;
 
 impl Inst {
     /// Builds an instruction from its parts.
-    pub fn new(op: spirv::Op, result_type: Option<Id>, result: Option<Id>, operands: &[u32]) -> Inst {
+    pub fn new(
+        op: spirv::Op,
+        result_type: Option<Id>,
+        result: Option<Id>,
+        operands: &[u32],
+    ) -> Inst {
         let mut words = Words::with_capacity(operands.len() + 2);
         let mut flags = 0;
         if let Some(t) = result_type {

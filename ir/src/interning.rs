@@ -89,7 +89,13 @@ impl Interner {
 
     /// The id of the type or constant `op` with the given (result type and) operands, created
     /// at the end of the global section when missing.
-    pub fn intern(&mut self, m: &mut Module, op: Op, result_type: Option<Id>, operands: &[u32]) -> Id {
+    pub fn intern(
+        &mut self,
+        m: &mut Module,
+        op: Op,
+        result_type: Option<Id>,
+        operands: &[u32],
+    ) -> Id {
         self.ensure_built(m);
         let mut k: SmallVec<[u32; 6]> = SmallVec::new();
         if let Some(t) = result_type {
@@ -103,13 +109,22 @@ impl Interner {
             }
         }
         let id = m.fresh_id();
-        m.push_to_section(Section::Global, Inst::new(op, result_type, Some(id), operands));
+        m.push_to_section(
+            Section::Global,
+            Inst::new(op, result_type, Some(id), operands),
+        );
         self.map.insert(key, id);
         id
     }
 
     /// Looks up without creating.
-    pub fn find(&mut self, m: &Module, op: Op, result_type: Option<Id>, operands: &[u32]) -> Option<Id> {
+    pub fn find(
+        &mut self,
+        m: &Module,
+        op: Op,
+        result_type: Option<Id>,
+        operands: &[u32],
+    ) -> Option<Id> {
         self.ensure_built(m);
         let mut k: SmallVec<[u32; 6]> = SmallVec::new();
         if let Some(t) = result_type {
@@ -153,7 +168,12 @@ impl Interner {
     pub fn int_const(&mut self, m: &mut Module, ty: Id, value: u64) -> Id {
         let words = m.literal_words_of_type(ty).unwrap_or(1);
         if words >= 2 {
-            self.intern(m, Op::Constant, Some(ty), &[value as u32, (value >> 32) as u32])
+            self.intern(
+                m,
+                Op::Constant,
+                Some(ty),
+                &[value as u32, (value >> 32) as u32],
+            )
         } else {
             self.intern(m, Op::Constant, Some(ty), &[value as u32])
         }
@@ -176,7 +196,11 @@ impl Interner {
         let t = self.bool(m);
         self.intern(
             m,
-            if value { Op::ConstantTrue } else { Op::ConstantFalse },
+            if value {
+                Op::ConstantTrue
+            } else {
+                Op::ConstantFalse
+            },
             Some(t),
             &[],
         )

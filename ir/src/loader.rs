@@ -22,7 +22,7 @@ pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
     if bytes.len() < 20 {
         return Err(err(0, None, LoadErrorKind::TruncatedHeader(bytes.len())));
     }
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(err(
             bytes.len() & !3,
             None,
@@ -59,7 +59,11 @@ pub fn load_words(words: &[u32]) -> Result<Module, LoadError> {
         return Err(err(0, None, LoadErrorKind::Empty));
     }
     if words.len() < 5 {
-        return Err(err(0, None, LoadErrorKind::TruncatedHeader(words.len() * 4)));
+        return Err(err(
+            0,
+            None,
+            LoadErrorKind::TruncatedHeader(words.len() * 4),
+        ));
     }
     if words[0] != MAGIC {
         return Err(err(0, None, LoadErrorKind::BadMagic(words[0])));
@@ -154,7 +158,11 @@ impl Loader<'_> {
             self.check_operands(&inst, offset, bound)?;
             if let Some(r) = inst.result_id() {
                 if self.m.def(r).is_some() {
-                    return Err(err(offset, name(), LoadErrorKind::DuplicateDefinition(r.word())));
+                    return Err(err(
+                        offset,
+                        name(),
+                        LoadErrorKind::DuplicateDefinition(r.word()),
+                    ));
                 }
             }
             self.place(inst, &mut place, offset)?;
@@ -162,7 +170,11 @@ impl Loader<'_> {
         }
         match place {
             Place::FunctionHeader(_) | Place::Block(..) => {
-                return Err(err(words.len() * 4, None, LoadErrorKind::UnterminatedFunction));
+                return Err(err(
+                    words.len() * 4,
+                    None,
+                    LoadErrorKind::UnterminatedFunction,
+                ));
             }
             _ => {}
         }
@@ -272,7 +284,9 @@ impl Loader<'_> {
                 Err(err(
                     offset,
                     name(),
-                    LoadErrorKind::OutOfOrder("a module-level instruction after the functions".into()),
+                    LoadErrorKind::OutOfOrder(
+                        "a module-level instruction after the functions".into(),
+                    ),
                 ))
             }
             Place::FunctionHeader(f) => match op {
@@ -303,7 +317,9 @@ impl Loader<'_> {
                 _ if op.is_some() && Section::of_opcode(opcode).is_some() => Err(err(
                     offset,
                     name(),
-                    LoadErrorKind::OutOfOrder("a module-level instruction inside a function".into()),
+                    LoadErrorKind::OutOfOrder(
+                        "a module-level instruction inside a function".into(),
+                    ),
                 )),
                 _ => Ok(self.m.append_inst(b, inst)),
             },
@@ -325,7 +341,12 @@ impl Loader<'_> {
         Ok(def)
     }
 
-    fn start_block(&mut self, inst: Inst, f: FuncId, place: &mut Place) -> Result<InstId, LoadError> {
+    fn start_block(
+        &mut self,
+        inst: Inst,
+        f: FuncId,
+        place: &mut Place,
+    ) -> Result<InstId, LoadError> {
         let label = inst.result_id().expect("OpLabel grammar has a result");
         let b = self.m.append_block(f, label);
         let l = self.m.blocks[b.index()].label;
@@ -335,7 +356,12 @@ impl Loader<'_> {
         Ok(l)
     }
 
-    fn end_function(&mut self, inst: Inst, f: FuncId, place: &mut Place) -> Result<InstId, LoadError> {
+    fn end_function(
+        &mut self,
+        inst: Inst,
+        f: FuncId,
+        place: &mut Place,
+    ) -> Result<InstId, LoadError> {
         let end = self.m.alloc_inst(inst);
         self.m.functions[f.index()].end = end;
         *place = Place::BetweenFunctions;
@@ -367,7 +393,9 @@ impl Loader<'_> {
             let body = &self.words[pos + 1..pos + wc];
             let mut found = false;
             let _ = grammar::walk_operands(opcode, body, &self.m, |s| {
-                if matches!(s.kind, SlotKind::Id | SlotKind::ResultType) && body[s.index] == id.word() {
+                if matches!(s.kind, SlotKind::Id | SlotKind::ResultType)
+                    && body[s.index] == id.word()
+                {
                     found = true;
                 }
             });

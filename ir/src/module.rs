@@ -211,14 +211,22 @@ impl Module {
         self.def_inst(id).and_then(Inst::result_type)
     }
 
-    /// A fresh id; bumps the bound.
+    /// A fresh id, above every id defined or handed out so far; raises the bound if needed.
+    /// (Ids between the highest defined one and a generous input bound are unused, so starting
+    /// above the highest defined id keeps side tables proportional to the module, whatever
+    /// bound the header claims.)
     pub fn fresh_id(&mut self) -> Id {
-        let n = self.header.bound.max(1);
-        self.header.bound = n + 1;
-        if self.defs.len() <= n as usize {
-            self.defs.resize(n as usize + 1, None);
+        let n = self.defs.len().max(1) as u32;
+        self.defs.push(None);
+        if n >= self.header.bound {
+            self.header.bound = n + 1;
         }
-        Id::new(n).expect("bound is at least 1")
+        Id::new(n).expect("n is at least 1")
+    }
+
+    /// One more than the highest id defined or handed out: the size for dense per-id tables.
+    pub fn id_capacity(&self) -> usize {
+        self.defs.len().max(1)
     }
 
     /// Changes the result id of `inst`, keeping the definition table right.
@@ -572,7 +580,10 @@ impl Module {
 
     /// The set imported with id `id`.
     pub fn ext_set(&self, id: Id) -> Option<ExtSet> {
-        self.ext_sets.iter().find(|(i, _)| *i == id).map(|&(_, s)| s)
+        self.ext_sets
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|&(_, s)| s)
     }
 
     /// Registers an imported set (the loader does this for every OpExtInstImport).
@@ -583,7 +594,10 @@ impl Module {
 
     /// The id of the `OpExtInstImport` of `set`, if imported.
     pub fn ext_set_id(&self, set: ExtSet) -> Option<Id> {
-        self.ext_sets.iter().find(|(_, s)| *s == set).map(|&(i, _)| i)
+        self.ext_sets
+            .iter()
+            .find(|(_, s)| *s == set)
+            .map(|&(i, _)| i)
     }
 
     // ---- operands -----------------------------------------------------------------------

@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -42,7 +44,11 @@ fn big_endian_round_trips() {
             .collect();
         let m = spvopt_ir::load_bytes(&be).unwrap();
         assert!(m.header.big_endian);
-        assert!(m.to_bytes() == be, "{} (big-endian) does not round-trip", p.display());
+        assert!(
+            m.to_bytes() == be,
+            "{} (big-endian) does not round-trip",
+            p.display()
+        );
         let le = spvopt_ir::load_bytes(&bytes).unwrap();
         assert_eq!(m.to_words(), le.to_words());
     }

@@ -1,1 +1,40 @@
-//! spvopt-passes
+//! `spvopt-passes`: the passes of spv-opt, their registry and the pass manager.
+//!
+//! Library use (a driver's JIT pipeline): [`optimize_words`] takes SPIR-V words, a pipeline
+//! string and a target, and returns optimized words or a typed error; no global state, no
+//! panics on bad input.
+
+pub mod dce;
+pub mod manager;
+pub mod pass;
+pub mod registry;
+pub mod strip_debug;
+mod util;
+
+pub use manager::{run_pipeline, Hooks, PassRecord, Pipeline, RunReport};
+pub use pass::{Pass, PassError, PassResult, Statistics};
+pub use registry::{lookup, PassInfo, REGISTRY};
+
+use spvopt_analysis::Target;
+
+/// Why [`optimize_words`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OptimizeError {
+    #[error("{0}")]
+    Load(#[from] spvopt_ir::LoadError),
+    #[error("{0}")]
+    Pass(#[from] PassError),
+}
+
+/// Loads `words`, runs `pipeline` for `target`, and returns the optimized words with the run
+/// report.
+pub fn optimize_words(
+    words: &[u32],
+    pipeline: &str,
+    target: &Target,
+) -> Result<(Vec<u32>, RunReport), OptimizeError> {
+    let mut m = spvopt_ir::load_words(words)?;
+    let p = Pipeline::parse(pipeline)?;
+    let report = run_pipeline(&p, &mut m, target, &mut Hooks::default())?;
+    Ok((m.to_words(), report))
+}

@@ -1,1 +1,131 @@
-//! shared test helpers
+//! Shared test helpers: corpus discovery, a FileCheck-like matcher, and the pass-fixture runner.
+//!
+//! A pass fixture is a `.spvasm` file with directives in comments:
+//! - `; RUN: PIPELINE` — the pass pipeline to run (e.g. `strip-debug,dce`);
+//! - `; TARGET-ENV: spv1.4` — assembly/validation environment (default spv1.4);
+//! - `; TARGET: pvc` — target device;
+//! - `; EXPECT: unchanged` — the pipeline must report no change and leave the module
+//!   byte-identical (negative fixtures);
+//! - `; CHECK…:` lines matched against the disassembly of the output.
+//!
+//! Every fixture also checks: the output validates, a second run changes nothing (idempotence),
+//! and a run reporting "unchanged" left the module byte-identical.
+
+pub mod filecheck;
+
+use std::path::{Path, PathBuf};
+
+use spvopt_analysis::Target;
+use spvopt_ir::text::{self, TargetEnv};
+use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+
+/// `../shared` beside the repository.
+pub fn shared_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+}
+
+/// Every `.spv` file under `dir`, sorted.
+pub fn spv_files_under(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "spv") {
+                out.push(p);
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(dir, &mut v);
+    v.sort();
+    v
+}
+
+/// Every corpus module (`../shared/corpus/**/*.spv`); panics if the corpus is missing.
+pub fn corpus_files() -> Vec<PathBuf> {
+    let v = spv_files_under(&shared_dir().join("corpus"));
+    assert!(!v.is_empty(), "no corpus under {}", shared_dir().display());
+    v
+}
+
+/// Directive value `; NAME: value` in a fixture.
+pub fn directive<'a>(source: &'a str, name: &str) -> Option<&'a str> {
+    source.lines().find_map(|l| {
+        l.trim_start()
+            .strip_prefix(';')
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix(name))
+            .and_then(|r| r.strip_prefix(':'))
+            .map(str::trim)
+    })
+}
+
+/// Runs one pass fixture; `Err` says what failed.
+pub fn run_fixture(path: &Path) -> Result<(), String> {
+    let source = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let pipeline_text = directive(&source, "RUN").ok_or("fixture has no ; RUN: line")?;
+    let env: TargetEnv = match directive(&source, "TARGET-ENV") {
+        Some(e) => text::parse_target_env(e).map_err(|e| e.to_string())?,
+        None => TargetEnv::Universal_1_4,
+    };
+    let target = directive(&source, "TARGET").map_or_else(Target::default, Target::named);
+    let expect_unchanged = directive(&source, "EXPECT") == Some("unchanged");
+    let words = text::assemble(&source, env).map_err(|e| e.to_string())?;
+    let mut m = spvopt_ir::load_words(&words).map_err(|e| e.to_string())?;
+    let before = m.to_words();
+    let pipeline = Pipeline::parse(pipeline_text).map_err(|e| e.to_string())?;
+    let report = run_pipeline(&pipeline, &mut m, &target, &mut Hooks::default())
+        .map_err(|e| e.to_string())?;
+    let after = m.to_words();
+    if !report.changed() && after != before {
+        return Err("pipeline reported no change but the module changed".into());
+    }
+    if expect_unchanged && (report.changed() || after != before) {
+        return Err(format!(
+            "expected no change, got: {:?}",
+            report
+                .passes
+                .iter()
+                .map(|p| (p.name, p.stats.to_string()))
+                .collect::<Vec<_>>()
+        ));
+    }
+    text::validate(&after, env).map_err(|e| format!("output does not validate: {e}"))?;
+    // Idempotence.
+    let mut again = spvopt_ir::load_words(&after).map_err(|e| e.to_string())?;
+    let report2 = run_pipeline(&pipeline, &mut again, &target, &mut Hooks::default())
+        .map_err(|e| e.to_string())?;
+    if report2.changed() || again.to_words() != after {
+        return Err(format!(
+            "not idempotent: second run changed the module ({:?})",
+            report2
+                .passes
+                .iter()
+                .map(|p| (p.name, p.stats.to_string()))
+                .collect::<Vec<_>>()
+        ));
+    }
+    let dis = text::disassemble(&after).map_err(|e| e.to_string())?;
+    let checks = filecheck::parse_checks(&source);
+    if checks.is_empty() && !expect_unchanged {
+        return Err("fixture has no CHECK lines".into());
+    }
+    filecheck::run_checks(&checks, &dis).map_err(|e| format!("{e}\n--- output ---\n{dis}"))
+}
+
+/// Every fixture under `tests/fixtures/<dir>`.
+pub fn fixtures_in(dir: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(dir);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|x| x == "spvasm"));
+    v.sort();
+    v
+}

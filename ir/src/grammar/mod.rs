@@ -218,9 +218,14 @@ impl std::fmt::Display for WalkError {
             WalkError::MissingOperand => write!(f, "missing operand"),
             WalkError::UnterminatedString => write!(f, "string operand is not nul-terminated"),
             WalkError::InvalidUtf8 => write!(f, "string operand is not valid UTF-8"),
-            WalkError::ExtraWords(n) => write!(f, "{n} word(s) beyond the operands the grammar allows"),
+            WalkError::ExtraWords(n) => {
+                write!(f, "{n} word(s) beyond the operands the grammar allows")
+            }
             WalkError::UnknownExtSet(id) => {
-                write!(f, "OpExtInst uses %{id}, which is not an OpExtInstImport of a known set")
+                write!(
+                    f,
+                    "OpExtInst uses %{id}, which is not an OpExtInstImport of a known set"
+                )
             }
             WalkError::UnknownSwitchSelectorType => {
                 write!(f, "OpSwitch selector is not a value of integer type")
@@ -478,7 +483,7 @@ pub fn encode_string(s: &str) -> Vec<u32> {
         b[..chunk.len()].copy_from_slice(chunk);
         out.push(u32::from_le_bytes(b));
     }
-    if bytes.len() % 4 == 0 {
+    if bytes.len().is_multiple_of(4) {
         out.push(0);
     }
     out

@@ -1,0 +1,97 @@
+//! The pass contract: a pass transforms a module for a target and says what it changed.
+
+use std::fmt;
+
+use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_ir::Module;
+
+/// Named counters a pass reports (`fused: 6`), in a stable order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Statistics(pub Vec<(&'static str, u64)>);
+
+impl Statistics {
+    /// Adds `n` to counter `name` (created at 0 when missing).
+    pub fn add(&mut self, name: &'static str, n: u64) {
+        match self.0.iter_mut().find(|(k, _)| *k == name) {
+            Some((_, v)) => *v += n,
+            None => self.0.push((name, n)),
+        }
+    }
+    /// Value of counter `name` (0 when absent).
+    pub fn get(&self, name: &str) -> u64 {
+        self.0
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map_or(0, |(_, v)| *v)
+    }
+    /// The sum of all counters.
+    pub fn total(&self) -> u64 {
+        self.0.iter().map(|(_, v)| v).sum()
+    }
+}
+
+impl fmt::Display for Statistics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (k, v)) in self.0.iter().enumerate() {
+            if i > 0 {
+                write!(f, ", ")?;
+            }
+            write!(f, "{k}: {v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What a pass did.
+#[derive(Clone, Debug, Default)]
+pub struct PassResult {
+    /// Whether the module changed. A pass reporting `false` must have left it byte-identical.
+    pub changed: bool,
+    /// Analyses still valid after the change (ignored when nothing changed).
+    pub preserved: AnalysisSet,
+    pub stats: Statistics,
+}
+
+impl PassResult {
+    /// Nothing changed.
+    pub fn unchanged(stats: Statistics) -> PassResult {
+        PassResult {
+            changed: false,
+            preserved: AnalysisSet::ALL,
+            stats,
+        }
+    }
+}
+
+/// A pass failed: the module cannot be transformed as asked (the module given to the pass may
+/// be partially modified; the pass manager discards it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PassError {
+    #[error("{pass}: {message}")]
+    Failed { pass: &'static str, message: String },
+    #[error("unknown pass \"{0}\" (see --list-passes)")]
+    UnknownPass(String),
+    #[error("pass {pass}: bad option {option}: {message}")]
+    BadOption {
+        pass: String,
+        option: String,
+        message: String,
+    },
+    #[error("bad pipeline \"{pipeline}\": {message}")]
+    BadPipeline { pipeline: String, message: String },
+    #[error("after pass {pass}: output does not validate: {message}")]
+    Validation { pass: String, message: String },
+}
+
+/// A transformation of a module.
+pub trait Pass {
+    /// The registry name (= CLI flag without `--`).
+    fn name(&self) -> &'static str;
+    /// Runs the pass.
+    fn run(
+        &mut self,
+        m: &mut Module,
+        analyses: &mut Analyses,
+        target: &Target,
+    ) -> Result<PassResult, PassError>;
+}

@@ -1,0 +1,85 @@
+//! The one static pass registry. The CLI flags (`--NAME`), `--list-passes`, pipeline strings
+//! (`"strip-debug,dce"`), `-O` and the library all read it.
+
+use crate::dce::DeadCodeElimination;
+use crate::pass::{Pass, PassError};
+use crate::strip_debug::StripDebug;
+
+/// An option a pass accepts: in pipelines as `name(key=value)`, on the CLI as `--key=value`.
+#[derive(Debug)]
+pub struct PassOptionInfo {
+    pub key: &'static str,
+    pub description: &'static str,
+    pub default: &'static str,
+}
+
+/// Options given to a pass constructor: `(key, value)` pairs.
+pub type PassOptions = Vec<(String, String)>;
+
+/// One registry entry.
+pub struct PassInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub options: &'static [PassOptionInfo],
+    pub construct: fn(&PassOptions) -> Result<Box<dyn Pass>, PassError>,
+}
+
+impl std::fmt::Debug for PassInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PassInfo")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+fn no_options(name: &'static str, opts: &PassOptions) -> Result<(), PassError> {
+    match opts.first() {
+        None => Ok(()),
+        Some((k, _)) => Err(PassError::BadOption {
+            pass: name.to_string(),
+            option: k.clone(),
+            message: "this pass takes no options".into(),
+        }),
+    }
+}
+
+/// Every pass, in `--list-passes` order.
+pub static REGISTRY: &[PassInfo] = &[
+    PassInfo {
+        name: "strip-debug",
+        description: "Remove debug information: OpLine/OpNoLine, names, strings, sources, \
+                      OpModuleProcessed, OpenCL.DebugInfo.100 and non-semantic ext insts",
+        options: &[],
+        construct: |o| {
+            no_options("strip-debug", o)?;
+            Ok(Box::new(StripDebug))
+        },
+    },
+    PassInfo {
+        name: "dce",
+        description: "Remove unused types, constants, global variables, functions and \
+                      side-effect-free instructions (keeps entry points, their interfaces \
+                      and exported/imported items)",
+        options: &[],
+        construct: |o| {
+            no_options("dce", o)?;
+            Ok(Box::new(DeadCodeElimination))
+        },
+    },
+];
+
+/// The passes of `-O`, in order. Grows as passes land (raise-builtins, legalize,
+/// fuse-block-loads).
+pub const OPTIMIZE_PIPELINE: &str = "dce";
+
+/// The registry entry called `name`.
+pub fn lookup(name: &str) -> Option<&'static PassInfo> {
+    REGISTRY.iter().find(|p| p.name == name)
+}
+
+/// Whether a CLI `--key` belongs to some pass's options.
+pub fn option_owner(key: &str) -> Option<&'static PassInfo> {
+    REGISTRY
+        .iter()
+        .find(|p| p.options.iter().any(|o| o.key == key))
+}

@@ -1,0 +1,170 @@
+//! Facts about opcodes that several passes need.
+
+use spirv::Op;
+use spvopt_ir::grammar::ExtSet;
+use spvopt_ir::{Inst, Module};
+
+/// Whether removing `inst` when its result is unused cannot change what the kernel does:
+/// it has a result, writes no memory, does not synchronise, branch or call.
+/// Unknown opcodes are never pure.
+pub fn is_side_effect_free(m: &Module, inst: &Inst) -> bool {
+    if !inst.has_result() {
+        return false;
+    }
+    let Some(op) = inst.op() else { return false };
+    use Op::*;
+    match op {
+        Load => {
+            // Memory operands follow the pointer; Volatile is bit 0.
+            inst.operand_word(1).is_none_or(|mask| mask & 1 == 0)
+        }
+        ExtInst => {
+            let Some(set) = inst.operand_id(0).and_then(|s| m.ext_set(s)) else {
+                return false;
+            };
+            let number = inst.operand_word(1).unwrap_or(u32::MAX);
+            match set {
+                ExtSet::OpenClStd => set.inst(number).is_some_and(|d| {
+                    !(d.name.starts_with("vstore") || d.name == "printf" || d.name == "prefetch")
+                }),
+                ExtSet::GlslStd450 => true,
+                // Debug information is kept by DCE (it references what it describes).
+                _ => false,
+            }
+        }
+        Undef
+        | Variable
+        | AccessChain
+        | InBoundsAccessChain
+        | PtrAccessChain
+        | InBoundsPtrAccessChain
+        | ArrayLength
+        | CopyObject
+        | CopyLogical
+        | Phi
+        | Select
+        | VectorExtractDynamic
+        | VectorInsertDynamic
+        | VectorShuffle
+        | CompositeConstruct
+        | CompositeExtract
+        | CompositeInsert
+        | Transpose
+        | SampledImage
+        | ConvertFToU
+        | ConvertFToS
+        | ConvertSToF
+        | ConvertUToF
+        | UConvert
+        | SConvert
+        | FConvert
+        | QuantizeToF16
+        | ConvertPtrToU
+        | SatConvertSToU
+        | SatConvertUToS
+        | ConvertUToPtr
+        | PtrCastToGeneric
+        | GenericCastToPtr
+        | GenericCastToPtrExplicit
+        | Bitcast
+        | SNegate
+        | FNegate
+        | IAdd
+        | FAdd
+        | ISub
+        | FSub
+        | IMul
+        | FMul
+        | UDiv
+        | SDiv
+        | FDiv
+        | UMod
+        | SRem
+        | SMod
+        | FRem
+        | FMod
+        | VectorTimesScalar
+        | MatrixTimesScalar
+        | VectorTimesMatrix
+        | MatrixTimesVector
+        | MatrixTimesMatrix
+        | OuterProduct
+        | Dot
+        | IAddCarry
+        | ISubBorrow
+        | UMulExtended
+        | SMulExtended
+        | Any
+        | All
+        | IsNan
+        | IsInf
+        | IsFinite
+        | IsNormal
+        | SignBitSet
+        | LessOrGreater
+        | Ordered
+        | Unordered
+        | LogicalEqual
+        | LogicalNotEqual
+        | LogicalOr
+        | LogicalAnd
+        | LogicalNot
+        | IEqual
+        | INotEqual
+        | UGreaterThan
+        | SGreaterThan
+        | UGreaterThanEqual
+        | SGreaterThanEqual
+        | ULessThan
+        | SLessThan
+        | ULessThanEqual
+        | SLessThanEqual
+        | FOrdEqual
+        | FUnordEqual
+        | FOrdNotEqual
+        | FUnordNotEqual
+        | FOrdLessThan
+        | FUnordLessThan
+        | FOrdGreaterThan
+        | FUnordGreaterThan
+        | FOrdLessThanEqual
+        | FUnordLessThanEqual
+        | FOrdGreaterThanEqual
+        | FUnordGreaterThanEqual
+        | ShiftRightLogical
+        | ShiftRightArithmetic
+        | ShiftLeftLogical
+        | BitwiseOr
+        | BitwiseXor
+        | BitwiseAnd
+        | Not
+        | BitFieldInsert
+        | BitFieldSExtract
+        | BitFieldUExtract
+        | BitReverse
+        | BitCount
+        | PtrEqual
+        | PtrNotEqual
+        | PtrDiff
+        | ConvertFToBF16INTEL
+        | ConvertBF16ToFINTEL => true,
+        _ => false,
+    }
+}
+
+/// Whether `inst` is debug information: OpLine/OpNoLine, OpName, OpString, OpSource*,
+/// OpModuleProcessed, or an OpExtInst of a debug-info or non-semantic set.
+pub fn is_debug_inst(m: &Module, inst: &Inst) -> bool {
+    use Op::*;
+    match inst.op() {
+        Some(
+            Line | NoLine | Name | MemberName | String | Source | SourceContinued | SourceExtension
+            | ModuleProcessed,
+        ) => true,
+        Some(ExtInst) => inst
+            .operand_id(0)
+            .and_then(|s| m.ext_set(s))
+            .is_some_and(ExtSet::is_debug_or_non_semantic),
+        _ => false,
+    }
+}

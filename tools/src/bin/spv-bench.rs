@@ -1,0 +1,259 @@
+//! `spv-bench`: throughput and peak memory of the IR and passes on generated kernels, compared
+//! with `spirv-opt` when it is on PATH. Prints a table; figures, not assertions.
+//!
+//! USAGE: spv-bench [--sizes 10000,100000,1000000] [--reps N] [--dir DIR] [--json FILE]
+//! Each phase runs in a child process (`spv-bench --phase PHASE FILE REPS`) so that its peak
+//! RSS is its own; times are the best of REPS in-process runs, file reading excluded.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use spvopt_analysis::Target;
+use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+
+const PHASES: [&str; 3] = ["load", "load+emit", "load+strip-debug,dce+emit"];
+
+fn run_phase(phase: &str, bytes: &[u8]) -> Result<usize, String> {
+    let mut m = spvopt_ir::load_bytes(bytes).map_err(|e| e.to_string())?;
+    match phase {
+        "load" => Ok(m.arena_len()),
+        "load+emit" => Ok(m.to_bytes().len()),
+        "load+strip-debug,dce+emit" => {
+            let p = Pipeline::parse("strip-debug,dce").map_err(|e| e.to_string())?;
+            run_pipeline(&p, &mut m, &Target::default(), &mut Hooks::default())
+                .map_err(|e| e.to_string())?;
+            Ok(m.to_bytes().len())
+        }
+        _ => Err(format!("unknown phase {phase}")),
+    }
+}
+
+/// Child mode: run `phase` REPS times, print best nanoseconds.
+fn child(phase: &str, file: &str, reps: usize) -> Result<(), String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    let mut best = Duration::MAX;
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        let r = run_phase(phase, &bytes)?;
+        let d = t.elapsed();
+        std::hint::black_box(r);
+        best = best.min(d);
+    }
+    println!("{}", best.as_nanos());
+    Ok(())
+}
+
+/// Runs a command, returning (wall time, peak RSS in KiB, stdout).
+fn measure(cmd: &mut Command) -> Result<(Duration, u64, String), String> {
+    let start = Instant::now();
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("spawn: {e}"))?;
+    let pid = child.id() as libc::pid_t;
+    let mut stdout = child.stdout.ok_or("no stdout")?;
+    let mut stderr = child.stderr.ok_or("no stderr")?;
+    let mut out = String::new();
+    let mut err = String::new();
+    use std::io::Read;
+    let _ = stdout.read_to_string(&mut out);
+    let _ = stderr.read_to_string(&mut err);
+    let mut status: libc::c_int = 0;
+    // SAFETY: plain FFI call with valid pointers; rusage is fully written by wait4 on success.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    if r != pid {
+        return Err("wait4 failed".into());
+    }
+    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        return Err(format!("command failed: {}", err.trim()));
+    }
+    Ok((wall, usage.ru_maxrss as u64, out))
+}
+
+struct Row {
+    size: usize,
+    what: String,
+    instructions: usize,
+    time: Duration,
+    rss_kib: u64,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--phase") {
+        let r = match (args.get(1), args.get(2)) {
+            (Some(p), Some(f)) => {
+                child(p, f, args.get(3).and_then(|r| r.parse().ok()).unwrap_or(3))
+            }
+            _ => Err("--phase PHASE FILE [REPS]".into()),
+        };
+        if let Err(e) = r {
+            eprintln!("spv-bench: error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let mut sizes = vec![10_000usize, 100_000, 1_000_000];
+    let mut reps = 5usize;
+    let mut dir = std::env::temp_dir().join("spv-bench");
+    let mut json_out: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--sizes" => {
+                i += 1;
+                sizes = args
+                    .get(i)
+                    .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
+                    .unwrap_or_default();
+            }
+            "--reps" => {
+                i += 1;
+                reps = args.get(i).and_then(|s| s.parse().ok()).unwrap_or(5);
+            }
+            "--dir" => {
+                i += 1;
+                if let Some(d) = args.get(i) {
+                    dir = d.into();
+                }
+            }
+            "--json" => {
+                i += 1;
+                json_out = args.get(i).cloned();
+            }
+            other => {
+                eprintln!("spv-bench: unknown argument {other}");
+                std::process::exit(1);
+            }
+        }
+        i += 1;
+    }
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("spv-bench: {}: {e}", dir.display());
+        std::process::exit(1);
+    }
+    let me = std::env::current_exe().expect("current exe");
+    let spv_opt = me.with_file_name("spv-opt");
+    let have_spirv_opt = Command::new("spirv-opt").arg("--version").output().is_ok();
+    let mut rows: Vec<Row> = Vec::new();
+    for &size in &sizes {
+        let words = spvopt_tools::bench_gen::generate_kernel(size, 1);
+        let n = spvopt_tools::bench_gen::count_instructions(&words);
+        let file = dir.join(format!("bench_{size}.spv"));
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(&file, &bytes).expect("write benchmark module");
+        let f = file.to_string_lossy().to_string();
+        for phase in PHASES {
+            match measure(Command::new(&me).args(["--phase", phase, &f, &reps.to_string()])) {
+                Ok((_, rss, out)) => {
+                    let ns: u64 = out.trim().parse().unwrap_or(0);
+                    rows.push(Row {
+                        size,
+                        what: phase.to_string(),
+                        instructions: n,
+                        time: Duration::from_nanos(ns),
+                        rss_kib: rss,
+                    });
+                }
+                Err(e) => eprintln!("{phase} on {size}: {e}"),
+            }
+        }
+        let out = dir.join(format!("bench_{size}.out.spv"));
+        let o = out.to_string_lossy().to_string();
+        let mut best: Option<(Duration, u64)> = None;
+        for _ in 0..reps.clamp(1, 3) {
+            if let Ok((t, rss, _)) =
+                measure(Command::new(&spv_opt).args(["--skip-validation", &f, "-o", &o]))
+            {
+                best = Some(best.map_or((t, rss), |(bt, br)| (bt.min(t), br.max(rss))));
+            }
+        }
+        if let Some((t, rss)) = best {
+            rows.push(Row {
+                size,
+                what: "spv-opt --skip-validation (process)".into(),
+                instructions: n,
+                time: t,
+                rss_kib: rss,
+            });
+        }
+        if have_spirv_opt {
+            let mut best: Option<(Duration, u64)> = None;
+            for _ in 0..reps.clamp(1, 3) {
+                match measure(Command::new("spirv-opt").args(["--skip-validation", &f, "-o", &o])) {
+                    Ok((t, rss, _)) => {
+                        best = Some(best.map_or((t, rss), |(bt, br)| (bt.min(t), br.max(rss))))
+                    }
+                    Err(e) => eprintln!("spirv-opt on {size}: {e}"),
+                }
+            }
+            if let Some((t, rss)) = best {
+                rows.push(Row {
+                    size,
+                    what: "spirv-opt --skip-validation (process)".into(),
+                    instructions: n,
+                    time: t,
+                    rss_kib: rss,
+                });
+            }
+        }
+    }
+    println!("| instructions | what | time (ms) | M instr/s | peak RSS (MiB) |");
+    println!("|---:|---|---:|---:|---:|");
+    for r in &rows {
+        let secs = r.time.as_secs_f64();
+        let rate = if secs > 0.0 {
+            r.instructions as f64 / secs / 1e6
+        } else {
+            0.0
+        };
+        println!(
+            "| {} | {} | {:.2} | {:.1} | {:.1} |",
+            r.instructions,
+            r.what,
+            secs * 1e3,
+            rate,
+            r.rss_kib as f64 / 1024.0
+        );
+    }
+    let find = |size: usize, what: &str| rows.iter().find(|r| r.size == size && r.what == what);
+    println!();
+    for &size in &sizes {
+        if let (Some(ours), Some(theirs)) = (
+            find(size, "load+emit"),
+            find(size, "spirv-opt --skip-validation (process)"),
+        ) {
+            println!(
+                "size {size}: spirv-opt no-op / our load+emit = {:.1}x",
+                theirs.time.as_secs_f64() / ours.time.as_secs_f64()
+            );
+        }
+        if let (Some(ours), Some(theirs)) = (
+            find(size, "spv-opt --skip-validation (process)"),
+            find(size, "spirv-opt --skip-validation (process)"),
+        ) {
+            println!(
+                "size {size}: spirv-opt no-op / spv-opt no-op (both whole processes) = {:.1}x",
+                theirs.time.as_secs_f64() / ours.time.as_secs_f64()
+            );
+        }
+    }
+    if let (Some(a), Some(b)) = (find(100_000, "load+emit"), find(1_000_000, "load+emit")) {
+        let per_a = a.time.as_secs_f64() / a.instructions as f64;
+        let per_b = b.time.as_secs_f64() / b.instructions as f64;
+        println!(
+            "load+emit per-instruction time, 1M vs 100k: {:.2}x",
+            per_b / per_a
+        );
+    }
+    if let Some(path) = json_out {
+        let v: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| serde_json::json!({"instructions": r.instructions, "what": r.what, "time_ns": r.time.as_nanos() as u64, "peak_rss_kib": r.rss_kib}))
+            .collect();
+        let _ = std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default());
+    }
+}

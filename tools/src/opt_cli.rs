@@ -1,0 +1,269 @@
+//! `spv-opt`: the optimizer's command line, following spirv-opt's conventions.
+
+use std::time::Instant;
+
+use spvopt_analysis::Target;
+use spvopt_ir::text::{self, TargetEnv};
+use spvopt_ir::Module;
+use spvopt_passes::{registry, run_pipeline, Hooks, Pipeline};
+
+use crate::io;
+
+pub const USAGE: &str = "\
+spv-opt — SPIR-V optimizer for Intel GPU compute kernels
+
+USAGE:
+    spv-opt [OPTIONS] [--PASS ...] IN -o OUT
+
+IN is a SPIR-V binary or SPIR-V assembly text (auto-detected); `-` reads stdin.
+OUT ending in .spvasm (or --emit-text) gets text, otherwise a binary; `-o -` writes stdout.
+Passes run in the order given. The output is written atomically: on any error nothing is written.
+
+OPTIONS:
+    --PASS                  run pass PASS (see --list-passes), e.g. --strip-debug --dce
+    -O                      run the optimization pipeline (see --list-passes)
+    --passes=PIPELINE       run a pipeline string, e.g. \"strip-debug,dce\"
+    -Oconfig=FILE           read flags from FILE (whitespace-separated, # comments)
+    -o OUT                  output file
+    --emit-text             write SPIR-V assembly text
+    --target NAME           target device (recorded; device profiles arrive with `legalize`)
+    --target-env=ENV        SPIR-V environment for validation/assembly (spv1.4, opencl2.2, …);
+                            default: the universal environment of the module's version
+    --skip-validation       do not validate the input with spirv-val rules
+    --validate-after-each   validate the module after every pass that changed it, and the output
+    --time-report           print per-pass times and statistics to stderr
+    --print-all             print the module (disassembly) after every pass to stderr
+    --stats FILE.json       write per-pass statistics as JSON
+    --list-passes           list passes and their options
+    --help, --version
+";
+
+/// Parsed command line.
+#[derive(Debug, Default)]
+struct Args {
+    input: Option<String>,
+    output: Option<String>,
+    pipeline: Vec<String>,
+    pass_options: Vec<(String, String)>,
+    emit_text: bool,
+    target: Option<String>,
+    target_env: Option<String>,
+    skip_validation: bool,
+    validate_after_each: bool,
+    time_report: bool,
+    print_all: bool,
+    stats: Option<String>,
+    list_passes: bool,
+    help: bool,
+    version: bool,
+}
+
+fn take_value(args: &[String], i: &mut usize, flag: &str) -> Result<String, String> {
+    *i += 1;
+    args.get(*i)
+        .cloned()
+        .ok_or_else(|| format!("{flag} needs a value"))
+}
+
+fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String> {
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        match arg {
+            "-h" | "--help" => a.help = true,
+            "--version" => a.version = true,
+            "--list-passes" => a.list_passes = true,
+            "-O" => a.pipeline.push("O".into()),
+            "-o" => a.output = Some(take_value(args, &mut i, "-o")?),
+            "--emit-text" => a.emit_text = true,
+            "--skip-validation" => a.skip_validation = true,
+            "--validate-after-each" => a.validate_after_each = true,
+            "--time-report" => a.time_report = true,
+            "--print-all" => a.print_all = true,
+            "--target" => a.target = Some(take_value(args, &mut i, "--target")?),
+            "--target-env" => a.target_env = Some(take_value(args, &mut i, "--target-env")?),
+            "--stats" => a.stats = Some(take_value(args, &mut i, "--stats")?),
+            "-" => set_input(a, "-")?,
+            _ => {
+                if let Some(file) = arg.strip_prefix("-Oconfig=") {
+                    if depth > 4 {
+                        return Err("-Oconfig files nest too deeply".into());
+                    }
+                    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+                    let words: Vec<String> = text
+                        .lines()
+                        .map(|l| l.split('#').next().unwrap_or(""))
+                        .flat_map(str::split_whitespace)
+                        .map(String::from)
+                        .collect();
+                    parse_args(&words, a, depth + 1)?;
+                } else if let Some(v) = arg.strip_prefix("--target=") {
+                    a.target = Some(v.to_string());
+                } else if let Some(v) = arg.strip_prefix("--target-env=") {
+                    a.target_env = Some(v.to_string());
+                } else if let Some(v) = arg.strip_prefix("--stats=") {
+                    a.stats = Some(v.to_string());
+                } else if let Some(v) = arg.strip_prefix("--passes=") {
+                    a.pipeline.push(v.to_string());
+                } else if let Some(v) = arg.strip_prefix("-o") {
+                    a.output = Some(v.trim_start_matches('=').to_string());
+                } else if let Some(flag) = arg.strip_prefix("--") {
+                    let (key, value) = match flag.split_once('=') {
+                        Some((k, v)) => (k, Some(v)),
+                        None => (flag, None),
+                    };
+                    if registry::lookup(key).is_some() && value.is_none() {
+                        a.pipeline.push(key.to_string());
+                    } else if registry::option_owner(key).is_some() {
+                        a.pass_options
+                            .push((key.to_string(), value.unwrap_or("true").to_string()));
+                    } else {
+                        return Err(format!(
+                            "unknown option --{key} (see --help and --list-passes)"
+                        ));
+                    }
+                } else if arg.starts_with('-') {
+                    return Err(format!("unknown option {arg} (see --help)"));
+                } else {
+                    set_input(a, arg)?;
+                }
+            }
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+fn set_input(a: &mut Args, v: &str) -> Result<(), String> {
+    if let Some(prev) = &a.input {
+        return Err(format!("more than one input file ({prev} and {v})"));
+    }
+    a.input = Some(v.to_string());
+    Ok(())
+}
+
+fn list_passes() -> String {
+    let mut s = String::from("Passes (run with --NAME; pipelines with --passes=a,b):\n");
+    for p in registry::REGISTRY {
+        s.push_str(&format!("  --{:<22} {}\n", p.name, p.description));
+        for o in p.options {
+            s.push_str(&format!(
+                "      --{}=VALUE  {} (default {})\n",
+                o.key, o.description, o.default
+            ));
+        }
+    }
+    s.push_str(&format!("\n-O runs: {}\n", registry::OPTIMIZE_PIPELINE));
+    s
+}
+
+/// Runs spv-opt with `args` (without the program name). Returns the exit code; messages go to
+/// stderr, one line per error.
+pub fn run(args: &[String]) -> i32 {
+    match run_inner(args) {
+        Ok(()) => 0,
+        Err(msg) => {
+            eprintln!("spv-opt: error: {msg}");
+            1
+        }
+    }
+}
+
+fn disassemble_or_note(m: &Module) -> String {
+    text::disassemble(&m.to_words()).unwrap_or_else(|e| format!("; (cannot disassemble: {e})\n"))
+}
+
+fn run_inner(argv: &[String]) -> Result<(), String> {
+    let mut a = Args::default();
+    parse_args(argv, &mut a, 0)?;
+    if a.help {
+        print!("{USAGE}");
+        return Ok(());
+    }
+    if a.version {
+        println!("spv-opt {}", env!("CARGO_PKG_VERSION"));
+        return Ok(());
+    }
+    if a.list_passes {
+        print!("{}", list_passes());
+        return Ok(());
+    }
+    let input = a.input.clone().ok_or("no input file (see --help)")?;
+    let output = a
+        .output
+        .clone()
+        .ok_or("no output file: give -o OUT (see --help)")?;
+    let env: Option<TargetEnv> = match &a.target_env {
+        Some(e) => Some(text::parse_target_env(e).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let mut pipeline = Pipeline::new();
+    for p in &a.pipeline {
+        pipeline.extend_from_str(p).map_err(|e| e.to_string())?;
+    }
+    for (k, v) in &a.pass_options {
+        if !pipeline
+            .steps
+            .iter()
+            .any(|s| s.info.options.iter().any(|o| o.key == k))
+        {
+            return Err(format!("--{k} given but no pass in the pipeline takes it"));
+        }
+        pipeline.set_option(k, v);
+    }
+    let target = match &a.target {
+        Some(t) => Target::named(t),
+        None => Target::default(),
+    };
+
+    let bytes = io::read_input(&input)?;
+    let bytes = io::to_binary(bytes, &input, env)?;
+    let mut module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
+    let val_env = env.unwrap_or_else(|| text::universal_env_for_version(module.header.version));
+    if !a.skip_validation {
+        text::validate(&module.to_words(), val_env).map_err(|e| {
+            format!(
+                "{input}: input does not validate: {e} — if spirv-val cannot judge this module \
+                 (e.g. VectorAnyINTEL vectors of 64+ components), rerun with --skip-validation"
+            )
+        })?;
+    }
+    let validate =
+        move |m: &Module| text::validate(&m.to_words(), val_env).map_err(|e| e.to_string());
+    let mut print_after = |name: &str, m: &Module| {
+        eprintln!("; IR after {name}\n{}", disassemble_or_note(m));
+    };
+    let mut hooks = Hooks::default();
+    if a.print_all {
+        hooks.after_pass = Some(&mut print_after);
+    }
+    if a.validate_after_each {
+        hooks.validate = Some(&validate);
+    }
+    let start = Instant::now();
+    let report =
+        run_pipeline(&pipeline, &mut module, &target, &mut hooks).map_err(|e| e.to_string())?;
+    let elapsed = start.elapsed();
+    if a.validate_after_each {
+        validate(&module).map_err(|e| format!("output does not validate: {e}"))?;
+    }
+    if a.time_report {
+        eprint!("{}", report.time_table());
+        eprintln!("pipeline wall time: {} us", elapsed.as_micros());
+    }
+    let text_out = a.emit_text || output.ends_with(".spvasm");
+    let data = if text_out {
+        text::disassemble(&module.to_words())
+            .map_err(|e| e.to_string())?
+            .into_bytes()
+    } else {
+        module.to_bytes()
+    };
+    if let Some(stats_path) = &a.stats {
+        let mut json = report.to_json();
+        json["target"] = serde_json::Value::from(target.name.clone());
+        let s = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        io::write_output_atomically(stats_path, s.as_bytes())?;
+    }
+    io::write_output_atomically(&output, &data)
+}

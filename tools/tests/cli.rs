@@ -1,0 +1,258 @@
+//! `spv-opt` command line: flags, I/O conventions, atomic output, errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn spv_opt() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_spv-opt"))
+}
+
+fn corpus(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus")
+        .join(rel)
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("spvopt-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const SMALL: &str = "\
+OpCapability Addresses
+OpCapability Kernel
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %1 \"main\"
+OpName %1 \"main\"
+%2 = OpTypeVoid
+%5 = OpTypeInt 32 0
+%3 = OpTypeFunction %2
+%1 = OpFunction %2 None %3
+%4 = OpLabel
+OpReturn
+OpFunctionEnd
+";
+
+#[test]
+fn help_version_list() {
+    let o = spv_opt().arg("--help").output().unwrap();
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("--skip-validation"));
+    let o = spv_opt().arg("--version").output().unwrap();
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("spv-opt "));
+    let o = spv_opt().arg("--list-passes").output().unwrap();
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(s.contains("--strip-debug") && s.contains("--dce"), "{s}");
+}
+
+#[test]
+fn text_in_binary_out_and_passes_run() {
+    let d = tmpdir("text");
+    let input = d.join("in.spvasm");
+    std::fs::write(&input, SMALL).unwrap();
+    let out = d.join("out.spv");
+    let stats = d.join("stats.json");
+    let o = spv_opt()
+        .args(["--strip-debug", "--dce"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .arg("--stats")
+        .arg(&stats)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = spvopt_ir::load_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    let has_name = m
+        .all_insts()
+        .any(|i| m.inst(i).is(spvopt_ir::spirv::Op::Name));
+    let has_int = m
+        .all_insts()
+        .any(|i| m.inst(i).is(spvopt_ir::spirv::Op::TypeInt));
+    assert!(!has_name && !has_int);
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    assert_eq!(json["passes"][0]["name"], "strip-debug");
+    assert_eq!(json["passes"][0]["stats"]["names"], 1);
+    assert_eq!(json["passes"][1]["name"], "dce");
+    assert_eq!(json["passes"][1]["stats"]["types_constants_globals"], 1);
+}
+
+#[test]
+fn text_output_by_extension_and_flag() {
+    let d = tmpdir("textout");
+    let input = d.join("in.spvasm");
+    std::fs::write(&input, SMALL).unwrap();
+    let out = d.join("out.spvasm");
+    let o = spv_opt().arg(&input).arg("-o").arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("OpEntryPoint Kernel"));
+    let out2 = d.join("out.txt");
+    let o = spv_opt()
+        .arg(&input)
+        .args(["--emit-text", "-o"])
+        .arg(&out2)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(std::fs::read_to_string(&out2)
+        .unwrap()
+        .contains("OpFunctionEnd"));
+}
+
+#[test]
+fn stdin_to_stdout_round_trips() {
+    use std::io::Write;
+    let bytes = std::fs::read(corpus("triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv")).unwrap();
+    let mut child = spv_opt()
+        .args(["--skip-validation", "-", "-o", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let b2 = bytes.clone();
+    let writer = std::thread::spawn(move || stdin.write_all(&b2));
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        o.stdout == bytes,
+        "no-op through stdin/stdout must be byte-identical"
+    );
+}
+
+#[test]
+fn triton_input_needs_skip_validation_with_a_clear_message() {
+    let d = tmpdir("val");
+    let out = d.join("out.spv");
+    let o = spv_opt()
+        .arg(corpus("triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("--skip-validation") && e.lines().count() == 1,
+        "{e}"
+    );
+    assert!(!out.exists(), "no output on error");
+    let o = spv_opt()
+        .arg("--skip-validation")
+        .arg(corpus("triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn errors_leave_no_partial_output_and_keep_input() {
+    let d = tmpdir("atomic");
+    let input = d.join("bad.spv");
+    let mut bytes =
+        std::fs::read(corpus("triton/nodbg/softmax_fp32_1024_w4_sg16__pvc.spv")).unwrap();
+    bytes.truncate(bytes.len() - 6); // not a whole number of words
+    std::fs::write(&input, &bytes).unwrap();
+    let out = d.join("out.spv");
+    std::fs::write(&out, b"previous").unwrap();
+    let o = spv_opt()
+        .arg("--skip-validation")
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        b"previous",
+        "existing OUT untouched on error"
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), bytes, "IN untouched");
+    let leftovers: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 2, "no temporary files left: {leftovers:?}");
+}
+
+#[test]
+fn oconfig_file_and_options() {
+    let d = tmpdir("oconfig");
+    let input = d.join("in.spvasm");
+    std::fs::write(&input, SMALL).unwrap();
+    let cfg = d.join("flags.cfg");
+    std::fs::write(
+        &cfg,
+        "# flags for the test\n--strip-debug   # remove names\n--dce\n",
+    )
+    .unwrap();
+    let out = d.join("out.spv");
+    let o = spv_opt()
+        .arg(format!("-Oconfig={}", cfg.display()))
+        .arg("--time-report")
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("strip-debug") && e.contains("dce") && e.contains("total"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_flags_and_missing_files_fail_with_one_line() {
+    for args in [
+        vec!["--no-such-pass", "x.spv", "-o", "y.spv"],
+        vec!["/nonexistent/in.spv", "-o", "/tmp/y.spv"],
+        vec!["--target-env=nonsense", "x.spv", "-o", "y.spv"],
+        vec!["--passes=dce,,", "x.spv", "-o", "y.spv"],
+    ] {
+        let o = spv_opt().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let e = stderr(&o);
+        assert_eq!(e.trim_end().lines().count(), 1, "{args:?}: {e}");
+        assert!(e.starts_with("spv-opt: error:"), "{e}");
+    }
+}
+
+#[test]
+fn validate_after_each_and_print_all() {
+    let d = tmpdir("vae");
+    let input = d.join("in.spvasm");
+    std::fs::write(&input, SMALL).unwrap();
+    let out = d.join("out.spv");
+    let o = spv_opt()
+        .args([
+            "--strip-debug",
+            "--validate-after-each",
+            "--print-all",
+            "--target",
+            "pvc",
+        ])
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("; IR after strip-debug"));
+}

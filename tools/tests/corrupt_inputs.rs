@@ -1,0 +1,140 @@
+//! 1,000 corrupted variants of corpus files (truncations, flipped words, huge word counts,
+//! bad header fields) given to `spv-opt --skip-validation`: every run exits 0 (the corruption
+//! happened to leave a loadable module, e.g. a changed constant) or 1 with a one-line
+//! `spv-opt: error:` message — never a panic, a signal or a hang. Structural corruptions
+//! (truncation inside an instruction, word count 0 or past the end) must give 1.
+
+use std::process::Command;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[test]
+fn corrupted_inputs_give_exit_1_and_a_message() {
+    let files = [
+        "triton/nodbg/softmax_fp32_1024_w4_sg16__pvc.spv",
+        "triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv",
+        "triton/native/gemm_bf16_ptr_128x128x32_w8__pvc.spv",
+        "tensor/kernel_k1_tile_copy_crossworkgroup.spv",
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let dir = std::env::temp_dir().join(format!("spvopt-corrupt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut ok, mut failed, mut structural) = (0, 0, 0);
+    for n in 0..1000 {
+        let orig = std::fs::read(root.join(files[n % files.len()])).unwrap();
+        let mut b = orig.clone();
+        let words = b.len() / 4;
+        let kind = n % 5;
+        let must_fail = match kind {
+            0 => {
+                // truncate to a non-multiple of 4 or mid-module
+                let cut = rng.below(b.len());
+                b.truncate(cut);
+                !cut.is_multiple_of(4) || cut < 20
+            }
+            1 => {
+                // flip a random word
+                let w = 5 + rng.below(words - 5);
+                let v = rng.next() as u32;
+                b[w * 4..w * 4 + 4].copy_from_slice(&v.to_le_bytes());
+                false
+            }
+            2 => {
+                // huge word count on an instruction's first word: find the first words by walking
+                let mut pos = 5;
+                let target = rng.below(200);
+                for _ in 0..target {
+                    let wc = u32::from_le_bytes(b[pos * 4..pos * 4 + 4].try_into().unwrap()) >> 16;
+                    if pos + wc as usize >= words {
+                        break;
+                    }
+                    pos += wc as usize;
+                }
+                let op = u32::from_le_bytes(b[pos * 4..pos * 4 + 4].try_into().unwrap()) & 0xffff;
+                let wc = 0xffffu32 - rng.below(16) as u32;
+                b[pos * 4..pos * 4 + 4].copy_from_slice(&(wc << 16 | op).to_le_bytes());
+                pos + wc as usize > words
+            }
+            3 => {
+                // word count 0 on some instruction
+                let mut pos = 5;
+                let target = rng.below(300);
+                for _ in 0..target {
+                    let wc = u32::from_le_bytes(b[pos * 4..pos * 4 + 4].try_into().unwrap()) >> 16;
+                    if pos + wc as usize >= words {
+                        break;
+                    }
+                    pos += wc as usize;
+                }
+                let op = u32::from_le_bytes(b[pos * 4..pos * 4 + 4].try_into().unwrap()) & 0xffff;
+                b[pos * 4..pos * 4 + 4].copy_from_slice(&op.to_le_bytes());
+                true
+            }
+            _ => {
+                // header: magic, bound or version
+                match rng.below(3) {
+                    0 => {
+                        b[0] ^= 0x5a;
+                        true
+                    }
+                    1 => {
+                        b[12..16].copy_from_slice(&(rng.below(4) as u32).to_le_bytes());
+                        true
+                    }
+                    _ => {
+                        let w = rng.next() as u32;
+                        b[12..16].copy_from_slice(&w.to_le_bytes());
+                        false
+                    }
+                }
+            }
+        };
+        let input = dir.join(format!("c{n}.spv"));
+        std::fs::write(&input, &b).unwrap();
+        let out = dir.join(format!("c{n}.out.spv"));
+        let o = Command::new(env!("CARGO_BIN_EXE_spv-opt"))
+            .args(["--skip-validation", "--strip-debug", "--dce"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        match o.status.code() {
+            Some(0) => {
+                assert!(!must_fail, "variant {n} (kind {kind}) should have failed");
+                ok += 1;
+            }
+            Some(1) => {
+                assert!(err.starts_with("spv-opt: error:"), "variant {n}: {err}");
+                assert_eq!(err.trim_end().lines().count(), 1, "variant {n}: {err}");
+                assert!(!out.exists(), "variant {n}: output written despite error");
+                failed += 1;
+                if must_fail {
+                    structural += 1;
+                }
+            }
+            other => panic!("variant {n} (kind {kind}): exit {other:?}: {err}"),
+        }
+        let _ = std::fs::remove_file(&input);
+        let _ = std::fs::remove_file(&out);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("1000 variants: {failed} rejected with exit 1 ({structural} structural), {ok} still loadable");
+    assert!(
+        failed >= 600,
+        "most corruptions must be rejected, got {failed}"
+    );
+}
