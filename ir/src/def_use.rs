@@ -30,7 +30,7 @@ impl DefUse {
             counts[k] += counts[k - 1];
         }
         let mut fill = counts.clone();
-        let mut users = vec![InstId(0); counts[n] as usize];
+        let mut users = vec![InstId::from_index(0); counts[n] as usize];
         for &i in &insts {
             m.for_each_used_id(i, |id| {
                 if id.index() < n {

@@ -1,39 +1,92 @@
 //! Emitter: a [`Module`] back into SPIR-V words / bytes, in the byte order it was read in.
 
+use crate::id::InstId;
 use crate::module::Module;
 
 impl Module {
-    /// The module as SPIR-V words in host order.
-    pub fn to_words(&self) -> Vec<u32> {
-        let mut out = Vec::with_capacity(self.insts.len() * 4 + 5);
-        out.extend_from_slice(&[
+    /// Calls `f` with every live instruction in emission order (a plain loop: faster than
+    /// [`Module::all_insts`]'s iterator chain on big modules).
+    pub fn for_each_inst_in_order(&self, mut f: impl FnMut(InstId)) {
+        for s in &self.sections {
+            for &i in s {
+                f(i);
+            }
+        }
+        for func in &self.functions {
+            for &i in &func.prefix {
+                f(i);
+            }
+            f(func.def);
+            for &i in &func.header {
+                f(i);
+            }
+            for &b in &func.blocks {
+                f(self.blocks[b.index()].label);
+                let mut next = self.blocks[b.index()].first;
+                while let Some(i) = next {
+                    f(i);
+                    next = self.links[i.index()].next;
+                }
+            }
+            f(func.end);
+        }
+        for &i in &self.trailing {
+            f(i);
+        }
+    }
+
+    fn header_words(&self) -> [u32; 5] {
+        [
             0x0723_0203,
             self.header.version,
             self.header.generator,
             self.header.bound,
             self.header.schema,
-        ]);
-        for i in self.all_insts() {
-            let inst = self.inst(i);
+        ]
+    }
+
+    /// The module as SPIR-V words in host order.
+    pub fn to_words(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.insts.len() * 5 + 5);
+        out.extend_from_slice(&self.header_words());
+        self.for_each_inst_in_order(|i| {
+            let inst = &self.insts[i.index()];
             out.push(((inst.word_count() as u32) << 16) | inst.opcode() as u32);
             out.extend_from_slice(&inst.words);
-        }
+        });
         out
     }
 
     /// The module as bytes, in the byte order it was loaded from (little-endian for new modules).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let words = self.to_words();
-        let mut out = Vec::with_capacity(words.len() * 4);
-        if self.header.big_endian {
-            for w in words {
-                out.extend_from_slice(&w.to_be_bytes());
-            }
-        } else {
-            for w in words {
-                out.extend_from_slice(&w.to_le_bytes());
-            }
+        let mut out: Vec<u8> = Vec::with_capacity(self.insts.len() * 20 + 20);
+        let big = self.header.big_endian;
+        let put = |w: u32, out: &mut Vec<u8>| {
+            out.extend_from_slice(&if big {
+                w.to_be_bytes()
+            } else {
+                w.to_le_bytes()
+            });
+        };
+        for w in self.header_words() {
+            put(w, &mut out);
         }
+        self.for_each_inst_in_order(|i| {
+            let inst = &self.insts[i.index()];
+            put(
+                ((inst.word_count() as u32) << 16) | inst.opcode() as u32,
+                &mut out,
+            );
+            if big {
+                for &w in inst.words.iter() {
+                    put(w, &mut out);
+                }
+            } else {
+                for &w in inst.words.iter() {
+                    out.extend_from_slice(&w.to_le_bytes());
+                }
+            }
+        });
         out
     }
 }

@@ -37,16 +37,23 @@ impl fmt::Display for Id {
 macro_rules! entity {
     ($(#[$m:meta])* $name:ident) => {
         $(#[$m])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
-        pub struct $name(pub(crate) u32);
+        ///
+        /// Stored as position + 1 in a `NonZeroU32`, so `Option<Self>` is 4 bytes.
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(NonZeroU32);
         impl $name {
             /// Position in its arena.
             pub fn index(self) -> usize {
-                self.0 as usize
+                self.0.get() as usize - 1
             }
-            /// The handle at arena position `i`.
+            /// The handle at arena position `i` (below `u32::MAX`).
             pub fn from_index(i: usize) -> Self {
-                $name(i as u32)
+                $name(NonZeroU32::new(i as u32 + 1).expect("arena index below u32::MAX"))
+            }
+        }
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({})", stringify!($name), self.index())
             }
         }
     };

@@ -37,18 +37,27 @@ pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
     } else {
         return Err(err(0, None, LoadErrorKind::BadMagic(first)));
     };
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| {
-            let w = [c[0], c[1], c[2], c[3]];
-            if big_endian {
-                u32::from_be_bytes(w)
-            } else {
-                u32::from_le_bytes(w)
-            }
-        })
-        .collect();
-    let mut m = load_words_inner(&words)?;
+    let owned: Vec<u32>;
+    let words: &[u32] = if !big_endian && bytes.as_ptr().align_offset(4) == 0 {
+        // SAFETY: the pointer is 4-aligned, the length is a whole number of words (checked
+        // above), any bit pattern is a valid u32, and the host is little-endian (grammar.rs
+        // refuses to compile otherwise), so the bytes are the words.
+        unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<u32>(), bytes.len() / 4) }
+    } else {
+        owned = bytes
+            .chunks_exact(4)
+            .map(|c| {
+                let w = [c[0], c[1], c[2], c[3]];
+                if big_endian {
+                    u32::from_be_bytes(w)
+                } else {
+                    u32::from_le_bytes(w)
+                }
+            })
+            .collect();
+        &owned
+    };
+    let mut m = load_words_inner(words)?;
     m.header.big_endian = big_endian;
     Ok(m)
 }
@@ -114,8 +123,8 @@ fn load_words_inner(words: &[u32]) -> Result<Module, LoadError> {
     let estimate = (words.len() / 3).min(header.bound as usize) + 1;
     m.defs = Vec::with_capacity(estimate);
     m.defs.push(None);
-    m.insts.reserve(words.len() / 4);
-    m.links.reserve(words.len() / 4);
+    m.insts.reserve(words.len() / 3);
+    m.links.reserve(words.len() / 3);
     let mut l = Loader {
         words,
         m,
@@ -327,7 +336,7 @@ impl Loader<'_> {
     }
 
     fn start_function(&mut self, inst: Inst, place: &mut Place) -> Result<InstId, LoadError> {
-        let f = FuncId(self.m.functions.len() as u32);
+        let f = FuncId::from_index(self.m.functions.len());
         let def = self.m.alloc_inst(inst);
         self.m.functions.push(Function {
             prefix: std::mem::take(&mut self.pending),

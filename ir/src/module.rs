@@ -176,7 +176,7 @@ impl Module {
 
     /// Adds an instruction to the arena without placing it anywhere; registers its definition.
     pub fn alloc_inst(&mut self, inst: Inst) -> InstId {
-        let id = InstId(self.insts.len() as u32);
+        let id = InstId::from_index(self.insts.len());
         if let Some(r) = inst.result_id() {
             self.set_def(r, Some(id));
         }
@@ -313,7 +313,7 @@ impl Module {
 
     /// Function ids in layout order.
     pub fn function_ids(&self) -> impl Iterator<Item = FuncId> {
-        (0..self.functions.len() as u32).map(FuncId)
+        (0..self.functions.len()).map(FuncId::from_index)
     }
 
     /// The result id of function `f`.
@@ -373,7 +373,7 @@ impl Module {
 
     /// Appends a new function (declaration until blocks are added); returns its id.
     pub fn add_function(&mut self, def: Inst, params: Vec<Inst>) -> FuncId {
-        let f = FuncId(self.functions.len() as u32);
+        let f = FuncId::from_index(self.functions.len());
         let def = self.alloc_inst(def);
         let header = params.into_iter().map(|p| self.alloc_inst(p)).collect();
         let end = self.alloc_inst(Inst::new(spirv::Op::FunctionEnd, None, None, &[]));
@@ -390,7 +390,7 @@ impl Module {
     /// Appends a new empty block with label `label` to function `f`.
     pub fn append_block(&mut self, f: FuncId, label: Id) -> BlockId {
         let l = self.alloc_inst(Inst::new(spirv::Op::Label, None, Some(label), &[]));
-        let b = BlockId(self.blocks.len() as u32);
+        let b = BlockId::from_index(self.blocks.len());
         self.blocks.push(BlockData {
             label: l,
             first: None,
@@ -548,7 +548,7 @@ impl Module {
         self.functions.remove(f.index());
         for (n, func) in self.functions.iter().enumerate() {
             for &b in &func.blocks {
-                self.blocks[b.index()].func = FuncId(n as u32);
+                self.blocks[b.index()].func = FuncId::from_index(n);
             }
         }
     }
