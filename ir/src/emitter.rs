@@ -59,34 +59,19 @@ impl Module {
 
     /// The module as bytes, in the byte order it was loaded from (little-endian for new modules).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out: Vec<u8> = Vec::with_capacity(self.insts.len() * 20 + 20);
-        let big = self.header.big_endian;
-        let put = |w: u32, out: &mut Vec<u8>| {
-            out.extend_from_slice(&if big {
-                w.to_be_bytes()
-            } else {
-                w.to_le_bytes()
-            });
-        };
-        for w in self.header_words() {
-            put(w, &mut out);
+        let words = self.to_words();
+        if self.header.big_endian {
+            return words.iter().flat_map(|w| w.to_be_bytes()).collect();
         }
-        self.for_each_inst_in_order(|i| {
-            let inst = &self.insts[i.index()];
-            put(
-                ((inst.word_count() as u32) << 16) | inst.opcode() as u32,
-                &mut out,
-            );
-            if big {
-                for &w in inst.words.iter() {
-                    put(w, &mut out);
-                }
-            } else {
-                for &w in inst.words.iter() {
-                    out.extend_from_slice(&w.to_le_bytes());
-                }
-            }
-        });
+        let n = words.len() * 4;
+        let mut out: Vec<u8> = Vec::with_capacity(n);
+        // SAFETY: `out` has capacity for `n` bytes, the source holds exactly `n` initialised
+        // bytes, the regions do not overlap, and on a little-endian host (grammar.rs refuses to
+        // compile otherwise) the in-memory bytes of the words are their little-endian encoding.
+        unsafe {
+            std::ptr::copy_nonoverlapping(words.as_ptr().cast::<u8>(), out.as_mut_ptr(), n);
+            out.set_len(n);
+        }
         out
     }
 }

@@ -234,25 +234,27 @@ impl Loader<'_> {
         use spirv::Op;
         let opcode = inst.opcode();
         let name = || Some(inst.name().into_owned());
-        let op = inst.op();
-        let is_debug_line = matches!(op, Some(Op::Line | Op::NoLine));
-        let is_debug_ext = op == Some(Op::ExtInst)
+        // Raw opcode comparisons: `Op::from_u32` is a large match and this runs per instruction.
+        let known = grammar::inst_desc(opcode).is_some();
+        let is = |o: Op| opcode == o as u16;
+        let is_debug_line = is(Op::Line) || is(Op::NoLine);
+        let is_debug_ext = is(Op::ExtInst)
             && inst
                 .operand_id(0)
                 .and_then(|s| self.m.ext_set(s))
                 .is_some_and(ExtSet::is_debug_or_non_semantic);
         match *place {
             Place::ModuleLevel(cur) => {
-                if op == Some(Op::Function) {
+                if is(Op::Function) {
                     return self.start_function(inst, place);
                 }
                 let section = match Section::of_opcode(opcode) {
                     Some(s) => s,
-                    None if is_function_body_only(op) => {
+                    None if crate::module::is_function_body_only(opcode) => {
                         return Err(err(offset, name(), LoadErrorKind::OutsideFunction));
                     }
                     // Types, constants, variables, OpUndef, OpLine, module-level OpExtInst.
-                    None if op.is_some() => Section::Global,
+                    None if known => Section::Global,
                     // Unknown opcode: stays in the current section.
                     None => cur,
                 };
@@ -265,7 +267,7 @@ impl Loader<'_> {
                         )),
                     ));
                 }
-                if op == Some(Op::ExtInstImport) {
+                if is(Op::ExtInstImport) {
                     let set_name = grammar::decode_string(inst.operands()).unwrap_or("");
                     let Some(set) = ExtSet::from_name(set_name) else {
                         return Err(err(
@@ -282,10 +284,10 @@ impl Loader<'_> {
                 Ok(self.m.push_to_section(section, inst))
             }
             Place::BetweenFunctions => {
-                if op == Some(Op::Function) {
+                if is(Op::Function) {
                     return self.start_function(inst, place);
                 }
-                if is_debug_line || is_debug_ext || op.is_none() {
+                if is_debug_line || is_debug_ext || !known {
                     let id = self.m.alloc_inst(inst);
                     self.pending.push(id);
                     return Ok(id);
@@ -298,11 +300,13 @@ impl Loader<'_> {
                     ),
                 ))
             }
-            Place::FunctionHeader(f) => match op {
-                Some(Op::Label) => self.start_block(inst, f, place),
-                Some(Op::FunctionEnd) => self.end_function(inst, f, place),
-                Some(Op::Function) => Err(err(offset, name(), LoadErrorKind::NestedFunction)),
-                Some(Op::FunctionParameter) | None => {
+            Place::FunctionHeader(f) => match opcode {
+                o if o == Op::Label as u16 => self.start_block(inst, f, place),
+                o if o == Op::FunctionEnd as u16 => self.end_function(inst, f, place),
+                o if o == Op::Function as u16 => {
+                    Err(err(offset, name(), LoadErrorKind::NestedFunction))
+                }
+                o if o == Op::FunctionParameter as u16 || !known => {
                     let id = self.m.alloc_inst(inst);
                     self.m.functions[f.index()].header.push(id);
                     Ok(id)
@@ -314,16 +318,18 @@ impl Loader<'_> {
                 }
                 _ => Err(err(offset, name(), LoadErrorKind::OutsideBlock)),
             },
-            Place::Block(f, b) => match op {
-                Some(Op::Label) => self.start_block(inst, f, place),
-                Some(Op::FunctionEnd) => self.end_function(inst, f, place),
-                Some(Op::Function) => Err(err(offset, name(), LoadErrorKind::NestedFunction)),
-                Some(Op::FunctionParameter) => Err(err(
+            Place::Block(f, b) => match opcode {
+                o if o == Op::Label as u16 => self.start_block(inst, f, place),
+                o if o == Op::FunctionEnd as u16 => self.end_function(inst, f, place),
+                o if o == Op::Function as u16 => {
+                    Err(err(offset, name(), LoadErrorKind::NestedFunction))
+                }
+                o if o == Op::FunctionParameter as u16 => Err(err(
                     offset,
                     name(),
                     LoadErrorKind::OutOfOrder("OpFunctionParameter inside a block".into()),
                 )),
-                _ if op.is_some() && Section::of_opcode(opcode).is_some() => Err(err(
+                _ if known && Section::of_opcode(opcode).is_some() => Err(err(
                     offset,
                     name(),
                     LoadErrorKind::OutOfOrder(
@@ -419,32 +425,6 @@ impl Loader<'_> {
         }
         err(0, None, LoadErrorKind::UndefinedId(id.word()))
     }
-}
-
-/// Opcodes that may only appear inside a function body.
-fn is_function_body_only(op: Option<spirv::Op>) -> bool {
-    use spirv::Op;
-    matches!(
-        op,
-        Some(
-            Op::Label
-                | Op::FunctionEnd
-                | Op::FunctionParameter
-                | Op::Phi
-                | Op::Branch
-                | Op::BranchConditional
-                | Op::Switch
-                | Op::Return
-                | Op::ReturnValue
-                | Op::Unreachable
-                | Op::Kill
-                | Op::LoopMerge
-                | Op::SelectionMerge
-                | Op::Load
-                | Op::Store
-                | Op::FunctionCall
-        )
-    )
 }
 
 impl WalkContext for Loader<'_> {

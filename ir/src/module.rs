@@ -58,35 +58,97 @@ impl Section {
     ];
 
     /// The module-level section an opcode belongs to, or `None` for function-body opcodes and
-    /// opcodes we do not know.
+    /// opcodes we do not know. A table lookup.
     pub fn of_opcode(opcode: u16) -> Option<Section> {
-        use spirv::Op;
-        let op = spirv::Op::from_u32(opcode as u32)?;
-        Some(match op {
-            Op::Capability => Section::Capability,
-            Op::Extension => Section::Extension,
-            Op::ExtInstImport => Section::ExtInstImport,
-            Op::MemoryModel => Section::MemoryModel,
-            Op::EntryPoint => Section::EntryPoint,
-            Op::ExecutionMode | Op::ExecutionModeId => Section::ExecutionMode,
-            Op::String
-            | Op::SourceExtension
-            | Op::Source
-            | Op::SourceContinued
-            | Op::Name
-            | Op::MemberName
-            | Op::ModuleProcessed => Section::Debug,
-            Op::Decorate
-            | Op::MemberDecorate
-            | Op::DecorationGroup
-            | Op::GroupDecorate
-            | Op::GroupMemberDecorate
-            | Op::DecorateId
-            | Op::DecorateString
-            | Op::MemberDecorateString => Section::Annotation,
-            _ => return None,
-        })
+        let class = match opcode {
+            o if (o as usize) < OPCODE_CLASS.len() => OPCODE_CLASS[o as usize],
+            o if o == spirv::Op::DecorateString as u16
+                || o == spirv::Op::MemberDecorateString as u16 =>
+            {
+                Section::Annotation as u8
+            }
+            _ => NOT_MODULE_LEVEL,
+        };
+        if (class as usize) < Section::ALL.len() {
+            Some(Section::ALL[class as usize])
+        } else {
+            None
+        }
     }
+}
+
+/// Whether an opcode may only appear inside a function body (a table lookup).
+pub fn is_function_body_only(opcode: u16) -> bool {
+    (opcode as usize) < OPCODE_CLASS.len() && OPCODE_CLASS[opcode as usize] == BODY_ONLY
+}
+
+const NOT_MODULE_LEVEL: u8 = 0xff;
+const BODY_ONLY: u8 = 0xfe;
+
+/// Section (as its index) of every core opcode below 512, or one of the markers above.
+static OPCODE_CLASS: [u8; 512] = opcode_classes();
+
+const fn opcode_classes() -> [u8; 512] {
+    use spirv::Op;
+    let mut t = [NOT_MODULE_LEVEL; 512];
+    t[Op::Capability as usize] = Section::Capability as u8;
+    t[Op::Extension as usize] = Section::Extension as u8;
+    t[Op::ExtInstImport as usize] = Section::ExtInstImport as u8;
+    t[Op::MemoryModel as usize] = Section::MemoryModel as u8;
+    t[Op::EntryPoint as usize] = Section::EntryPoint as u8;
+    t[Op::ExecutionMode as usize] = Section::ExecutionMode as u8;
+    t[Op::ExecutionModeId as usize] = Section::ExecutionMode as u8;
+    let debug = [
+        Op::String,
+        Op::SourceExtension,
+        Op::Source,
+        Op::SourceContinued,
+        Op::Name,
+        Op::MemberName,
+        Op::ModuleProcessed,
+    ];
+    let mut i = 0;
+    while i < debug.len() {
+        t[debug[i] as usize] = Section::Debug as u8;
+        i += 1;
+    }
+    let annotations = [
+        Op::Decorate,
+        Op::MemberDecorate,
+        Op::DecorationGroup,
+        Op::GroupDecorate,
+        Op::GroupMemberDecorate,
+        Op::DecorateId,
+    ];
+    let mut i = 0;
+    while i < annotations.len() {
+        t[annotations[i] as usize] = Section::Annotation as u8;
+        i += 1;
+    }
+    let body_only = [
+        Op::Label,
+        Op::FunctionEnd,
+        Op::FunctionParameter,
+        Op::Phi,
+        Op::Branch,
+        Op::BranchConditional,
+        Op::Switch,
+        Op::Return,
+        Op::ReturnValue,
+        Op::Unreachable,
+        Op::Kill,
+        Op::LoopMerge,
+        Op::SelectionMerge,
+        Op::Load,
+        Op::Store,
+        Op::FunctionCall,
+    ];
+    let mut i = 0;
+    while i < body_only.len() {
+        t[body_only[i] as usize] = BODY_ONLY;
+        i += 1;
+    }
+    t
 }
 
 /// Where an instruction sits in a function body.

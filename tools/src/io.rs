@@ -58,7 +58,6 @@ pub fn write_output_atomically(path: &str, data: &[u8]) -> Result<(), String> {
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(data)?;
-        f.sync_all()?;
         std::fs::rename(&tmp, target)
     })();
     if let Err(e) = result {
