@@ -65,9 +65,9 @@ impl Inst {
         self.opcode
     }
 
-    /// The opcode, if the `spirv` crate knows it.
+    /// The opcode, if the `spirv` crate knows it (a table lookup).
     pub fn op(&self) -> Option<spirv::Op> {
-        spirv::Op::from_u32(self.opcode as u32)
+        op_of(self.opcode)
     }
 
     /// Whether this is `op`.
@@ -160,5 +160,16 @@ pub fn opcode_display(opcode: u16) -> std::borrow::Cow<'static, str> {
     match grammar::opcode_name(opcode) {
         Some(n) => std::borrow::Cow::Borrowed(n),
         None => std::borrow::Cow::Owned(format!("Op<{opcode}>")),
+    }
+}
+
+/// `spirv::Op` of a raw opcode through a table built once (`Op::from_u32` is a large match and
+/// passes ask for every instruction).
+pub fn op_of(opcode: u16) -> Option<spirv::Op> {
+    static TABLE: std::sync::OnceLock<Vec<Option<spirv::Op>>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| (0..8192u32).map(spirv::Op::from_u32).collect());
+    match t.get(opcode as usize) {
+        Some(op) => *op,
+        None => spirv::Op::from_u32(opcode as u32),
     }
 }

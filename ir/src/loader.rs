@@ -195,23 +195,52 @@ impl Loader<'_> {
         let name = || Some(inst.name().into_owned());
         let mut bad: Option<LoadErrorKind> = None;
         let used = &mut self.used;
+        let words = &inst.words;
+        let mut check_use = |w: u32, bad: &mut Option<LoadErrorKind>| {
+            if bad.is_some() {
+                return;
+            }
+            if w == 0 {
+                *bad = Some(LoadErrorKind::IdZero);
+            } else if w >= bound {
+                *bad = Some(LoadErrorKind::IdOutOfBound { id: w, bound });
+            } else {
+                let i = (w / 64) as usize;
+                if i >= used.len() {
+                    used.resize(i + 1, 0);
+                }
+                used[i] |= 1 << (w % 64);
+            }
+        };
+        // Fast path: plain single-word operands; only ids need checking.
+        if grammar::for_each_use_fast(inst.opcode(), words, |k| check_use(words[k], &mut bad)) {
+            if let Some(r) = inst
+                .has_result()
+                .then(|| words[usize::from(inst.has_result_type())])
+            {
+                if r == 0 {
+                    bad = bad.or(Some(LoadErrorKind::IdZero));
+                } else if r >= bound {
+                    bad = bad.or(Some(LoadErrorKind::IdOutOfBound { id: r, bound }));
+                }
+            }
+            return match bad {
+                Some(k) => Err(err(offset, name(), k)),
+                None => Ok(()),
+            };
+        }
         let walk = grammar::walk_operands(inst.opcode(), &inst.words, &self.m, |slot| {
             if bad.is_some() {
                 return;
             }
             match slot.kind {
-                SlotKind::Id | SlotKind::ResultType | SlotKind::Result => {
-                    let w = inst.words[slot.index];
+                SlotKind::Id | SlotKind::ResultType => check_use(words[slot.index], &mut bad),
+                SlotKind::Result => {
+                    let w = words[slot.index];
                     if w == 0 {
                         bad = Some(LoadErrorKind::IdZero);
                     } else if w >= bound {
                         bad = Some(LoadErrorKind::IdOutOfBound { id: w, bound });
-                    } else if slot.kind != SlotKind::Result {
-                        let i = (w / 64) as usize;
-                        if i >= used.len() {
-                            used.resize(i + 1, 0);
-                        }
-                        used[i] |= 1 << (w % 64);
                     }
                 }
                 _ => {}

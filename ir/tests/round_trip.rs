@@ -53,3 +53,30 @@ fn big_endian_round_trips() {
         assert_eq!(m.to_words(), le.to_words());
     }
 }
+
+/// The fast id path agrees with the grammar walk on every instruction of the corpus.
+#[test]
+fn fast_use_path_agrees_with_grammar_walk() {
+    use spvopt_ir::grammar::{self, SlotKind};
+    let mut fast_hits = 0;
+    for p in corpus() {
+        let m = spvopt_ir::load_bytes(&std::fs::read(&p).unwrap()).unwrap();
+        for i in m.all_insts() {
+            let inst = m.inst(i);
+            let mut fast = Vec::new();
+            if grammar::for_each_use_fast(inst.opcode(), &inst.words, |k| fast.push(k)) {
+                fast_hits += 1;
+                let mut slow = Vec::new();
+                m.walk(inst, |s| {
+                    if matches!(s.kind, SlotKind::Id | SlotKind::ResultType) {
+                        slow.push(s.index)
+                    }
+                })
+                .unwrap();
+                fast.sort();
+                assert_eq!(fast, slow, "{}: {}", p.display(), inst.name());
+            }
+        }
+    }
+    assert!(fast_hits > 1000);
+}

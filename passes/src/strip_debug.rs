@@ -40,21 +40,32 @@ impl Pass for StripDebug {
                 any = true;
             }
         }
-        // 2. Keep candidates still used by kept instructions (to a fixed point; one round in
-        //    valid modules).
-        if any {
-            loop {
-                let mut used_by_kept = vec![false; m.id_capacity()];
-                for &i in &all {
-                    if !remove[i.index()] {
-                        m.for_each_used_id(i, |id| {
-                            if let Some(u) = used_by_kept.get_mut(id.index()) {
-                                *u = true;
-                            }
-                        });
-                    }
+        let has_debug_import = m.section(Section::ExtInstImport).iter().any(|&i| {
+            m.inst(i)
+                .result_id()
+                .and_then(|r| m.ext_set(r))
+                .is_some_and(|s| s.is_debug_or_non_semantic())
+        });
+        if !any && !has_debug_import {
+            return Ok(PassResult::unchanged(stats));
+        }
+        // 2. Keep candidates still used by kept instructions (to a fixed point; in a valid
+        //    module nothing is rescued and this is one walk). The last walk's use set also tells
+        //    which ext-inst imports are still used (step 4).
+        let mut used_by_kept = vec![false; m.id_capacity()];
+        loop {
+            used_by_kept.iter_mut().for_each(|u| *u = false);
+            for &i in &all {
+                if !remove[i.index()] {
+                    m.for_each_used_id(i, |id| {
+                        if let Some(u) = used_by_kept.get_mut(id.index()) {
+                            *u = true;
+                        }
+                    });
                 }
-                let mut rescued = false;
+            }
+            let mut rescued = false;
+            if any {
                 for &i in &all {
                     if remove[i.index()] {
                         if let Some(r) = m.inst(i).result_id() {
@@ -65,9 +76,9 @@ impl Pass for StripDebug {
                         }
                     }
                 }
-                if !rescued {
-                    break;
-                }
+            }
+            if !rescued {
+                break;
             }
         }
         // 3. Remove.
@@ -102,16 +113,8 @@ impl Pass for StripDebug {
                 }
             }
         }
-        // 4. Imports of debug / non-semantic sets nothing uses any more.
-        let mut still_used = vec![false; m.id_capacity()];
-        let live: Vec<InstId> = m.all_insts().collect();
-        for &i in &live {
-            m.for_each_used_id(i, |id| {
-                if let Some(u) = still_used.get_mut(id.index()) {
-                    *u = true;
-                }
-            });
-        }
+        // 4. Imports of debug / non-semantic sets nothing kept uses any more.
+        let still_used = used_by_kept;
         let mut dropped_imports = 0;
         let mut non_semantic_left = false;
         let imports: Vec<InstId> = m.section(Section::ExtInstImport).to_vec();

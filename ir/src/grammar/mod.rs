@@ -497,3 +497,122 @@ fn bytemuck_words(words: &[u32]) -> &[u8] {
     // SAFETY: the pointer and length describe exactly the memory of `words`; u8 has alignment 1.
     unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), std::mem::size_of_val(words)) }
 }
+
+/// The operand layout of an opcode when it is simple enough to find ids without walking:
+/// a fixed prefix of single-word operands (which of them are used ids is a bit mask) and an
+/// optional tail that is all ids or all literals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FastShape {
+    /// Bit i set: word i of the fixed prefix is a used id (result type or id operand).
+    pub use_mask: u32,
+    /// Number of words in the fixed prefix.
+    pub fixed: u8,
+    /// What follows the prefix.
+    pub tail: FastTail,
+}
+
+/// The words after a [`FastShape`]'s fixed prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FastTail {
+    /// Nothing may follow: the fast shape applies only when the instruction has exactly the
+    /// prefix's length.
+    Nothing,
+    /// Every remaining word is a used id (OpPhi pairs, call arguments, composite parts).
+    Ids,
+    /// Every remaining word is a literal.
+    Literals,
+}
+
+fn single_word_kind(kind: OperandKind) -> Option<bool> {
+    // Some(true): an id use; Some(false): a literal or the result id; None: not one plain word.
+    match kind {
+        OperandKind::ResultType | OperandKind::Id => Some(true),
+        OperandKind::Result | OperandKind::Literal => Some(false),
+        OperandKind::ValueEnum(k) | OperandKind::BitEnum(k) => enum_kind(k)
+            .enumerants
+            .iter()
+            .all(|e| e.params.is_empty())
+            .then_some(false),
+        _ => None,
+    }
+}
+
+fn compute_fast_shape(desc: &InstDesc) -> Option<FastShape> {
+    let mut use_mask = 0u32;
+    let mut fixed = 0u8;
+    let mut tail = FastTail::Nothing;
+    for (n, &(kind, quant)) in desc.operands.iter().enumerate() {
+        let last = n + 1 == desc.operands.len();
+        match quant {
+            Quantifier::One => {
+                let is_use = single_word_kind(kind)?;
+                if fixed >= 32 {
+                    return None;
+                }
+                if is_use {
+                    use_mask |= 1 << fixed;
+                }
+                fixed += 1;
+            }
+            Quantifier::Optional | Quantifier::Many => {
+                if !last {
+                    // An optional operand followed by more: only the exact-length case is fast.
+                    return None;
+                }
+                tail = match kind {
+                    OperandKind::Id | OperandKind::PairIdId => FastTail::Ids,
+                    OperandKind::Literal => FastTail::Literals,
+                    // Other optional tails (memory operands, loop controls, …): fast only
+                    // when absent.
+                    _ => FastTail::Nothing,
+                };
+            }
+        }
+    }
+    Some(FastShape {
+        use_mask,
+        fixed,
+        tail,
+    })
+}
+
+/// The fast shape of `opcode`, if it has one (table built once).
+pub fn fast_shape(opcode: u16) -> Option<FastShape> {
+    static TABLE: std::sync::OnceLock<Vec<Option<FastShape>>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        let max = tables::OPCODE_INDEX.len();
+        (0..max)
+            .map(|op| inst_desc(op as u16).and_then(compute_fast_shape))
+            .collect()
+    });
+    t.get(opcode as usize).copied().flatten()
+}
+
+/// Calls `f(word_index)` for every used-id word (result type and id operands) of an
+/// instruction. Returns `false` (calling nothing) when the fast path does not apply and the
+/// caller must walk the grammar.
+#[inline]
+pub fn for_each_use_fast(opcode: u16, words: &[u32], mut f: impl FnMut(usize)) -> bool {
+    let Some(shape) = fast_shape(opcode) else {
+        return false;
+    };
+    let fixed = shape.fixed as usize;
+    if words.len() < fixed {
+        return false;
+    }
+    if words.len() > fixed && shape.tail == FastTail::Nothing {
+        return false;
+    }
+    let mut mask = shape.use_mask;
+    while mask != 0 {
+        let i = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        f(i);
+    }
+    if shape.tail == FastTail::Ids {
+        for i in fixed..words.len() {
+            f(i);
+        }
+    }
+    true
+}
