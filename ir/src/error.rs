@@ -24,6 +24,7 @@ pub enum LoadErrorKind {
     PastEnd { word_count: usize, remaining: usize },
     IdZero,
     IdOutOfBound { id: u32, bound: u32 },
+    IdTooLarge(u32),
     DuplicateDefinition(u32),
     UndefinedId(u32),
     Operands(String),
@@ -53,6 +54,11 @@ impl fmt::Display for LoadErrorKind {
             ),
             IdZero => write!(f, "id 0 is not a valid id"),
             IdOutOfBound { id, bound } => write!(f, "id %{id} is not below the id bound {bound}"),
+            IdTooLarge(id) => write!(
+                f,
+                "id %{id} exceeds the supported maximum {} (SPIR-V's universal id bound limit is 4194303)",
+                crate::loader::MAX_ID
+            ),
             DuplicateDefinition(id) => write!(f, "id %{id} is defined twice"),
             UndefinedId(id) => write!(f, "id %{id} is used but never defined"),
             Operands(m) => write!(f, "{m}"),

@@ -14,6 +14,10 @@ use crate::module::{Function, Header, Module, Section};
 
 const MAGIC: u32 = 0x0723_0203;
 
+/// Largest id value we accept (exclusive). Per-id side tables are dense, so an id's value sets
+/// their size; SPIR-V's universal limit on the id bound is 4,194,303, we allow 4× that.
+pub const MAX_ID: u32 = 1 << 24;
+
 /// Loads a module from bytes (little- or big-endian SPIR-V).
 pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
     if bytes.is_empty() {
@@ -204,6 +208,8 @@ impl Loader<'_> {
                 *bad = Some(LoadErrorKind::IdZero);
             } else if w >= bound {
                 *bad = Some(LoadErrorKind::IdOutOfBound { id: w, bound });
+            } else if w >= MAX_ID {
+                *bad = Some(LoadErrorKind::IdTooLarge(w));
             } else {
                 let i = (w / 64) as usize;
                 if i >= used.len() {
@@ -222,6 +228,8 @@ impl Loader<'_> {
                     bad = bad.or(Some(LoadErrorKind::IdZero));
                 } else if r >= bound {
                     bad = bad.or(Some(LoadErrorKind::IdOutOfBound { id: r, bound }));
+                } else if r >= MAX_ID {
+                    bad = bad.or(Some(LoadErrorKind::IdTooLarge(r)));
                 }
             }
             return match bad {
@@ -241,6 +249,8 @@ impl Loader<'_> {
                         bad = Some(LoadErrorKind::IdZero);
                     } else if w >= bound {
                         bad = Some(LoadErrorKind::IdOutOfBound { id: w, bound });
+                    } else if w >= MAX_ID {
+                        bad = Some(LoadErrorKind::IdTooLarge(w));
                     }
                 }
                 _ => {}

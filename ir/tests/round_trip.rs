@@ -80,3 +80,19 @@ fn fast_use_path_agrees_with_grammar_walk() {
     }
     assert!(fast_hits > 1000);
 }
+
+/// Inputs the fuzzer found problems with: each loads to an error (never a panic or a huge
+/// allocation) or round-trips.
+#[test]
+fn fuzz_regressions() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_regressions");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let bytes = std::fs::read(e.path()).unwrap();
+        if let Ok(m) = spvopt_ir::load_bytes(&bytes) {
+            assert!(m.to_bytes() == bytes);
+        }
+        n += 1;
+    }
+    assert!(n >= 1);
+}
