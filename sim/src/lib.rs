@@ -1,0 +1,24 @@
+//! spvopt-sim: the reference simulator of SPIR-V compute kernels, our semantics oracle
+//! (DESIGN.md §6).
+//!
+//! This crate currently holds the semantic core the instruction interpreter calls: plain Rust over
+//! bytes, one concern per module, each module documenting the spec section it models.
+//! * [`memory`] is the flat 64-bit address space with guard gaps and typed access.
+//! * [`numeric`] has the f16 / bf16 / tf32 conversions and packed-integer helpers.
+//! * [`subgroup`] checks subgroup shapes for the collective instructions.
+//! * [`block_io_2d`] is `SPV_INTEL_2d_block_io`: loads (plain, transform, transpose), store, prefetch.
+//! * [`block_io_1d`] is `SPV_INTEL_subgroups` buffer block reads and writes.
+//! * [`block_prefetch_1d`] is `SPV_INTEL_subgroup_buffer_prefetch`.
+//! * [`mma`] is `SPV_INTEL_subgroup_matrix_multiply_accumulate`.
+//! * [`error`] holds [`SimError`], the undefined behaviour and bad operands the core reports.
+
+pub mod block_io_1d;
+pub mod block_io_2d;
+pub mod block_prefetch_1d;
+pub mod error;
+pub mod memory;
+pub mod mma;
+pub mod numeric;
+pub mod subgroup;
+
+pub use error::SimError;
