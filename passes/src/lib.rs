@@ -4,11 +4,14 @@
 //! string and a target, and returns optimized words or a typed error; no global state, no
 //! panics on bad input.
 
+pub mod block_io;
 pub mod dce;
 pub mod manager;
 pub mod pass;
 pub mod registry;
+pub mod split_block_loads;
 pub mod strip_debug;
+pub mod strip_prefetches;
 mod util;
 
 pub use manager::{run_pipeline, Hooks, PassRecord, Pipeline, RunReport};

@@ -3,7 +3,9 @@
 
 use crate::dce::DeadCodeElimination;
 use crate::pass::{Pass, PassError};
+use crate::split_block_loads::SplitBlockLoads;
 use crate::strip_debug::StripDebug;
+use crate::strip_prefetches::StripPrefetches;
 
 /// An option a pass accepts: in pipelines as `name(key=value)`, on the CLI as `--key=value`.
 #[derive(Debug)]
@@ -64,6 +66,26 @@ pub static REGISTRY: &[PassInfo] = &[
         construct: |o| {
             no_options("dce", o)?;
             Ok(Box::new(DeadCodeElimination))
+        },
+    },
+    PassInfo {
+        name: "split-block-loads",
+        description: "Split 2D block loads with Block Count N > 1 into N single-block loads \
+                      (the inverse of fuse-block-loads)",
+        options: &[],
+        construct: |o| {
+            no_options("split-block-loads", o)?;
+            Ok(Box::new(SplitBlockLoads))
+        },
+    },
+    PassInfo {
+        name: "strip-prefetches",
+        description: "Remove every prefetch (2D block, 1D block, OpenCL prefetch, prefetch \
+                      builtin calls)",
+        options: &[],
+        construct: |o| {
+            no_options("strip-prefetches", o)?;
+            Ok(Box::new(StripPrefetches))
         },
     },
 ];

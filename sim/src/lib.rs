@@ -15,10 +15,25 @@
 pub mod block_io_1d;
 pub mod block_io_2d;
 pub mod block_prefetch_1d;
+mod collective;
 pub mod error;
+pub mod exec;
+pub mod ext_cl;
+pub mod launch;
 pub mod memory;
 pub mod mma;
 pub mod numeric;
+pub mod ops;
+pub mod program;
 pub mod subgroup;
+pub mod values;
 
 pub use error::SimError;
+pub use exec::{run, Counters, OpCount, RunOutput};
+pub use launch::{Arg, Launch};
+
+/// Loads a module (binary SPIR-V bytes) and runs `launch` on it.
+pub fn run_bytes(module: &[u8], launch: &Launch) -> Result<RunOutput, SimError> {
+    let m = spvopt_ir::load_bytes(module).map_err(|e| SimError::Module(e.to_string()))?;
+    run(&m, launch)
+}

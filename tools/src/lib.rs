@@ -4,3 +4,4 @@
 pub mod bench_gen;
 pub mod io;
 pub mod opt_cli;
+pub mod sim_cli;

@@ -1,0 +1,192 @@
+//! `split-block-loads`: each 2D block load with Block Count N > 1 becomes N loads of one block.
+//!
+//! What: `OpSubgroup2DBlockLoadINTEL` / `…LoadTransformINTEL` with constant Block Count N > 1
+//! become N instructions with Block Count 1; block b reads at column `x + b·Block Width` and
+//! writes its per-invocation data at byte offset `b · bytes-per-block` of the original
+//! destination. The inverse of `fuse-block-loads`, for A/B testing and as a test tool.
+//! When: the shape operands are constants, the module declares one subgroup size for all its
+//! kernels (needed to know the per-invocation size of a block), and the destination points to
+//! a scalar, vector or array whose component size divides the per-block offset.
+//! Why correct: the spec defines a multi-block load as the blocks loaded in row-major order,
+//! "the next block beginning immediately after the previous block", with block b's
+//! per-invocation data following block b-1's; so block b is exactly the single-block load at
+//! column `x + b·W`, and its data lands at `b · bytes-per-block`. Out-of-bounds behaviour is
+//! per element and unchanged. All operands are reused, so uniformity is unchanged.
+
+use spirv::{Op, StorageClass};
+use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_ir::{Id, Inst, InstId, Interner, Module};
+
+use crate::block_io::{block_instructions, module_subgroup_size, BlockKind, BlockOperands};
+use crate::pass::{Pass, PassError, PassResult, Statistics};
+
+pub struct SplitBlockLoads;
+
+/// A scalar type and its size in bytes, used to address inside a destination.
+fn addressing_scalar(m: &Module, pointer: Id) -> Option<(Id, u32)> {
+    let ptr_ty = m.def_inst(m.type_of(pointer)?)?;
+    if !ptr_ty.is(Op::TypePointer) || ptr_ty.operand_word(0) != Some(StorageClass::Function as u32)
+    {
+        return None;
+    }
+    let mut t = ptr_ty.operand_id(1)?;
+    loop {
+        let inst = m.def_inst(t)?;
+        match inst.op()? {
+            Op::TypeInt | Op::TypeFloat => {
+                let bits = inst.operand_word(0)?;
+                return (bits % 8 == 0).then_some((t, bits / 8));
+            }
+            Op::TypeVector | Op::TypeArray => t = inst.operand_id(0)?,
+            _ => return None,
+        }
+    }
+}
+
+impl Pass for SplitBlockLoads {
+    fn name(&self) -> &'static str {
+        "split-block-loads"
+    }
+
+    fn run(
+        &mut self,
+        m: &mut Module,
+        _: &mut Analyses,
+        _: &Target,
+    ) -> Result<PassResult, PassError> {
+        let mut stats = Statistics::default();
+        let candidates: Vec<(InstId, BlockOperands)> = block_instructions(m)
+            .into_iter()
+            .filter_map(|i| BlockOperands::read(m.inst(i)).map(|o| (i, o)))
+            .filter(|(_, o)| matches!(o.kind, BlockKind::Load | BlockKind::LoadTransform))
+            .collect();
+        let sg = module_subgroup_size(m);
+        let mut types = Interner::default();
+        for (at, ops) in candidates {
+            let Some(shape) = ops.shape(m) else {
+                stats.add("skipped_non_constant_shape", 1);
+                continue;
+            };
+            if shape.count <= 1 {
+                continue;
+            }
+            let Some(sg) = sg else {
+                stats.add("skipped_unknown_subgroup_size", 1);
+                continue;
+            };
+            let Some(per_block) = shape.bytes_per_invocation_per_block(ops.kind, sg) else {
+                stats.add("skipped_bad_shape", 1);
+                continue;
+            };
+            let dst = ops.private.expect("loads have a destination");
+            let Some((scalar, scalar_bytes)) = addressing_scalar(m, dst) else {
+                stats.add("skipped_destination_type", 1);
+                continue;
+            };
+            if per_block % scalar_bytes != 0 {
+                stats.add("skipped_destination_type", 1);
+                continue;
+            }
+            let Some(coord_ty) = m.type_of(ops.coordinate) else {
+                stats.add("skipped_coordinate_type", 1);
+                continue;
+            };
+            let Some(coord_elem) = m
+                .def_inst(coord_ty)
+                .filter(|t| t.is(Op::TypeVector))
+                .and_then(|t| t.operand_id(0))
+            else {
+                stats.add("skipped_coordinate_type", 1);
+                continue;
+            };
+            let dst_ty = m.type_of(dst).expect("checked by addressing_scalar");
+            let scalar_ptr = types.pointer(m, StorageClass::Function, scalar);
+            let one = types.int_const(m, m.type_of(ops.count).unwrap_or(coord_elem), 1);
+            let base_ptr = if dst_ty == scalar_ptr {
+                dst
+            } else {
+                let id = m.fresh_id();
+                m.insert_before(
+                    at,
+                    Inst::new(Op::Bitcast, Some(scalar_ptr), Some(id), &[dst.word()]),
+                );
+                id
+            };
+            let x = m.fresh_id();
+            m.insert_before(
+                at,
+                Inst::new(
+                    Op::CompositeExtract,
+                    Some(coord_elem),
+                    Some(x),
+                    &[ops.coordinate.word(), 0],
+                ),
+            );
+            for b in 0..shape.count {
+                let (coordinate, private) = if b == 0 {
+                    (ops.coordinate, dst)
+                } else {
+                    let delta = types.int_const(m, coord_elem, u64::from(b * shape.width));
+                    let xb = m.fresh_id();
+                    m.insert_before(
+                        at,
+                        Inst::new(
+                            Op::IAdd,
+                            Some(coord_elem),
+                            Some(xb),
+                            &[x.word(), delta.word()],
+                        ),
+                    );
+                    let cb = m.fresh_id();
+                    m.insert_before(
+                        at,
+                        Inst::new(
+                            Op::CompositeInsert,
+                            Some(coord_ty),
+                            Some(cb),
+                            &[xb.word(), ops.coordinate.word(), 0],
+                        ),
+                    );
+                    let offset = types.u32_const(m, b * per_block / scalar_bytes);
+                    let p = m.fresh_id();
+                    m.insert_before(
+                        at,
+                        Inst::new(
+                            Op::InBoundsPtrAccessChain,
+                            Some(scalar_ptr),
+                            Some(p),
+                            &[base_ptr.word(), offset.word()],
+                        ),
+                    );
+                    let typed = if dst_ty == scalar_ptr {
+                        p
+                    } else {
+                        let id = m.fresh_id();
+                        m.insert_before(
+                            at,
+                            Inst::new(Op::Bitcast, Some(dst_ty), Some(id), &[p.word()]),
+                        );
+                        id
+                    };
+                    (cb, typed)
+                };
+                let single = BlockOperands {
+                    count: one,
+                    coordinate,
+                    private: Some(private),
+                    ..ops
+                };
+                m.insert_before(at, single.to_inst());
+            }
+            m.erase(at);
+            stats.add("loads_split", 1);
+            stats.add("blocks", u64::from(shape.count));
+        }
+        let changed = stats.get("loads_split") > 0;
+        Ok(PassResult {
+            changed,
+            preserved: AnalysisSet::CFG | AnalysisSet::DOMINATORS | AnalysisSet::LOOPS,
+            stats,
+        })
+    }
+}

@@ -1,0 +1,874 @@
+//! Per-invocation instructions without side effects: integer and float arithmetic, compares,
+//! conversions (with FPRoundingMode and SaturatedConversion), bitcasts, composites, pointer
+//! arithmetic and the pure OpenCL.std instructions (see [`crate::ext_cl`]).
+//!
+//! Float arithmetic: f32 and f64 natively (IEEE, nearest even); f16 is computed in f32 and
+//! rounded once (correctly rounded for + - * / sqrt, since f32 has more than 2*11+2 bits), fma
+//! in f64. Integer arithmetic wraps; division by zero is undefined behaviour and reported.
+
+use std::cmp::Ordering;
+
+use spvopt_ir::spirv::Op;
+
+use crate::error::SimError;
+use crate::program::{DInst, Program, Ty};
+use crate::values::*;
+
+/// Scalar kind of a component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Int,
+    Float,
+    Bool,
+    Ptr,
+    Other,
+}
+
+/// A scalar component type: kind, width in bits, byte size.
+#[derive(Clone, Copy, Debug)]
+pub struct Comp {
+    pub kind: Kind,
+    pub bits: u32,
+    pub bytes: usize,
+    pub signed: bool,
+}
+
+pub fn comp(p: &Program, scalar_ty: u32) -> Result<Comp, SimError> {
+    let t = p.ty(scalar_ty)?;
+    Ok(match t.ty {
+        Ty::Int { width, signed } => Comp {
+            kind: Kind::Int,
+            bits: width,
+            bytes: width as usize / 8,
+            signed,
+        },
+        Ty::Float { width } => Comp {
+            kind: Kind::Float,
+            bits: width,
+            bytes: width as usize / 8,
+            signed: true,
+        },
+        Ty::Bool => Comp {
+            kind: Kind::Bool,
+            bits: 8,
+            bytes: 1,
+            signed: false,
+        },
+        Ty::Pointer { .. } => Comp {
+            kind: Kind::Ptr,
+            bits: p.ptr_bytes * 8,
+            bytes: p.ptr_bytes as usize,
+            signed: false,
+        },
+        _ => Comp {
+            kind: Kind::Other,
+            bits: t.size * 8,
+            bytes: t.size as usize,
+            signed: false,
+        },
+    })
+}
+
+/// (component, count) of a scalar or vector type.
+pub fn vcomp(p: &Program, ty: u32) -> Result<(Comp, usize), SimError> {
+    let (e, n) = p.components(ty)?;
+    Ok((comp(p, e)?, n as usize))
+}
+
+fn ub(msg: impl Into<String>) -> SimError {
+    SimError::Undefined(msg.into())
+}
+
+fn unsupported(msg: impl Into<String>) -> SimError {
+    SimError::Unsupported(msg.into())
+}
+
+/// Executes a pure instruction for one invocation. `get` returns an operand's bytes,
+/// `ty_of` its type id. Returns `Ok(false)` when `inst` is not a pure instruction.
+pub fn pure<'a>(
+    p: &Program,
+    inst: &DInst,
+    get: &dyn Fn(u32) -> &'a [u8],
+    ty_of: &dyn Fn(u32) -> u32,
+    out: &mut [u8],
+) -> Result<bool, SimError> {
+    let w = &inst.w;
+    let arg = |i: usize| -> Result<u32, SimError> {
+        w.get(i)
+            .copied()
+            .ok_or_else(|| SimError::Module(format!("{:?}: missing operand {i}", inst.op)))
+    };
+    match inst.op {
+        // ---- integer -------------------------------------------------------------------
+        Op::IAdd
+        | Op::ISub
+        | Op::IMul
+        | Op::UDiv
+        | Op::SDiv
+        | Op::UMod
+        | Op::SRem
+        | Op::SMod
+        | Op::ShiftLeftLogical
+        | Op::ShiftRightLogical
+        | Op::ShiftRightArithmetic
+        | Op::BitwiseAnd
+        | Op::BitwiseOr
+        | Op::BitwiseXor => {
+            let (rc, n) = vcomp(p, inst.ty)?;
+            let a = get(arg(0)?);
+            let b = get(arg(1)?);
+            let (bc, _) = vcomp(p, ty_of(arg(1)?))?;
+            let bits = rc.bits;
+            for i in 0..n {
+                let x = rd(a, rc.bytes, i);
+                let y = rd(b, bc.bytes, i);
+                let r = int_bin(inst.op, x, y, bits, bc.bits)?;
+                wr(out, rc.bytes, i, mask(r, bits));
+            }
+        }
+        Op::SNegate | Op::Not | Op::BitCount | Op::BitReverse => {
+            let (rc, n) = vcomp(p, inst.ty)?;
+            let a = get(arg(0)?);
+            let (ac, _) = vcomp(p, ty_of(arg(0)?))?;
+            for i in 0..n {
+                let x = mask(rd(a, ac.bytes, i), ac.bits);
+                let r = match inst.op {
+                    Op::SNegate => x.wrapping_neg(),
+                    Op::Not => !x,
+                    Op::BitCount => x.count_ones() as u64,
+                    _ => x.reverse_bits() >> (64 - ac.bits),
+                };
+                wr(out, rc.bytes, i, mask(r, rc.bits));
+            }
+        }
+        Op::BitFieldInsert | Op::BitFieldSExtract | Op::BitFieldUExtract => {
+            let (rc, n) = vcomp(p, inst.ty)?;
+            let base = get(arg(0)?);
+            let (oi, ci) = if inst.op == Op::BitFieldInsert {
+                (2, 3)
+            } else {
+                (1, 2)
+            };
+            let (oc, _) = vcomp(p, ty_of(arg(oi)?))?;
+            let off = rd(get(arg(oi)?), oc.bytes, 0) as u32;
+            let (cc, _) = vcomp(p, ty_of(arg(ci)?))?;
+            let cnt = rd(get(arg(ci)?), cc.bytes, 0) as u32;
+            if off.saturating_add(cnt) > rc.bits {
+                return Err(ub(format!(
+                    "{:?}: offset {off} + count {cnt} exceeds {} bits",
+                    inst.op, rc.bits
+                )));
+            }
+            let m = if cnt >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << cnt) - 1
+            };
+            for i in 0..n {
+                let x = rd(base, rc.bytes, i);
+                let r = match inst.op {
+                    Op::BitFieldInsert => {
+                        let ins = rd(get(arg(1)?), rc.bytes, i);
+                        (x & !(m << off)) | ((ins & m) << off)
+                    }
+                    Op::BitFieldUExtract => (x >> off) & m,
+                    _ => {
+                        if cnt == 0 {
+                            0
+                        } else {
+                            sext((x >> off) & m, cnt) as u64
+                        }
+                    }
+                };
+                wr(out, rc.bytes, i, mask(r, rc.bits));
+            }
+        }
+        Op::IEqual
+        | Op::INotEqual
+        | Op::UGreaterThan
+        | Op::SGreaterThan
+        | Op::UGreaterThanEqual
+        | Op::SGreaterThanEqual
+        | Op::ULessThan
+        | Op::SLessThan
+        | Op::ULessThanEqual
+        | Op::SLessThanEqual
+        | Op::PtrEqual
+        | Op::PtrNotEqual => {
+            let (ac, n) = vcomp(p, ty_of(arg(0)?))?;
+            let a = get(arg(0)?);
+            let b = get(arg(1)?);
+            for i in 0..n {
+                let x = mask(rd(a, ac.bytes, i), ac.bits);
+                let y = mask(rd(b, ac.bytes, i), ac.bits);
+                let (sx, sy) = (sext(x, ac.bits), sext(y, ac.bits));
+                let r = match inst.op {
+                    Op::IEqual | Op::PtrEqual => x == y,
+                    Op::INotEqual | Op::PtrNotEqual => x != y,
+                    Op::UGreaterThan => x > y,
+                    Op::SGreaterThan => sx > sy,
+                    Op::UGreaterThanEqual => x >= y,
+                    Op::SGreaterThanEqual => sx >= sy,
+                    Op::ULessThan => x < y,
+                    Op::SLessThan => sx < sy,
+                    Op::ULessThanEqual => x <= y,
+                    _ => sx <= sy,
+                };
+                wr(out, 1, i, r as u64);
+            }
+        }
+        Op::IAddCarry | Op::ISubBorrow | Op::UMulExtended | Op::SMulExtended => {
+            let (ac, n) = vcomp(p, ty_of(arg(0)?))?;
+            let a = get(arg(0)?);
+            let b = get(arg(1)?);
+            let half = p.ty(inst.ty)?.size as usize / 2;
+            let bits = ac.bits;
+            for i in 0..n {
+                let x = rd(a, ac.bytes, i);
+                let y = rd(b, ac.bytes, i);
+                let (lo, hi) = match inst.op {
+                    Op::IAddCarry => {
+                        let s = x as u128 + y as u128;
+                        (s as u64, ((s >> bits) & 1) as u64)
+                    }
+                    Op::ISubBorrow => (x.wrapping_sub(y), (x < y) as u64),
+                    Op::UMulExtended => {
+                        let pr = x as u128 * y as u128;
+                        (pr as u64, (pr >> bits) as u64)
+                    }
+                    _ => {
+                        let pr = sext(x, bits) as i128 * sext(y, bits) as i128;
+                        (pr as u64, (pr >> bits) as u64)
+                    }
+                };
+                wr(out, ac.bytes, i, mask(lo, bits));
+                wr(&mut out[half..], ac.bytes, i, mask(hi, bits));
+            }
+        }
+        // ---- logical -------------------------------------------------------------------
+        Op::LogicalAnd | Op::LogicalOr | Op::LogicalEqual | Op::LogicalNotEqual => {
+            let (_, n) = vcomp(p, inst.ty)?;
+            let a = get(arg(0)?);
+            let b = get(arg(1)?);
+            for i in 0..n {
+                let x = rd(a, 1, i) != 0;
+                let y = rd(b, 1, i) != 0;
+                let r = match inst.op {
+                    Op::LogicalAnd => x && y,
+                    Op::LogicalOr => x || y,
+                    Op::LogicalEqual => x == y,
+                    _ => x != y,
+                };
+                wr(out, 1, i, r as u64);
+            }
+        }
+        Op::LogicalNot => {
+            let (_, n) = vcomp(p, inst.ty)?;
+            let a = get(arg(0)?);
+            for i in 0..n {
+                wr(out, 1, i, (rd(a, 1, i) == 0) as u64);
+            }
+        }
+        Op::Any | Op::All => {
+            let (_, n) = vcomp(p, ty_of(arg(0)?))?;
+            let a = get(arg(0)?);
+            let r = if inst.op == Op::Any {
+                (0..n).any(|i| rd(a, 1, i) != 0)
+            } else {
+                (0..n).all(|i| rd(a, 1, i) != 0)
+            };
+            wr(out, 1, 0, r as u64);
+        }
+        Op::Select => {
+            let c = get(arg(0)?);
+            let a = get(arg(1)?);
+            let b = get(arg(2)?);
+            let cty = ty_of(arg(0)?);
+            let (_, cn) = vcomp(p, cty)?;
+            let is_vec_cond = matches!(p.ty(cty)?.ty, Ty::Vector { .. });
+            if !is_vec_cond || cn == 0 {
+                let src = if rd(c, 1, 0) != 0 { a } else { b };
+                copy_to(out, src);
+            } else {
+                let (rc, n) = vcomp(p, inst.ty)?;
+                for i in 0..n {
+                    let src = if rd(c, 1, i) != 0 { a } else { b };
+                    wr(out, rc.bytes, i, rd(src, rc.bytes, i));
+                }
+            }
+        }
+        // ---- float ---------------------------------------------------------------------
+        Op::FAdd | Op::FSub | Op::FMul | Op::FDiv | Op::FRem | Op::FMod => {
+            let (rc, n) = vcomp(p, inst.ty)?;
+            let a = get(arg(0)?);
+            let b = get(arg(1)?);
+            for i in 0..n {
+                let x = rd(a, rc.bytes, i);
+                let y = rd(b, rc.bytes, i);
+                wr(out, rc.bytes, i, float_bin(inst.op, x, y, rc.bits));
+            }
+        }
+        Op::FNegate => {
+            let (rc, n) = vcomp(p, inst.ty)?;
+            let a = get(arg(0)?);
+            for i in 0..n {
+                let x = rd(a, rc.bytes, i);
+                wr(out, rc.bytes, i, x ^ (1u64 << (rc.bits - 1)));
+            }
+        }
+        Op::VectorTimesScalar => {
+            let (rc, n) = vcomp(p, inst.ty)?;
+            let a = get(arg(0)?);
+            let s = rd(get(arg(1)?), rc.bytes, 0);
+            for i in 0..n {
+                wr(
+                    out,
+                    rc.bytes,
+                    i,
+                    float_bin(Op::FMul, rd(a, rc.bytes, i), s, rc.bits),
+                );
+            }
+        }
+        Op::Dot => {
+            let (ac, n) = vcomp(p, ty_of(arg(0)?))?;
+            let a = get(arg(0)?);
+            let b = get(arg(1)?);
+            let mut acc = 0u64;
+            for i in 0..n {
+                let pr = float_bin(Op::FMul, rd(a, ac.bytes, i), rd(b, ac.bytes, i), ac.bits);
+                acc = if i == 0 {
+                    pr
+                } else {
+                    float_bin(Op::FAdd, acc, pr, ac.bits)
+                };
+            }
+            wr(out, ac.bytes, 0, acc);
+        }
+        Op::FOrdEqual
+        | Op::FUnordEqual
+        | Op::FOrdNotEqual
+        | Op::FUnordNotEqual
+        | Op::FOrdLessThan
+        | Op::FUnordLessThan
+        | Op::FOrdGreaterThan
+        | Op::FUnordGreaterThan
+        | Op::FOrdLessThanEqual
+        | Op::FUnordLessThanEqual
+        | Op::FOrdGreaterThanEqual
+        | Op::FUnordGreaterThanEqual
+        | Op::Ordered
+        | Op::Unordered
+        | Op::LessOrGreater => {
+            let (ac, n) = vcomp(p, ty_of(arg(0)?))?;
+            let a = get(arg(0)?);
+            let b = get(arg(1)?);
+            for i in 0..n {
+                let x = f_get(rd(a, ac.bytes, i), ac.bits);
+                let y = f_get(rd(b, ac.bytes, i), ac.bits);
+                let o = x.partial_cmp(&y);
+                let un = o.is_none();
+                let r = match inst.op {
+                    Op::FOrdEqual => o == Some(Ordering::Equal),
+                    Op::FUnordEqual => un || o == Some(Ordering::Equal),
+                    Op::FOrdNotEqual | Op::LessOrGreater => !un && o != Some(Ordering::Equal),
+                    Op::FUnordNotEqual => un || o != Some(Ordering::Equal),
+                    Op::FOrdLessThan => o == Some(Ordering::Less),
+                    Op::FUnordLessThan => un || o == Some(Ordering::Less),
+                    Op::FOrdGreaterThan => o == Some(Ordering::Greater),
+                    Op::FUnordGreaterThan => un || o == Some(Ordering::Greater),
+                    Op::FOrdLessThanEqual => !un && o != Some(Ordering::Greater),
+                    Op::FUnordLessThanEqual => un || o != Some(Ordering::Greater),
+                    Op::FOrdGreaterThanEqual => !un && o != Some(Ordering::Less),
+                    Op::FUnordGreaterThanEqual => un || o != Some(Ordering::Less),
+                    Op::Ordered => !un,
+                    _ => un,
+                };
+                wr(out, 1, i, r as u64);
+            }
+        }
+        Op::IsNan | Op::IsInf | Op::IsFinite | Op::IsNormal | Op::SignBitSet => {
+            let (ac, n) = vcomp(p, ty_of(arg(0)?))?;
+            let a = get(arg(0)?);
+            for i in 0..n {
+                let raw = rd(a, ac.bytes, i);
+                let x = f_get(raw, ac.bits);
+                let r = match inst.op {
+                    Op::IsNan => x.is_nan(),
+                    Op::IsInf => x.is_infinite(),
+                    Op::IsFinite => x.is_finite(),
+                    Op::IsNormal => {
+                        let (eb, mb) = match ac.bits {
+                            16 => (5, 10),
+                            32 => (8, 23),
+                            _ => (11, 52),
+                        };
+                        let e = (raw >> mb) & ((1 << eb) - 1);
+                        e != 0 && e != (1 << eb) - 1
+                    }
+                    _ => raw >> (ac.bits - 1) & 1 == 1,
+                };
+                wr(out, 1, i, r as u64);
+            }
+        }
+        // ---- conversions -----------------------------------------------------------------
+        Op::ConvertFToU
+        | Op::ConvertFToS
+        | Op::ConvertSToF
+        | Op::ConvertUToF
+        | Op::UConvert
+        | Op::SConvert
+        | Op::FConvert
+        | Op::SatConvertSToU
+        | Op::SatConvertUToS
+        | Op::ConvertPtrToU
+        | Op::ConvertUToPtr => {
+            let (rc, n) = vcomp(p, inst.ty)?;
+            let (ac, _) = vcomp(p, ty_of(arg(0)?))?;
+            let a = get(arg(0)?);
+            let sat = p.saturated.contains(&inst.res)
+                || matches!(inst.op, Op::SatConvertSToU | Op::SatConvertUToS);
+            let mode = p.fp_rounding.get(&inst.res).copied();
+            for i in 0..n {
+                let x = rd(a, ac.bytes, i);
+                let r = convert(inst.op, x, ac, rc, sat, mode);
+                wr(out, rc.bytes, i, r);
+            }
+        }
+        Op::ConvertFToBF16INTEL => {
+            let (rc, n) = vcomp(p, inst.ty)?;
+            let a = get(arg(0)?);
+            for i in 0..n {
+                let x = f32::from_bits(rd(a, 4, i) as u32);
+                wr(out, rc.bytes, i, crate::numeric::f32_to_bf16(x) as u64);
+            }
+        }
+        Op::ConvertBF16ToFINTEL => {
+            let (_, n) = vcomp(p, inst.ty)?;
+            let a = get(arg(0)?);
+            for i in 0..n {
+                let x = crate::numeric::bf16_to_f32(rd(a, 2, i) as u16);
+                wr(out, 4, i, x.to_bits() as u64);
+            }
+        }
+        Op::Bitcast
+        | Op::CopyObject
+        | Op::CopyLogical
+        | Op::PtrCastToGeneric
+        | Op::GenericCastToPtr
+        | Op::GenericCastToPtrExplicit
+        | Op::CrossWorkgroupCastToPtrINTEL
+        | Op::PtrCastToCrossWorkgroupINTEL => {
+            copy_to(out, get(arg(0)?));
+        }
+        // ---- composites ------------------------------------------------------------------
+        Op::CompositeConstruct => {
+            let is_vec = matches!(p.ty(inst.ty)?.ty, Ty::Vector { .. } | Ty::CoopMatrix { .. });
+            if is_vec {
+                let mut off = 0usize;
+                for &c in w.iter() {
+                    let src = get(c);
+                    let end = (off + src.len()).min(out.len());
+                    out[off..end].copy_from_slice(&src[..end - off]);
+                    off = end;
+                }
+                if let Ty::CoopMatrix { .. } = p.ty(inst.ty)?.ty {
+                    // one scalar replicated to every element
+                    if w.len() == 1 {
+                        let src = get(w[0]).to_vec();
+                        for ch in out.chunks_mut(src.len().max(1)) {
+                            let n = ch.len();
+                            ch.copy_from_slice(&src[..n]);
+                        }
+                    }
+                }
+            } else {
+                let parts = p.composite_parts(inst.ty)?;
+                for (&c, (o, s)) in w.iter().zip(parts) {
+                    let src = get(c);
+                    let n = (s as usize).min(src.len());
+                    if let Some(d) = out.get_mut(o as usize..o as usize + n) {
+                        d.copy_from_slice(&src[..n]);
+                    }
+                }
+            }
+        }
+        Op::CompositeExtract => {
+            let src = get(arg(0)?);
+            let (mut ty, mut off) = (ty_of(arg(0)?), 0u32);
+            for &idx in &w[1..] {
+                let (t, o) = p.member(ty, idx)?;
+                ty = t;
+                off += o;
+            }
+            let size = out.len();
+            copy_to(
+                out,
+                src.get(off as usize..off as usize + size).unwrap_or(&[]),
+            );
+        }
+        Op::CompositeInsert => {
+            let obj = get(arg(0)?);
+            copy_to(out, get(arg(1)?));
+            let (mut ty, mut off) = (inst.ty, 0u32);
+            for &idx in &w[2..] {
+                let (t, o) = p.member(ty, idx)?;
+                ty = t;
+                off += o;
+            }
+            let n = obj.len();
+            if let Some(d) = out.get_mut(off as usize..off as usize + n) {
+                d.copy_from_slice(obj);
+            }
+        }
+        Op::VectorExtractDynamic => {
+            let (ac, n) = vcomp(p, ty_of(arg(0)?))?;
+            let (ic, _) = vcomp(p, ty_of(arg(1)?))?;
+            let idx = rd(get(arg(1)?), ic.bytes, 0);
+            if idx >= n as u64 {
+                return Err(ub(format!(
+                    "OpVectorExtractDynamic: index {idx} out of range of {n} components"
+                )));
+            }
+            wr(out, ac.bytes, 0, rd(get(arg(0)?), ac.bytes, idx as usize));
+        }
+        Op::VectorInsertDynamic => {
+            let (ac, n) = vcomp(p, inst.ty)?;
+            let (ic, _) = vcomp(p, ty_of(arg(2)?))?;
+            let idx = rd(get(arg(2)?), ic.bytes, 0);
+            copy_to(out, get(arg(0)?));
+            if idx >= n as u64 {
+                return Err(ub(format!(
+                    "OpVectorInsertDynamic: index {idx} out of range of {n} components"
+                )));
+            }
+            wr(out, ac.bytes, idx as usize, rd(get(arg(1)?), ac.bytes, 0));
+        }
+        Op::VectorShuffle => {
+            let (rc, _) = vcomp(p, inst.ty)?;
+            let (_, n1) = vcomp(p, ty_of(arg(0)?))?;
+            let a = get(arg(0)?);
+            let b = get(arg(1)?);
+            for (i, &sel) in w[2..].iter().enumerate() {
+                let v = if sel == u32::MAX {
+                    0
+                } else if (sel as usize) < n1 {
+                    rd(a, rc.bytes, sel as usize)
+                } else {
+                    rd(b, rc.bytes, sel as usize - n1)
+                };
+                wr(out, rc.bytes, i, v);
+            }
+        }
+        // ---- pointers --------------------------------------------------------------------
+        Op::AccessChain
+        | Op::InBoundsAccessChain
+        | Op::PtrAccessChain
+        | Op::InBoundsPtrAccessChain => {
+            let base = rd(get(arg(0)?), p.ptr_bytes as usize, 0);
+            let mut ty = match p.ty(ty_of(arg(0)?))?.ty {
+                Ty::Pointer { pointee, .. } => pointee,
+                _ => {
+                    return Err(SimError::Module(
+                        "access chain base is not a pointer".into(),
+                    ))
+                }
+            };
+            let mut addr = base as i128;
+            let mut idxs = w[1..].iter();
+            let read_idx = |id: u32| -> Result<i128, SimError> {
+                let (c, _) = vcomp(p, ty_of(id))?;
+                Ok(sext(rd(get(id), c.bytes, 0), c.bits) as i128)
+            };
+            if matches!(inst.op, Op::PtrAccessChain | Op::InBoundsPtrAccessChain) {
+                if let Some(&e) = idxs.next() {
+                    let stride = if ty == 0 { 1 } else { p.ty(ty)?.stride.max(1) };
+                    addr += read_idx(e)? * stride as i128;
+                }
+            }
+            for &id in idxs {
+                let t = p.ty(ty)?;
+                match &t.ty {
+                    Ty::Struct { members, offsets } => {
+                        let i = read_idx(id)? as usize;
+                        if i >= members.len() {
+                            return Err(SimError::Module("struct index out of range".into()));
+                        }
+                        addr += offsets[i] as i128;
+                        ty = members[i];
+                    }
+                    Ty::Array { elem, stride, .. } => {
+                        addr += read_idx(id)? * *stride as i128;
+                        ty = *elem;
+                    }
+                    Ty::Vector { elem, .. } => {
+                        addr += read_idx(id)? * p.ty(*elem)?.size as i128;
+                        ty = *elem;
+                    }
+                    _ => return Err(SimError::Module("access chain into a scalar".into())),
+                }
+            }
+            wr(out, p.ptr_bytes as usize, 0, addr as u64);
+        }
+        Op::PtrDiff => {
+            let a = rd(get(arg(0)?), p.ptr_bytes as usize, 0) as i64;
+            let b = rd(get(arg(1)?), p.ptr_bytes as usize, 0) as i64;
+            let elem = match p.ty(ty_of(arg(0)?))?.ty {
+                Ty::Pointer { pointee, .. } if pointee != 0 => p.ty(pointee)?.stride.max(1),
+                _ => 1,
+            } as i64;
+            let (rc, _) = vcomp(p, inst.ty)?;
+            wr(out, rc.bytes, 0, (a.wrapping_sub(b) / elem) as u64);
+        }
+        Op::SizeOf => {
+            let (rc, _) = vcomp(p, inst.ty)?;
+            let pointee = match p.ty(ty_of(arg(0)?))?.ty {
+                Ty::Pointer { pointee, .. } => pointee,
+                _ => 0,
+            };
+            wr(out, rc.bytes, 0, p.ty(pointee)?.size as u64);
+        }
+        Op::Undef => out.fill(0),
+        Op::ExtInst => return crate::ext_cl::pure_ext(p, inst, get, ty_of, out),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn copy_to(out: &mut [u8], src: &[u8]) {
+    let n = out.len().min(src.len());
+    out[..n].copy_from_slice(&src[..n]);
+}
+
+fn int_bin(op: Op, x: u64, y: u64, bits: u32, ybits: u32) -> Result<u64, SimError> {
+    let xs = sext(x, bits);
+    let ys = sext(y, bits);
+    let xm = mask(x, bits);
+    let ym = mask(y, bits);
+    Ok(match op {
+        Op::IAdd => x.wrapping_add(y),
+        Op::ISub => x.wrapping_sub(y),
+        Op::IMul => x.wrapping_mul(y),
+        Op::UDiv | Op::UMod => {
+            if ym == 0 {
+                return Err(ub(format!("{op:?}: division by zero")));
+            }
+            if op == Op::UDiv {
+                xm / ym
+            } else {
+                xm % ym
+            }
+        }
+        Op::SDiv | Op::SRem | Op::SMod => {
+            if ys == 0 {
+                return Err(ub(format!("{op:?}: division by zero")));
+            }
+            let min = if bits >= 64 {
+                i64::MIN
+            } else {
+                -(1i64 << (bits - 1))
+            };
+            if xs == min && ys == -1 {
+                return Err(ub(format!("{op:?}: signed overflow ({xs} / -1)")));
+            }
+            match op {
+                Op::SDiv => (xs / ys) as u64,
+                Op::SRem => (xs % ys) as u64,
+                _ => {
+                    let r = xs % ys;
+                    (if r != 0 && ((r < 0) != (ys < 0)) {
+                        r + ys
+                    } else {
+                        r
+                    }) as u64
+                }
+            }
+        }
+        Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic => {
+            let s = mask(y, ybits);
+            if s >= bits as u64 {
+                return Err(ub(format!(
+                    "{op:?}: shift by {s} is not less than the width {bits}"
+                )));
+            }
+            match op {
+                Op::ShiftLeftLogical => x << s,
+                Op::ShiftRightLogical => xm >> s,
+                _ => (xs >> s) as u64,
+            }
+        }
+        Op::BitwiseAnd => x & y,
+        Op::BitwiseOr => x | y,
+        _ => x ^ y,
+    })
+}
+
+/// A binary float op on raw bits of `bits` width.
+pub fn float_bin(op: Op, x: u64, y: u64, bits: u32) -> u64 {
+    if bits == 64 {
+        let (a, b) = (f64::from_bits(x), f64::from_bits(y));
+        return fop64(op, a, b).to_bits();
+    }
+    let (a, b) = (f_get(x, bits) as f32, f_get(y, bits) as f32);
+    let r = match op {
+        Op::FAdd => a + b,
+        Op::FSub => a - b,
+        Op::FMul => a * b,
+        Op::FDiv => a / b,
+        Op::FRem => a % b,
+        Op::FMod => {
+            let r = a % b;
+            if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r + b
+            } else if r == 0.0 {
+                // the CPU runtime returns a zero with the sign of operand 2
+                0.0f32.copysign(b)
+            } else {
+                r
+            }
+        }
+        _ => f32::NAN,
+    };
+    f32_to_width(r, bits)
+}
+
+fn fop64(op: Op, a: f64, b: f64) -> f64 {
+    match op {
+        Op::FAdd => a + b,
+        Op::FSub => a - b,
+        Op::FMul => a * b,
+        Op::FDiv => a / b,
+        Op::FRem => a % b,
+        Op::FMod => {
+            let r = a % b;
+            if r != 0.0 && (r < 0.0) != (b < 0.0) {
+                r + b
+            } else if r == 0.0 {
+                0.0f64.copysign(b)
+            } else {
+                r
+            }
+        }
+        _ => f64::NAN,
+    }
+}
+
+/// Converts one component.
+pub fn convert(op: Op, x: u64, ac: Comp, rc: Comp, sat: bool, mode: Option<u32>) -> u64 {
+    match op {
+        Op::ConvertFToU | Op::ConvertFToS => {
+            let v = f_get(x, ac.bits);
+            let v = match mode {
+                Some(0) => v.round_ties_even(),
+                Some(2) => v.ceil(),
+                Some(3) => v.floor(),
+                _ => v.trunc(),
+            };
+            let signed = op == Op::ConvertFToS;
+            let (lo, hi) = int_range(rc.bits, signed);
+            let r: i128 = if v.is_nan() {
+                0
+            } else if v <= lo as f64 {
+                lo
+            } else if v >= hi as f64 {
+                hi
+            } else {
+                v as i128
+            };
+            let _ = sat; // out-of-range conversions are undefined without it; we saturate
+            mask(r as u64, rc.bits)
+        }
+        Op::ConvertSToF | Op::ConvertUToF => {
+            let xi: i128 = if op == Op::ConvertSToF {
+                sext(x, ac.bits) as i128
+            } else {
+                mask(x, ac.bits) as i128
+            };
+            int_to_float(xi, rc.bits, mode.unwrap_or(0))
+        }
+        Op::UConvert | Op::ConvertPtrToU | Op::ConvertUToPtr => {
+            let v = mask(x, ac.bits);
+            if sat && rc.bits < ac.bits {
+                v.min(mask(u64::MAX, rc.bits))
+            } else {
+                mask(v, rc.bits)
+            }
+        }
+        Op::SConvert => {
+            let v = sext(x, ac.bits);
+            if sat && rc.bits < ac.bits {
+                let (lo, hi) = int_range(rc.bits, true);
+                mask((v as i128).clamp(lo, hi) as u64, rc.bits)
+            } else {
+                mask(v as u64, rc.bits)
+            }
+        }
+        Op::SatConvertSToU => {
+            let v = sext(x, ac.bits) as i128;
+            let (lo, hi) = int_range(rc.bits, false);
+            mask(v.clamp(lo, hi) as u64, rc.bits)
+        }
+        Op::SatConvertUToS => {
+            let v = mask(x, ac.bits) as i128;
+            let (lo, hi) = int_range(rc.bits, true);
+            mask(v.clamp(lo, hi) as u64, rc.bits)
+        }
+        _ => {
+            // FConvert
+            let v = f_get(x, ac.bits);
+            let nearest = f_put(v, rc.bits);
+            if rc.bits >= ac.bits || v.is_nan() {
+                if v.is_nan() {
+                    return nan_convert(x, ac.bits, rc.bits);
+                }
+                return nearest;
+            }
+            round_with_mode(nearest, rc.bits, mode.unwrap_or(0), |c| {
+                c.partial_cmp(&v).unwrap_or(Ordering::Equal)
+            })
+        }
+    }
+}
+
+/// NaN conversions keep the sign and payload (widening) or the quiet bit (narrowing).
+fn nan_convert(x: u64, from: u32, to: u32) -> u64 {
+    f_put(f_get(x, from), to)
+}
+
+fn int_range(bits: u32, signed: bool) -> (i128, i128) {
+    if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+/// Converts an integer to a float of `bits` with rounding mode `mode`.
+pub fn int_to_float(xi: i128, bits: u32, mode: u32) -> u64 {
+    // nearest-even via f64 is exact for |x| < 2^53; above, go through i128 -> f32/f64 carefully
+    let nearest = match bits {
+        64 => (xi as f64).to_bits(),
+        32 => (xi as f32).to_bits() as u64,
+        _ => f_put(xi as f32 as f64, 16), // double rounding is harmless: f16 range < 2^16
+    };
+    round_with_mode(nearest, bits, mode, |c| {
+        // compare candidate float c against exact integer xi
+        if c.is_infinite() {
+            return if c > 0.0 {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            };
+        }
+        let ci = c as i128; // exact when |c| >= 2^53 (integer-valued); for small values compare floats
+        if c.abs() < 9.0e15 {
+            c.partial_cmp(&(xi as f64)).unwrap_or(Ordering::Equal)
+        } else {
+            ci.cmp(&xi)
+        }
+    })
+}
+
+/// Reports an instruction the simulator does not implement.
+pub fn not_implemented(inst: &DInst) -> SimError {
+    unsupported(format!("{:?} is not implemented by the simulator", inst.op))
+}
