@@ -5,9 +5,12 @@
 //! panics on bad input.
 
 pub mod block_io;
+pub mod builtin_names;
 pub mod dce;
+pub mod lower_builtins;
 pub mod manager;
 pub mod pass;
+pub mod raise_builtins;
 pub mod registry;
 pub mod split_block_loads;
 pub mod strip_debug;

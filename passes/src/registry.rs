@@ -2,7 +2,9 @@
 //! (`"strip-debug,dce"`), `-O` and the library all read it.
 
 use crate::dce::DeadCodeElimination;
+use crate::lower_builtins::LowerBuiltins;
 use crate::pass::{Pass, PassError};
+use crate::raise_builtins::RaiseBuiltins;
 use crate::split_block_loads::SplitBlockLoads;
 use crate::strip_debug::StripDebug;
 use crate::strip_prefetches::StripPrefetches;
@@ -86,6 +88,30 @@ pub static REGISTRY: &[PassInfo] = &[
         construct: |o| {
             no_options("strip-prefetches", o)?;
             Ok(Box::new(StripPrefetches))
+        },
+    },
+    PassInfo {
+        name: "raise-builtins",
+        description: "Turn calls to the imported OpenCL builtins intel_sub_group_2d_block_* and \
+                      intel_sub_group_*_matrix_mad_k* into native OpSubgroup2DBlock*INTEL / \
+                      OpSubgroupMatrixMultiplyAccumulateINTEL; declare their capabilities and \
+                      extensions",
+        options: &[],
+        construct: |o| {
+            no_options("raise-builtins", o)?;
+            Ok(Box::new(RaiseBuiltins))
+        },
+    },
+    PassInfo {
+        name: "lower-builtins",
+        description: "Turn native OpSubgroup2DBlock*INTEL and \
+                      OpSubgroupMatrixMultiplyAccumulateINTEL \
+                      ops into calls to imported OpenCL builtins (for drivers without the SPIR-V \
+                      extensions); drop the unused capabilities and extensions",
+        options: &[],
+        construct: |o| {
+            no_options("lower-builtins", o)?;
+            Ok(Box::new(LowerBuiltins))
         },
     },
 ];

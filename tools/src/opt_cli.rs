@@ -26,7 +26,9 @@ OPTIONS:
     -Oconfig=FILE           read flags from FILE (whitespace-separated, # comments)
     -o OUT                  output file
     --emit-text             write SPIR-V assembly text
-    --target NAME           target device (recorded; device profiles arrive with `legalize`)
+    --target NAME           target device profile (see --list-targets); default generic
+    --list-targets          list the target profiles
+    --describe-target       print the whole profile of --target (or generic) and exit
     --target-env=ENV        SPIR-V environment for validation/assembly (spv1.4, opencl2.2, …);
                             default: the universal environment of the module's version
     --skip-validation       do not validate the input with spirv-val rules
@@ -54,6 +56,8 @@ struct Args {
     print_all: bool,
     stats: Option<String>,
     list_passes: bool,
+    list_targets: bool,
+    describe_target: bool,
     help: bool,
     version: bool,
 }
@@ -73,6 +77,8 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
             "-h" | "--help" => a.help = true,
             "--version" => a.version = true,
             "--list-passes" => a.list_passes = true,
+            "--list-targets" => a.list_targets = true,
+            "--describe-target" => a.describe_target = true,
             "-O" => a.pipeline.push("O".into()),
             "-o" => a.output = Some(take_value(args, &mut i, "-o")?),
             "--emit-text" => a.emit_text = true,
@@ -188,6 +194,21 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         print!("{}", list_passes());
         return Ok(());
     }
+    let target = match &a.target {
+        Some(t) => Target::by_name(t).map_err(|e| e.to_string())?,
+        None => Target::default(),
+    };
+    if a.list_targets {
+        println!("Targets (select with --target NAME):");
+        for t in Target::all() {
+            println!("  {:<8} {}", t.name, t.description);
+        }
+        return Ok(());
+    }
+    if a.describe_target {
+        print!("{}", target.describe());
+        return Ok(());
+    }
     let input = a.input.clone().ok_or("no input file (see --help)")?;
     let output = a
         .output
@@ -211,10 +232,6 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         }
         pipeline.set_option(k, v);
     }
-    let target = match &a.target {
-        Some(t) => Target::named(t),
-        None => Target::default(),
-    };
 
     let bytes = io::read_input(&input)?;
     let bytes = io::to_binary(bytes, &input, env)?;

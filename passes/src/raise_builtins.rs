@@ -1,0 +1,396 @@
+//! `raise-builtins`: turns calls to Intel's OpenCL 2D block and MMA builtins into the native
+//! SPIR-V instructions.
+//!
+//! What: an `OpFunctionCall` of a body-less function imported with
+//! `LinkageAttributes "<name>" Import`, where `<name>` (Itanium-mangled or plain) is
+//! - `intel_sub_group_2d_block_{read,read_transform,read_transpose,write,prefetch}_<E>b_<H>r<W>x<C>c`
+//!   → `OpSubgroup2DBlock{Load,LoadTransform,LoadTranspose,Store,Prefetch}INTEL` with interned
+//!   u32 constants Element Size = E/8, Block Width = W, Block Height = H, Block Count = C;
+//!   the call's arguments `(base, width, height, pitch, coord[, ptr])` become the op's operands
+//!   in order (reads: `base width height pitch coord ptr`; prefetch: no `ptr`; writes move
+//!   the private source pointer first: `ptr base width height pitch coord`);
+//! - `intel_sub_group_<a>_<b>_matrix_mad_k<K>` → `OpSubgroupMatrixMultiplyAccumulateINTEL`
+//!   (same result id and type, K Dim = interned K, operands `a b acc`, and the operand mask
+//!   the name implies: i8/u8 → PackedInt8 (+Signed for i8), i4/u4 → PackedInt4 (+Signed),
+//!   f16 → PackedFloat16, bf16 → PackedBFloat16 (+ CBFloat16|ResultBFloat16 when the
+//!   accumulator is 16-bit integers), tf32 → TF32).
+//!
+//! Afterwards the imported declarations whose calls were all raised (and their names and
+//! decorations) are removed, and the capabilities (Subgroup2DBlockIOINTEL, …TransformINTEL,
+//! …TransposeINTEL, SubgroupMatrixMultiplyAccumulateINTEL) and extensions
+//! (SPV_INTEL_2d_block_io, SPV_INTEL_subgroup_matrix_multiply_accumulate) are declared.
+//!
+//! When: always applicable. Unknown builtin names, functions that are not imported
+//! declarations (a defined or exported function with a builtin-like name), and calls whose
+//! argument count or types do not match the builtin's signature are left alone (the latter
+//! are counted as `malformed_calls`). Declared-but-never-called builtins are left alone.
+//!
+//! Why correct: each builtin is specified as exactly the corresponding native instruction
+//! (cl_intel_subgroup_2d_block_io / cl_intel_subgroup_matrix_multiply_accumulate define the
+//! builtins with the same semantics, and the SPIR-V extensions are their SPIR-V form);
+//! Intel's translator, rewriting the same kernels (corpus `triton/native/`), produces the same
+//! operand lists: reads and writes go through the same private pointer (the builtins return
+//! nothing), so no temporaries are needed. The shape constants come from the name, which is
+//! what the builtin implements. Removing a declaration nothing calls any more cannot change
+//! behaviour.
+//! Cost: linear in module size.
+
+use spirv::{Capability, Op, StorageClass};
+use spvopt_analysis::target::BlockOp;
+use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_ir::{FuncId, Id, Inst, InstId, Interner, Module, Section};
+
+use crate::builtin_names::{
+    block_opcode, ensure_capability, ensure_extension, extra_block_capability, linkages,
+    numeric_kind, parse_builtin, pointer_kind, scalar_kind, BlockBuiltin, Builtin, MmaBuiltin,
+    MmaElem, EXT_2D_BLOCK_IO, EXT_MMA,
+};
+use crate::pass::{Pass, PassError, PassResult, Statistics};
+
+pub struct RaiseBuiltins;
+
+/// Statistic name of a raised 2D block op.
+fn stat_name(op: BlockOp) -> &'static str {
+    match op {
+        BlockOp::Load => "raised_load",
+        BlockOp::LoadTransform => "raised_load_transform",
+        BlockOp::LoadTranspose => "raised_load_transpose",
+        BlockOp::Store => "raised_store",
+        BlockOp::Prefetch => "raised_prefetch",
+    }
+}
+
+/// The imported builtins, by callee id (dense side table).
+struct Callees {
+    by_id: Vec<Option<(Builtin, FuncId)>>,
+}
+
+impl Callees {
+    fn build(m: &Module) -> Callees {
+        let mut by_id = vec![None; m.id_capacity()];
+        let mut imported: Vec<Option<Builtin>> = vec![None; m.id_capacity()];
+        let mut any = false;
+        for l in linkages(m).into_iter().filter(|l| l.import) {
+            if let (Some(b), Some(slot)) =
+                (parse_builtin(&l.name), imported.get_mut(l.target.index()))
+            {
+                *slot = Some(b);
+                any = true;
+            }
+        }
+        if !any {
+            return Callees { by_id };
+        }
+        for f in m.function_ids() {
+            if !m.function(f).blocks.is_empty() {
+                continue;
+            }
+            let Some(r) = m.function_result(f) else {
+                continue;
+            };
+            if let Some(b) = imported.get(r.index()).copied().flatten() {
+                by_id[r.index()] = Some((b, f));
+            }
+        }
+        Callees { by_id }
+    }
+
+    fn get(&self, id: Id) -> Option<(Builtin, FuncId)> {
+        self.by_id.get(id.index()).copied().flatten()
+    }
+}
+
+fn is_void(m: &Module, ty: Option<Id>) -> bool {
+    ty.and_then(|t| m.def_inst(t))
+        .is_some_and(|t| t.is(Op::TypeVoid))
+}
+
+fn is_int_scalar(m: &Module, v: Id) -> bool {
+    m.type_of(v)
+        .and_then(|t| scalar_kind(m, t))
+        .is_some_and(|(float, _)| !float)
+}
+
+fn is_int2(m: &Module, v: Id) -> bool {
+    m.type_of(v)
+        .filter(|&t| m.def_inst(t).is_some_and(|i| i.is(Op::TypeVector)))
+        .and_then(|t| numeric_kind(m, t))
+        .is_some_and(|(float, _, n)| !float && n == 2)
+}
+
+fn pointer_in(m: &Module, v: Id, sc: StorageClass) -> Option<Option<Id>> {
+    let (s, pointee) = pointer_kind(m, m.type_of(v)?)?;
+    (s == sc as u32).then_some(pointee)
+}
+
+/// The native operands for a 2D block builtin call with arguments `args`, or `None` when the
+/// arguments do not fit the builtin's signature.
+fn block_operands(
+    m: &Module,
+    b: BlockBuiltin,
+    result_type: Option<Id>,
+    args: &[u32],
+) -> Option<Vec<Id>> {
+    if args.len() != b.param_count() || !is_void(m, result_type) {
+        return None;
+    }
+    let ids: Vec<Id> = args.iter().map(|&w| Id::new(w)).collect::<Option<_>>()?;
+    pointer_in(m, ids[0], StorageClass::CrossWorkgroup)?;
+    if !ids[1..4].iter().all(|&v| is_int_scalar(m, v)) || !is_int2(m, ids[4]) {
+        return None;
+    }
+    if b.op == BlockOp::Prefetch {
+        return Some(ids);
+    }
+    let pointee = pointer_in(m, ids[5], StorageClass::Function)?;
+    if b.op == BlockOp::LoadTransform {
+        // SPV_INTEL_2d_block_io: a typed Dst pointer must point to a 32-bit integer.
+        if let Some(p) = pointee {
+            let t = m.def_inst(p)?;
+            if !(t.is(Op::TypeInt) && t.operand_word(0) == Some(32)) {
+                return None;
+            }
+        }
+    }
+    if b.op == BlockOp::Store {
+        let mut v = Vec::with_capacity(6);
+        v.push(ids[5]);
+        v.extend_from_slice(&ids[..5]);
+        return Some(v);
+    }
+    Some(ids)
+}
+
+/// The operand mask for an MMA builtin call, or `None` when the types do not fit.
+fn mma_mask(m: &Module, b: MmaBuiltin, result_type: Option<Id>, args: &[u32]) -> Option<u32> {
+    if args.len() != 3 {
+        return None;
+    }
+    let rt = result_type?;
+    let ids: Vec<Id> = args.iter().map(|&w| Id::new(w)).collect::<Option<_>>()?;
+    let c_ty = m.type_of(ids[2])?;
+    if c_ty != rt {
+        return None;
+    }
+    numeric_kind(m, m.type_of(ids[0])?)?;
+    numeric_kind(m, m.type_of(ids[1])?)?;
+    let (float, bits, _) = numeric_kind(m, rt)?;
+    let int16_acc = match (b.a, float, bits) {
+        (MmaElem::I8 | MmaElem::U8 | MmaElem::I4 | MmaElem::U4, false, 32) => false,
+        (MmaElem::F16, true, 32 | 16) => false,
+        (MmaElem::Bf16, true, 32) => false,
+        (MmaElem::Bf16, false, 16) => true,
+        (MmaElem::Tf32, true, 32) => false,
+        _ => return None,
+    };
+    Some(b.operands_mask(int16_acc))
+}
+
+impl Pass for RaiseBuiltins {
+    fn name(&self) -> &'static str {
+        "raise-builtins"
+    }
+
+    fn run(
+        &mut self,
+        m: &mut Module,
+        _: &mut Analyses,
+        _: &Target,
+    ) -> Result<PassResult, PassError> {
+        let mut stats = Statistics::default();
+        let callees = Callees::build(m);
+        if callees.by_id.iter().all(Option::is_none) {
+            return Ok(PassResult::unchanged(stats));
+        }
+        // 1. Find the calls and what they become (no mutation yet).
+        enum Plan {
+            Block(BlockBuiltin, Vec<Id>),
+            Mma(MmaBuiltin, u32),
+        }
+        let mut plans: Vec<(InstId, FuncId, Plan)> = Vec::new();
+        for f in m.function_ids() {
+            for &b in &m.function(f).blocks {
+                for i in m.block_insts(b) {
+                    let inst = m.inst(i);
+                    if !inst.is(Op::FunctionCall) {
+                        continue;
+                    }
+                    let Some((builtin, decl)) = inst.operand_id(0).and_then(|c| callees.get(c))
+                    else {
+                        continue;
+                    };
+                    let args = &inst.operands()[1..];
+                    let plan = match builtin {
+                        Builtin::Block(bb) => block_operands(m, bb, inst.result_type(), args)
+                            .map(|ops| Plan::Block(bb, ops)),
+                        Builtin::Mma(mb) => mma_mask(m, mb, inst.result_type(), args)
+                            .map(|mask| Plan::Mma(mb, mask)),
+                    };
+                    match plan {
+                        Some(p) => plans.push((i, decl, p)),
+                        None => stats.add("malformed_calls", 1),
+                    }
+                }
+            }
+        }
+        if plans.is_empty() {
+            return Ok(PassResult::unchanged(stats));
+        }
+        // 2. Rewrite.
+        let mut interner = Interner::default();
+        let mut removed_ids: Vec<Id> = Vec::new();
+        let mut raised_decl = vec![false; m.functions.len()];
+        let (mut need_block, mut need_mma) = (false, false);
+        let mut extra_caps: Vec<Capability> = Vec::new();
+        for (call, decl, plan) in plans {
+            raised_decl[decl.index()] = true;
+            let (result_type, result) = {
+                let c = m.inst(call);
+                (c.result_type(), c.result_id())
+            };
+            let new = match plan {
+                Plan::Block(bb, ops) => {
+                    need_block = true;
+                    if let Some(cap) = extra_block_capability(bb.op) {
+                        if !extra_caps.contains(&cap) {
+                            extra_caps.push(cap);
+                        }
+                    }
+                    stats.add(stat_name(bb.op), 1);
+                    let mut words: Vec<u32> = [bb.elem_bytes, bb.width, bb.height, bb.count]
+                        .iter()
+                        .map(|&v| interner.u32_const(m, v).word())
+                        .collect();
+                    words.extend(ops.iter().map(|i| i.word()));
+                    if let Some(r) = result {
+                        removed_ids.push(r);
+                    }
+                    Inst::new(block_opcode(bb.op), None, None, &words)
+                }
+                Plan::Mma(mb, mask) => {
+                    need_mma = true;
+                    stats.add("raised_mma", 1);
+                    let k = interner.u32_const(m, mb.k).word();
+                    let args = m.inst(call).operands()[1..].to_vec();
+                    let mut words = vec![k];
+                    words.extend_from_slice(&args);
+                    words.push(mask);
+                    Inst::new(
+                        Op::SubgroupMatrixMultiplyAccumulateINTEL,
+                        result_type,
+                        result,
+                        &words,
+                    )
+                }
+            };
+            m.insert_before(call, new);
+            m.erase(call);
+        }
+        // 3. Declarations nothing calls any more.
+        let mut used = vec![false; m.id_capacity()];
+        let all: Vec<InstId> = m.all_insts().collect();
+        for &i in &all {
+            let op = m.inst(i).op();
+            if matches!(
+                op,
+                Some(
+                    Op::Name | Op::MemberName | Op::Decorate | Op::DecorateId | Op::DecorateString
+                )
+            ) {
+                continue;
+            }
+            m.for_each_used_id(i, |id| {
+                if let Some(u) = used.get_mut(id.index()) {
+                    *u = true;
+                }
+            });
+        }
+        let mut dead_decls: Vec<FuncId> = (0..raised_decl.len())
+            .filter(|&f| raised_decl[f])
+            .map(FuncId::from_index)
+            .filter(|&f| m.function_result(f).is_some_and(|r| !used[r.index()]))
+            .collect();
+        dead_decls.sort_by_key(|f| std::cmp::Reverse(f.index()));
+        for f in dead_decls {
+            if let Some(r) = m.function_result(f) {
+                removed_ids.push(r);
+            }
+            // Parameters may carry names and decorations (FuncParamAttr…) too.
+            let params: Vec<Id> = m
+                .function(f)
+                .header
+                .iter()
+                .filter_map(|&p| m.inst(p).result_id())
+                .collect();
+            removed_ids.extend(params);
+            m.remove_function(f);
+            stats.add("declarations_removed", 1);
+        }
+        // Names and decorations of removed ids (call results, declarations).
+        let mut gone = vec![false; m.id_capacity()];
+        for r in &removed_ids {
+            if let Some(g) = gone.get_mut(r.index()) {
+                *g = true;
+            }
+        }
+        let targets_gone = |m: &Module, i: InstId| {
+            m.inst(i)
+                .operand_id(0)
+                .is_some_and(|t| gone.get(t.index()).copied().unwrap_or(false))
+        };
+        let mut names = 0;
+        m.retain_section(Section::Debug, |m, i| {
+            let drop = matches!(m.inst(i).op(), Some(Op::Name)) && targets_gone(m, i);
+            names += u64::from(drop);
+            !drop
+        });
+        let mut decorations = 0;
+        m.retain_section(Section::Annotation, |m, i| {
+            let drop = matches!(
+                m.inst(i).op(),
+                Some(Op::Decorate | Op::DecorateId | Op::DecorateString)
+            ) && targets_gone(m, i);
+            decorations += u64::from(drop);
+            !drop
+        });
+        if names > 0 {
+            stats.add("names_removed", names);
+        }
+        if decorations > 0 {
+            stats.add("decorations_removed", decorations);
+        }
+        // 4. Capabilities and extensions.
+        let mut caps = 0;
+        let mut exts = 0;
+        if need_block {
+            caps += u64::from(ensure_capability(m, Capability::Subgroup2DBlockIOINTEL));
+            for c in extra_caps {
+                caps += u64::from(ensure_capability(m, c));
+            }
+            exts += u64::from(ensure_extension(m, EXT_2D_BLOCK_IO));
+        }
+        if need_mma {
+            caps += u64::from(ensure_capability(
+                m,
+                Capability::SubgroupMatrixMultiplyAccumulateINTEL,
+            ));
+            exts += u64::from(ensure_extension(m, EXT_MMA));
+        }
+        if caps > 0 {
+            stats.add("capabilities_added", caps);
+        }
+        if exts > 0 {
+            stats.add("extensions_added", exts);
+        }
+        Ok(PassResult {
+            changed: true,
+            // Calls became instructions in place: no block or edge changed.
+            preserved: AnalysisSet::ALL
+                .without(AnalysisSet::DEF_USE)
+                .without(AnalysisSet::CONSTANTS)
+                .without(AnalysisSet::ALIAS)
+                .without(AnalysisSet::UNIFORMITY),
+            stats,
+        })
+    }
+}
