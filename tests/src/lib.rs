@@ -9,7 +9,9 @@
 //! - `; CHECK…:` lines matched against the disassembly of the output.
 //!
 //! Every fixture also checks: the output validates, a second run changes nothing (idempotence),
-//! and a run reporting "unchanged" left the module byte-identical.
+//! and a run reporting "unchanged" left the module byte-identical. When a launch file
+//! `NAME.launch.json` (spv-sim's format) sits beside `NAME.spvasm`, the input and the output are
+//! both run on the simulator with it and every buffer must come out bit-identical.
 
 pub mod filecheck;
 
@@ -109,6 +111,11 @@ pub fn run_fixture(path: &Path) -> Result<(), String> {
                 .collect::<Vec<_>>()
         ));
     }
+    let launch_path = path.with_extension("launch.json");
+    if launch_path.exists() {
+        let before_m = spvopt_ir::load_words(&before).map_err(|e| e.to_string())?;
+        sim_equivalent(&before_m, &m, &launch_path)?;
+    }
     let dis = text::disassemble(&after).map_err(|e| e.to_string())?;
     let checks = filecheck::parse_checks(&source);
     if checks.is_empty() && !expect_unchanged {
@@ -128,4 +135,28 @@ pub fn fixtures_in(dir: &str) -> Vec<PathBuf> {
     v.retain(|p| p.extension().is_some_and(|x| x == "spvasm"));
     v.sort();
     v
+}
+
+/// Runs `before` and `after` on the simulator with the launch in `launch_path` and requires
+/// every buffer to be bit-identical (what `spv-sim compare` checks).
+pub fn sim_equivalent(
+    before: &spvopt_ir::Module,
+    after: &spvopt_ir::Module,
+    launch_path: &Path,
+) -> Result<(), String> {
+    let launch = spvopt_sim::Launch::from_file(launch_path).map_err(|e| format!("launch: {e}"))?;
+    let a = spvopt_sim::run(before, &launch).map_err(|e| format!("simulating the input: {e}"))?;
+    let b = spvopt_sim::run(after, &launch).map_err(|e| format!("simulating the output: {e}"))?;
+    if a.buffers.len() != b.buffers.len() {
+        return Err("simulator: different buffer sets".into());
+    }
+    for ((ia, da), (ib, db)) in a.buffers.iter().zip(&b.buffers) {
+        if ia != ib || da != db {
+            let first = da.iter().zip(db).position(|(x, y)| x != y).unwrap_or(0);
+            return Err(format!(
+                "simulator: buffer arg{ia} differs after the pass (first difference at byte {first})"
+            ));
+        }
+    }
+    Ok(())
 }
