@@ -18,11 +18,24 @@
 //!    ignores them.
 //! 3. LoadTransform packs 4 (1-byte) or 2 (2-byte) consecutive rows of a column into a 32-bit
 //!    value, lower rows in lower bits (VNNI). LoadTranspose turns column `i` into row `i`.
-//! 4. The resulting block (`rows` x `columns`, columns a power of two) is dealt to invocations:
-//!    with `columns >= SG`, invocation `i` holds columns `i * columns/SG ..` of every row, row by
-//!    row; with `columns < SG`, the block read row-major is dealt round-robin (invocation `i` slot
-//!    `s` holds flat element `s * SG + i`), which is the spec's "first row to the first set of
-//!    invocations, next row to the next set". Both agree when `columns == SG`.
+//! 4. The resulting block (`rows` x `columns`, columns a power of two) is dealt to invocations,
+//!    row by row. Let a *unit* be a dword (`4 / value bytes` values; a qword for 8-byte values)
+//!    and a *chunk* `SG` units (one 64-byte GRF on SIMD16):
+//!    * `columns < SG` (spec scenario 2): the block read row-major is dealt round-robin
+//!      (invocation `i` slot `s` holds flat element `s * SG + i`): "first row to the first set of
+//!      invocations, next row to the next set".
+//!    * `SG <= columns <= chunk` (scenarios 1 and 3): invocation `i` holds columns
+//!      `i * columns/SG ..` (consecutive) of every row.
+//!    * `columns > chunk` (**wide rows**; only reachable with transpose, transform of 2-byte
+//!      data wider than 16 columns, or 8-byte elements): the spec's scenario 3 text would give
+//!      invocation `i` consecutive columns, but hardware lays a row over consecutive registers
+//!      and invocation `i` owns unit `i` of each, so invocation `i` holds units `i`, `i + SG`,
+//!      `i + 2 SG`, ... of every row (columns `k * chunk + i * unit + j`). The simulator
+//!      implements this register layout, which Triton's kernels (validated on PVC) rely on,
+//!      e.g. `read_transpose_32b_32r8x1c` on SIMD16 gives invocation `i` columns `i` and
+//!      `i + 16`. Every example of the spec has rows of at most one chunk, where the two
+//!      readings agree. (sim/README.md, "2D block layout", has the reasoning.)
+//!      [`BlockLayout::Spec`] (launch `"block_layout": "spec"`) selects the literal reading.
 //! 5. Block Count > 1: an invocation's data is the concatenation of its data for each block,
 //!    block 0 first. The spec says nothing more. (IGC rewrites some multi-block loads of blocks
 //!    smaller than a register into one wider block, which deals columns differently; that is a
@@ -89,6 +102,30 @@ impl From<LoadKind> for Block2dOp {
     }
 }
 
+/// How rows wider than `subgroup size` dwords (qwords for 8-byte values) are dealt to
+/// invocations (module docs, step 4). Rows up to that width are dealt identically by both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum BlockLayout {
+    /// Invocation `i` holds dword (qword) `i` of each subgroup-size-dword chunk of a row: the
+    /// GRF layout of the hardware, which compiled kernels (Triton) rely on. The default.
+    #[default]
+    Hardware,
+    /// The spec's scenario 3 read literally for every width: invocation `i` holds columns
+    /// `i * columns/SG ..` (consecutive).
+    Spec,
+}
+
+impl BlockLayout {
+    /// Parses `"hardware"` / `"spec"`.
+    pub fn parse(s: &str) -> Option<BlockLayout> {
+        match s {
+            "hardware" => Some(BlockLayout::Hardware),
+            "spec" => Some(BlockLayout::Spec),
+            _ => None,
+        }
+    }
+}
+
 /// The operands of a 2D block instruction, already evaluated (they are subgroup-uniform).
 ///
 /// Memory Width / Height / Pitch and the coordinate are integers of 32 or 64 bits in SPIR-V; the
@@ -115,6 +152,8 @@ pub struct Block2dParams {
     pub x: i64,
     /// Coordinate component 1: rows to skip from the base.
     pub y: i64,
+    /// How wide rows are dealt (not an operand: a simulator setting, default hardware).
+    pub mapping: BlockLayout,
 }
 
 /// How one instruction's block is shaped and dealt to invocations (see the module docs).
@@ -138,14 +177,41 @@ pub struct Block2dLayout {
     pub bytes_per_invocation: usize,
     /// Subgroup size the layout was computed for.
     pub subgroup_size: u32,
+    /// How wide rows are dealt.
+    pub mapping: BlockLayout,
 }
 
 impl Block2dLayout {
+    /// Values of one dword (one qword for 8-byte values): the unit an invocation owns in each
+    /// register-wide chunk of a wide row.
+    pub fn values_per_unit(&self) -> u32 {
+        (4 / self.value_bytes).max(1)
+    }
+
+    /// Whether a dealt row is wider than `subgroup size` units (dwords, qwords for 8-byte
+    /// values), where the hardware register layout (dword-interleaved) replaces the spec's
+    /// scenario 3 (consecutive elements per invocation).
+    pub fn wide_rows(&self) -> bool {
+        self.mapping == BlockLayout::Hardware
+            && self.columns > self.subgroup_size * self.values_per_unit()
+    }
+
     /// The (row, column) of the dealt block that invocation `inv` holds in value slot `slot`
     /// (`slot < values_per_block`), or `None` for a slot that gets no row.
     pub fn position(&self, inv: u32, slot: u32) -> Option<(u32, u32)> {
         let sg = self.subgroup_size;
-        if self.columns >= sg {
+        let unit = self.values_per_unit();
+        if self.wide_rows() {
+            // wide rows: the row is split into chunks of `sg * unit` values (one register of
+            // dwords, or qwords for 8-byte values) and invocation `i` holds unit `i` of each
+            // chunk, chunk by chunk (the hardware GRF layout; see the module docs)
+            let per_row = self.columns / sg;
+            let t = slot % per_row;
+            Some((
+                slot / per_row,
+                (t / unit) * sg * unit + inv * unit + t % unit,
+            ))
+        } else if self.columns >= sg {
             let per_row = self.columns / sg;
             Some((slot / per_row, inv * per_row + slot % per_row))
         } else {
@@ -307,6 +373,7 @@ pub fn layout(op: Block2dOp, p: &Block2dParams, sg: Subgroup) -> Result<Block2dL
         values_per_block: values_per_block as u32,
         bytes_per_invocation,
         subgroup_size: sg.size,
+        mapping: p.mapping,
     })
 }
 
@@ -561,6 +628,7 @@ mod tests {
             memory_pitch: 64,
             x: 0,
             y: 0,
+            mapping: BlockLayout::Hardware,
         }
     }
 

@@ -797,6 +797,7 @@ impl<'p> Machine<'p> {
             memory_pitch: mp,
             x,
             y,
+            mapping: self.block_layout,
         };
         let shape_sg = self.sg_shape(sg);
         let key = format!(

@@ -138,6 +138,8 @@ pub(crate) struct Machine<'p> {
     func_var_addr: Vec<Vec<u64>>,
     private_addr: Vec<Vec<u64>>,
     max_steps: u64,
+    /// How 2D block loads/stores deal rows wider than the subgroup's dwords.
+    pub block_layout: crate::block_io_2d::BlockLayout,
     pub prefetched: HashSet<u64>,
     err_lane: Option<usize>,
     scratch: Vec<u8>,
@@ -1176,6 +1178,7 @@ pub fn run(m: &spvopt_ir::Module, launch: &Launch) -> Result<RunOutput, SimError
         func_var_addr: Vec::new(),
         private_addr: Vec::new(),
         max_steps: launch.max_steps,
+        block_layout: launch.block_layout,
         prefetched: HashSet::new(),
         err_lane: None,
         scratch: Vec::new(),

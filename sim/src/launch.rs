@@ -7,7 +7,9 @@
 //!             {"local": 34816}, {"scalar": "u32", "value": 128} ] }
 //! ```
 //! Optional top-level fields: `"subgroup_size"` (used when the kernel has no SubgroupSize
-//! execution mode; default 16) and `"max_steps"` (per-subgroup instruction budget).
+//! execution mode; default 16), `"max_steps"` (per-subgroup instruction budget) and
+//! `"block_layout"`: `"hardware"` (default) or `"spec"` (how 2D block IO deals rows wider than
+//! subgroup-size dwords; see [`crate::block_io_2d`]).
 //!
 //! `buffer_random: N` is N **bytes** holding `N / size(type)` values (trailing bytes zero).
 //! Generator: SplitMix64 with state `seed` (default 0): `state += 0x9E3779B97F4A7C15;
@@ -21,6 +23,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::block_io_2d::BlockLayout;
 use crate::error::SimError;
 use crate::numeric::{f64_to_bf16, f64_to_f16};
 
@@ -50,6 +53,8 @@ pub struct Launch {
     pub subgroup_size: Option<u32>,
     /// Instructions one subgroup may execute before the run fails.
     pub max_steps: u64,
+    /// How 2D block IO deals rows wider than subgroup-size dwords (default: hardware).
+    pub block_layout: BlockLayout,
 }
 
 /// Default per-subgroup step budget.
@@ -185,6 +190,25 @@ pub fn random_bytes(
 }
 
 impl Launch {
+    /// A launch of `kernel` with default settings (subgroup size from the kernel or 16, default
+    /// step budget, hardware block layout).
+    pub fn new(
+        kernel: &str,
+        global_size: [u64; 3],
+        local_size: [u64; 3],
+        args: Vec<Arg>,
+    ) -> Launch {
+        Launch {
+            kernel: kernel.to_string(),
+            global_size,
+            local_size,
+            args,
+            subgroup_size: None,
+            max_steps: DEFAULT_MAX_STEPS,
+            block_layout: BlockLayout::default(),
+        }
+    }
+
     /// Parses a launch; buffer file paths are relative to `base_dir`.
     pub fn from_json(text: &str, base_dir: &Path) -> Result<Launch, SimError> {
         let v: Value = serde_json::from_str(text).map_err(|e| lerr(format!("launch JSON: {e}")))?;
@@ -274,6 +298,14 @@ impl Launch {
             };
             args.push(arg);
         }
+        let block_layout = match v.get("block_layout") {
+            None => BlockLayout::default(),
+            Some(b) => b.as_str().and_then(BlockLayout::parse).ok_or_else(|| {
+                lerr(format!(
+                    "`block_layout` must be \"hardware\" or \"spec\", not {b}"
+                ))
+            })?,
+        };
         Ok(Launch {
             kernel,
             global_size,
@@ -287,6 +319,7 @@ impl Launch {
                 .get("max_steps")
                 .and_then(Value::as_u64)
                 .unwrap_or(DEFAULT_MAX_STEPS),
+            block_layout,
         })
     }
 

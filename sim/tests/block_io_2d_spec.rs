@@ -3,7 +3,7 @@
 
 use spvopt_sim::block_io_2d::{
     bytes_per_invocation, check_invocation_pointer, layout, load, prefetch, store, Block2dOp,
-    Block2dParams, LoadKind,
+    Block2dParams, BlockLayout, LoadKind,
 };
 use spvopt_sim::error::{Block2dLimit, SimError, SubgroupIssue};
 use spvopt_sim::memory::{AllocKind, Memory};
@@ -54,6 +54,7 @@ fn params(es: u32, w: u32, h: u32, count: u32, base: u64) -> Block2dParams {
         memory_pitch: PITCH,
         x: 0,
         y: 0,
+        mapping: BlockLayout::Hardware,
     }
 }
 
@@ -136,19 +137,40 @@ fn example_2_width_less_than_subgroup_size() {
 
 #[test]
 fn example_3_width_greater_than_subgroup_size() {
+    let spec = all(&[
+        &[(0, 0), (0, 1), (1, 0), (1, 1)],
+        &[(0, 2), (0, 3), (1, 2), (1, 3)],
+        &[(0, 4), (0, 5), (1, 4), (1, 5)],
+        &[(0, 6), (0, 7), (1, 6), (1, 7)],
+    ]);
     for es in [1, 2, 4, 8] {
         let (mem, base) = surface(es);
+        // the literal reading, for every element size
+        let p = Block2dParams {
+            mapping: BlockLayout::Spec,
+            ..params(es, 8, 2, 1, base)
+        };
+        let r = load(&mem, LoadKind::Plain, &p, sg(4)).unwrap();
+        expect_elements(es, &r.data, &spec);
+        // the default (hardware) layout: the same while a row fits in 4 dwords (1- and 2-byte
+        // elements); 4- and 8-byte rows of 8 elements are wider, so invocation i holds the
+        // i-th dword (qword) of each 4-unit chunk: columns i and i + 4
         let r = load(&mem, LoadKind::Plain, &params(es, 8, 2, 1, base), sg(4)).unwrap();
-        expect_elements(
-            es,
-            &r.data,
-            &all(&[
-                &[(0, 0), (0, 1), (1, 0), (1, 1)],
-                &[(0, 2), (0, 3), (1, 2), (1, 3)],
-                &[(0, 4), (0, 5), (1, 4), (1, 5)],
-                &[(0, 6), (0, 7), (1, 6), (1, 7)],
-            ]),
-        );
+        if es <= 2 {
+            expect_elements(es, &r.data, &spec);
+        } else {
+            let wide: Vec<_> = (0..4)
+                .map(|i| {
+                    vec![
+                        Some((0, i)),
+                        Some((0, i + 4)),
+                        Some((1, i)),
+                        Some((1, i + 4)),
+                    ]
+                })
+                .collect();
+            expect_elements(es, &r.data, &wide);
+        }
     }
 }
 
@@ -322,6 +344,56 @@ fn transpose_32bit_8_wide_16_tall_on_simd16() {
         bytes_per_invocation(Block2dOp::LoadTranspose, &params(4, 8, 16, 1, base), sg(16)).unwrap(),
         32
     );
+}
+
+#[test]
+fn transpose_32bit_8_wide_32_tall_on_simd16_uses_the_register_layout() {
+    // transpose_32b_32r8x1c (Triton's transposed B): transposed rows are 32 dwords = 2 GRFs;
+    // invocation i holds dword i of each: slot 2r = (memory row i, col r), slot 2r+1 = (row
+    // i + 16, col r). Surface rows are only 16 here, so rows 16.. read as zero out of bounds.
+    let (mem, base) = surface(4);
+    let r = load(
+        &mem,
+        LoadKind::Transpose,
+        &params(4, 8, 32, 1, base),
+        sg(16),
+    )
+    .unwrap();
+    let expected: Vec<_> = (0..16)
+        .map(|i| {
+            (0..8)
+                .flat_map(|c| [Some((i, c)), None]) // (i + 16, c) is below the surface
+                .collect()
+        })
+        .collect();
+    expect_elements(4, &r.data, &expected);
+    // 2-byte transform 32 wide on SIMD16 (Xe2 shape): VNNI dwords interleaved too
+    let (mem, base) = surface(2);
+    let r = load(
+        &mem,
+        LoadKind::Transform,
+        &params(2, 32, 2, 1, base),
+        sg(16),
+    )
+    .unwrap();
+    for (i, d) in r.data.iter().enumerate() {
+        let i = i as i64;
+        let want: Vec<u64> = [i, i + 16]
+            .iter()
+            .map(|&c| enc(2, 1, c) << 16 | enc(2, 0, c))
+            .collect();
+        assert_eq!(values(d, 4), want, "invocation {i}");
+    }
+    // rows of exactly 16 dwords keep the spec's consecutive mapping (scenario 3 = hardware)
+    let r = load(&mem, LoadKind::Plain, &params(2, 32, 2, 1, base), sg(16)).unwrap();
+    for (i, d) in r.data.iter().enumerate() {
+        let i = i as i64;
+        let want: Vec<u64> = [(0, 2 * i), (0, 2 * i + 1), (1, 2 * i), (1, 2 * i + 1)]
+            .iter()
+            .map(|&(r, c)| enc(2, r, c))
+            .collect();
+        assert_eq!(values(d, 2), want, "invocation {i}");
+    }
 }
 
 #[test]
@@ -931,6 +1003,11 @@ fn arbitrary_operands_never_panic() {
             memory_pitch: pick(next(), &[-8, 0, 64, PITCH, 1 << 30, i64::MAX - 7]),
             x: pick(next(), &[i64::MIN, -64, -4, 0, 4, 8, 60, i64::MAX - 3]),
             y: pick(next(), &[i64::MIN, -3, 0, 5, ROWS - 1, i64::MAX]),
+            mapping: if next() % 2 == 0 {
+                BlockLayout::Hardware
+            } else {
+                BlockLayout::Spec
+            },
         };
         let n = Subgroup::full(pick(next(), &[1, 4, 8, 16, 32, 3]) as u32);
         let kind =
@@ -947,7 +1024,9 @@ fn arbitrary_operands_never_panic() {
 
 /// Random valid shapes checked against the spec's prose mapping, written independently of the
 /// implementation: "padded width == SG: one element per row; < SG: rows share the subgroup
-/// (first row to the first invocations, ...); > SG: consecutive elements per invocation".
+/// (first row to the first invocations, ...); > SG: consecutive elements per invocation" —
+/// except rows wider than SG dwords (qwords for 8-byte values), which follow the hardware
+/// register layout: invocation i holds dword i of each SG-dword chunk of the row.
 #[test]
 fn random_shapes_match_the_prose_mapping() {
     let (mem, base) = surface(4);
@@ -982,6 +1061,11 @@ fn random_shapes_match_the_prose_mapping() {
             memory_pitch: PITCH,
             x: multiple as i64 * (next(40) as i64 - 20),
             y: next(30) as i64 - 10,
+            mapping: if next(2) == 0 {
+                BlockLayout::Hardware
+            } else {
+                BlockLayout::Spec
+            },
         };
         let r = load(&mem, kind, &p, sg(n)).unwrap();
         let (w, h) = (p.block_width as i64, p.block_height as i64);
@@ -1025,7 +1109,18 @@ fn random_shapes_match_the_prose_mapping() {
             let i = i as i64;
             let mut want = Vec::new();
             for b in 0..p.block_count as i64 {
-                if cols >= n64 {
+                let unit = (4 / vb).max(1);
+                if p.mapping == BlockLayout::Hardware && cols > n64 * unit {
+                    // wide rows: register layout, invocation i owns unit i of each chunk
+                    let chunks = cols / (n64 * unit);
+                    for row in 0..rows {
+                        for k in 0..chunks {
+                            for j in 0..unit {
+                                want.push(dealt(b, row, k * n64 * unit + i * unit + j));
+                            }
+                        }
+                    }
+                } else if cols >= n64 {
                     let per = cols / n64;
                     for row in 0..rows {
                         for e in 0..per {

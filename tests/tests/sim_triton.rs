@@ -99,6 +99,7 @@ fn run_gemm(g: Gemm, m: u32, n: u32, k: u32) -> Result<(), String> {
         args,
         subgroup_size: None,
         max_steps: spvopt_sim::launch::DEFAULT_MAX_STEPS,
+        block_layout: Default::default(),
     };
     for path in [g.file.to_string(), format!("native/{}", g.file)] {
         let module = load(&path);
@@ -160,13 +161,11 @@ fn gemm_fp16_blockptr_aligned_and_ragged() {
     run_gemm(BLOCKPTR, 100, 104, 40).unwrap();
 }
 
-/// Fails today: the kernel's `read_transpose_32b_32r8x1c` (transposed block 32 columns wide on
-/// SIMD16) expects invocation i to hold columns i and i + 16 of each row (the hardware register
-/// layout), while SPV_INTEL_2d_block_io "Mapping Block Data to Invocations" scenario 3, which the
-/// simulator implements literally, gives invocation i columns 2i and 2i + 1; C column j then
-/// comes out as column 2j (mod 31). Kept to track the spec-vs-hardware question.
+/// The kernel's `read_transpose_32b_32r8x1c` on SIMD16 produces transposed rows 32 dwords wide,
+/// wider than one register: invocation i holds columns i and i + 16 of each row (hardware register
+/// layout, which the simulator implements for rows wider than subgroup-size dwords; spec
+/// scenario 3 read literally would give columns 2i and 2i + 1). See sim/README.md.
 #[test]
-#[ignore = "spec scenario 3 vs hardware layout for wide transposed loads (see doc comment)"]
 fn gemm_fp16_blockptr_trans_b() {
     let g = Gemm {
         file: "gemm_fp16_blockptr_transB_128x128x32_w8__pvc.spv",
@@ -232,6 +231,7 @@ fn run_softmax(file: &str, wg: u64, rows: u32, cols: u32, programs: u64) {
         ],
         subgroup_size: None,
         max_steps: spvopt_sim::launch::DEFAULT_MAX_STEPS,
+        block_layout: Default::default(),
     };
     let out = spvopt_sim::run(&load(file), &launch).unwrap_or_else(|e| panic!("{file}: {e}"));
     let o = &out.buffers.iter().find(|x| x.0 == 0).unwrap().1;

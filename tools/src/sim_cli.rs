@@ -5,6 +5,8 @@
 //! spv-sim compare A B --launch L.json [--ulp N]
 //! spv-sim bench MODULE --launch L.json [--reps N]
 //! ```
+//! Every command also takes `--block-layout hardware|spec`, overriding the launch's
+//! `"block_layout"` (how 2D block IO deals rows wider than subgroup-size dwords).
 //! MODULE is a SPIR-V binary or `.spvasm` text (assembled for its `; target-env:` line, else
 //! spv1.6). `run` writes `DIR/arg<i>.bin` for every buffer parameter `i`. `compare` exits 0 when
 //! every buffer is bit-identical (or, with `--ulp N`, within N ulp for buffers whose launch entry
@@ -19,7 +21,7 @@ use spvopt_sim::{Arg, Launch, RunOutput};
 
 use crate::io::{read_input, to_binary};
 
-const USAGE: &str = "usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json]\n       spv-sim compare A B --launch L.json [--ulp N]\n       spv-sim bench MODULE --launch L.json [--reps N]";
+const USAGE: &str = "usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json]\n       spv-sim compare A B --launch L.json [--ulp N]\n       spv-sim bench MODULE --launch L.json [--reps N]\n       (all: [--block-layout hardware|spec])";
 
 struct Opts {
     positional: Vec<String>,
@@ -28,6 +30,7 @@ struct Opts {
     counters: Option<String>,
     ulp: Option<u64>,
     reps: usize,
+    block_layout: Option<spvopt_sim::block_io_2d::BlockLayout>,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -38,6 +41,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         counters: None,
         ulp: None,
         reps: 1,
+        block_layout: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -56,6 +60,12 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                         .parse()
                         .map_err(|_| "--ulp needs a non-negative integer".to_string())?,
                 )
+            }
+            "--block-layout" => {
+                let v = val("--block-layout")?;
+                o.block_layout = Some(spvopt_sim::block_io_2d::BlockLayout::parse(&v).ok_or_else(
+                    || format!("--block-layout must be `hardware` or `spec`, not `{v}`"),
+                )?)
             }
             "--reps" => {
                 o.reps = val("--reps")?
@@ -95,7 +105,11 @@ fn simulate(module: &str, launch: &Launch) -> Result<RunOutput, String> {
 
 fn launch_of(o: &Opts) -> Result<Launch, String> {
     let l = o.launch.as_ref().ok_or("--launch L.json is required")?;
-    Launch::from_file(Path::new(l)).map_err(|e| e.to_string())
+    let mut launch = Launch::from_file(Path::new(l)).map_err(|e| e.to_string())?;
+    if let Some(b) = o.block_layout {
+        launch.block_layout = b;
+    }
+    Ok(launch)
 }
 
 fn cmd_run(o: &Opts) -> Result<i32, String> {
