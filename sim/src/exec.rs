@@ -702,6 +702,8 @@ impl<'p> Machine<'p> {
             | Op::AtomicFMinEXT
             | Op::AtomicFMaxEXT => self.atomic(sg, inst, mask)?,
             Op::ExtInst if is_memory_ext(inst.ext) => self.ext_memory(sg, inst, mask)?,
+            _ if crate::coop_matrix::is_coop_op(p, inst) => self.coop(sg, inst, mask)?,
+            op if crate::tensor_addressing::is_tensor_op(op) => self.tensor_op(sg, inst, mask)?,
             op if crate::collective::is_collective(op) => {
                 return self.collective(sg, inst, mask).map(|wg| {
                     if wg {

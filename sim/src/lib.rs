@@ -10,12 +10,16 @@
 //! * [`block_io_1d`] is `SPV_INTEL_subgroups` buffer block reads and writes.
 //! * [`block_prefetch_1d`] is `SPV_INTEL_subgroup_buffer_prefetch`.
 //! * [`mma`] is `SPV_INTEL_subgroup_matrix_multiply_accumulate`.
+//! * [`coop_matrix`] is `SPV_KHR_cooperative_matrix` (Subgroup scope) and the tensor-addressed
+//!   loads / stores of `SPV_NV_cooperative_matrix2`; [`tensor_addressing`] is
+//!   `SPV_NV_tensor_addressing` layouts, views and element addresses.
 //! * [`error`] holds [`SimError`], the undefined behaviour and bad operands the core reports.
 
 pub mod block_io_1d;
 pub mod block_io_2d;
 pub mod block_prefetch_1d;
 mod collective;
+pub mod coop_matrix;
 pub mod error;
 pub mod exec;
 pub mod ext_cl;
@@ -26,6 +30,7 @@ pub mod numeric;
 pub mod ops;
 pub mod program;
 pub mod subgroup;
+pub mod tensor_addressing;
 pub mod values;
 
 pub use error::SimError;

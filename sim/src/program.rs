@@ -52,13 +52,16 @@ pub enum Ty {
     /// `OpTypeCooperativeMatrixKHR`: component type, scope, rows, columns, use.
     CoopMatrix {
         elem: u32,
+        scope: u32,
         rows: u32,
         cols: u32,
         usage: u32,
     },
     /// `OpTypeTensorLayoutNV` (dims, clamp mode) and `OpTypeTensorViewNV` (dims, has_dims, perm).
+    /// Values: see [`crate::tensor_addressing`].
     TensorLayout {
         dims: u32,
+        clamp: u32,
     },
     TensorView {
         dims: u32,
@@ -207,8 +210,11 @@ impl Program {
 
     /// Component type id and count of a scalar or vector type (1 for scalars).
     pub fn components(&self, ty: u32) -> Result<(u32, u32), SimError> {
-        match self.ty(ty)?.ty {
+        let t = self.ty(ty)?;
+        match t.ty {
             Ty::Vector { elem, n } => Ok((elem, n)),
+            // an invocation's elements of a cooperative matrix act as a vector (element-wise ops)
+            Ty::CoopMatrix { elem, .. } => Ok((elem, t.size / self.ty(elem)?.size.max(1))),
             _ => Ok((ty, 1)),
         }
     }
@@ -461,6 +467,7 @@ impl Program {
                 }
                 Op::TypeCooperativeMatrixKHR => {
                     let e = word(0)?;
+                    let scope = p.const_u64(m, word(1)?).unwrap_or(0) as u32;
                     let rows = p.const_u64(m, word(2)?).unwrap_or(0) as u32;
                     let cols = p.const_u64(m, word(3)?).unwrap_or(0) as u32;
                     let usage = p.const_u64(m, word(4)?).unwrap_or(0) as u32;
@@ -469,6 +476,7 @@ impl Program {
                     Some((
                         Ty::CoopMatrix {
                             elem: e,
+                            scope,
                             rows,
                             cols,
                             usage,
@@ -480,9 +488,9 @@ impl Program {
                 }
                 Op::TypeTensorLayoutNV => {
                     let dims = p.const_u64(m, word(0)?).unwrap_or(0) as u32;
-                    // dims, clamp mode, then per dim: dimension, stride, offset, span, block size
-                    let size = 8 * (2 + 5 * dims);
-                    Some((Ty::TensorLayout { dims }, size, 8, size))
+                    let clamp = p.const_u64(m, word(1)?).unwrap_or(0) as u32;
+                    let size = crate::tensor_addressing::layout_bytes(dims);
+                    Some((Ty::TensorLayout { dims, clamp }, size, 4, size))
                 }
                 Op::TypeTensorViewNV => {
                     let dims = p.const_u64(m, word(0)?).unwrap_or(0) as u32;
@@ -491,8 +499,7 @@ impl Program {
                         .iter()
                         .map(|&x| p.const_u64(m, x).unwrap_or(0) as u32)
                         .collect();
-                    // per dim: dimension, stride, clip row offset/span, clip col offset/span
-                    let size = 8 * (dims + dims + 4);
+                    let size = crate::tensor_addressing::view_bytes(dims);
                     Some((
                         Ty::TensorView {
                             dims,
@@ -500,7 +507,7 @@ impl Program {
                             perm,
                         },
                         size,
-                        8,
+                        4,
                         size,
                     ))
                 }
@@ -901,6 +908,17 @@ impl Program {
         let mut off = 0usize;
         let layout = self.composite_parts(ty)?;
         let is_vec = matches!(self.ty(ty)?.ty, Ty::Vector { .. });
+        if matches!(self.ty(ty)?.ty, Ty::CoopMatrix { .. }) && parts.len() == 1 {
+            // a cooperative-matrix constant has one constituent, replicated to every element
+            let src = self.const_bytes(parts[0])?;
+            for (o, s) in layout {
+                let n = (s as usize).min(src.len());
+                if let Some(d) = out.get_mut(o as usize..o as usize + n) {
+                    d.copy_from_slice(&src[..n]);
+                }
+            }
+            return Ok(());
+        }
         for (i, &c) in parts.iter().enumerate() {
             let src = self.const_bytes(c)?;
             let at = if is_vec {
