@@ -1,7 +1,53 @@
 //! `spvopt-analysis`: analyses over the IR that passes share, their cache, and device targets.
+//!
+//! Each analysis lives in its own file and implements [`Analysis`], so passes get it from the
+//! cache: `analyses.get::<Loops>(&module)`.
+//! - [`cfg::Cfg`]: successors, predecessors, reverse post-order.
+//! - [`dominators::Dominators`], [`post_dominators::PostDominators`]: the trees, O(1) queries.
+//! - [`loops::Loops`]: natural loops (with or without `OpLoopMerge`), nesting, blocks.
+//! - [`induction::Induction`]: induction variables, loop variance, affine forms (`32*i + %5`).
+//! - [`uniformity::Uniformity`]: which values are the same in every invocation of a subgroup.
+//! - [`constants::Constants`]: constant folding of block shapes, MMA K, spec constants and
+//!   tensor layout/view state.
+//! - [`provenance::Provenance`]: the root and byte offset of every pointer, escapes, `NoAlias`.
+//! - [`alias::Alias`]: 2D block footprints and may-alias queries (`may_write_read_region`).
+//! - [`print::annotate`]: a module listing annotated with any of the above.
+//!
+//! Helpers shared by several analyses: [`decorations`], [`types`], [`builtins`], [`block_io`],
+//! [`affine`], [`known_bits`], [`tensor_layout`], [`operands`], [`fxhash`].
 
+pub mod affine;
+pub mod alias;
+pub mod block_io;
+pub mod builtins;
 pub mod cache;
+pub mod cfg;
+pub mod constants;
+pub mod decorations;
+mod dom_tree;
+pub mod dominators;
+pub mod fxhash;
+pub mod induction;
+pub mod known_bits;
+pub mod loops;
+pub mod operands;
+pub mod post_dominators;
+pub mod print;
+pub mod provenance;
 pub mod target;
+pub mod tensor_layout;
+pub mod types;
+pub mod uniformity;
 
+pub use alias::Alias;
 pub use cache::{Analyses, Analysis, AnalysisSet};
+pub use cfg::Cfg;
+pub use constants::Constants;
+pub use dominators::Dominators;
+pub use induction::Induction;
+pub use loops::{LoopId, Loops};
+pub use post_dominators::PostDominators;
+pub use print::{annotate, AnnotateError};
+pub use provenance::Provenance;
 pub use target::Target;
+pub use uniformity::Uniformity;

@@ -7,6 +7,8 @@
 pub mod block_io;
 pub mod builtin_names;
 pub mod dce;
+pub mod fuse_block_loads;
+pub mod legalize;
 pub mod lower_builtins;
 pub mod manager;
 pub mod pass;

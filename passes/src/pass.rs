@@ -5,11 +5,21 @@ use std::fmt;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::Module;
 
-/// Named counters a pass reports (`fused: 6`), in a stable order.
+/// Named counters a pass reports (`fused: 6`), in a stable order, and warnings (messages with
+/// a location about things the pass left for later, e.g. MMA shapes a target lacks; the CLI
+/// prints them on stderr).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Statistics(pub Vec<(&'static str, u64)>);
+pub struct Statistics(pub Vec<(&'static str, u64)>, pub Vec<String>);
 
 impl Statistics {
+    /// Records a warning.
+    pub fn warn(&mut self, message: String) {
+        self.1.push(message);
+    }
+    /// The warnings recorded.
+    pub fn warnings(&self) -> &[String] {
+        &self.1
+    }
     /// Adds `n` to counter `name` (created at 0 when missing).
     pub fn add(&mut self, name: &'static str, n: u64) {
         match self.0.iter_mut().find(|(k, _)| *k == name) {

@@ -2,6 +2,8 @@
 //! (`"strip-debug,dce"`), `-O` and the library all read it.
 
 use crate::dce::DeadCodeElimination;
+use crate::fuse_block_loads::FuseBlockLoads;
+use crate::legalize::Legalize;
 use crate::lower_builtins::LowerBuiltins;
 use crate::pass::{Pass, PassError};
 use crate::raise_builtins::RaiseBuiltins;
@@ -71,6 +73,17 @@ pub static REGISTRY: &[PassInfo] = &[
         },
     },
     PassInfo {
+        name: "fuse-block-loads",
+        description: "Merge adjacent 2D block loads into one with Block Count > 1, adjacent 2D \
+                      block prefetches into one wider prefetch, and reuse repeated loads, where \
+                      the target allows and the per-invocation data stays identical",
+        options: &[],
+        construct: |o| {
+            no_options("fuse-block-loads", o)?;
+            Ok(Box::new(FuseBlockLoads))
+        },
+    },
+    PassInfo {
         name: "split-block-loads",
         description: "Split 2D block loads with Block Count N > 1 into N single-block loads \
                       (the inverse of fuse-block-loads)",
@@ -114,11 +127,23 @@ pub static REGISTRY: &[PassInfo] = &[
             Ok(Box::new(LowerBuiltins))
         },
     },
+    PassInfo {
+        name: "legalize",
+        description: "Make the module legal for --target: move Function variables into the \
+                      entry block, enforce the Level Zero environment rules (signedness), \
+                      split unsupported 2D block and buffer prefetch shapes (or drop \
+                      prefetches), warn about unsupported MMA shapes, declare exactly the \
+                      capabilities/extensions used",
+        options: &[],
+        construct: |o| {
+            no_options("legalize", o)?;
+            Ok(Box::new(Legalize))
+        },
+    },
 ];
 
-/// The passes of `-O`, in order. Grows as passes land (raise-builtins, legalize,
-/// fuse-block-loads).
-pub const OPTIMIZE_PIPELINE: &str = "dce";
+/// The passes of `-O`, in order (for the `--target` device).
+pub const OPTIMIZE_PIPELINE: &str = "raise-builtins,legalize,fuse-block-loads,dce";
 
 /// The registry entry called `name`.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {

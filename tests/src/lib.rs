@@ -13,6 +13,7 @@
 //! `NAME.launch.json` (spv-sim's format) sits beside `NAME.spvasm`, the input and the output are
 //! both run on the simulator with it and every buffer must come out bit-identical.
 
+pub mod corpus_launches;
 pub mod filecheck;
 
 use std::path::{Path, PathBuf};

@@ -545,13 +545,10 @@ fn elementwise_ops_on_coop_matrices() {
     }
 }
 
-fn flow_run(
-    rows: u32,
-    cols: u32,
-    ld: u32,
-    sel: u32,
-    nonuni: u32,
-) -> Result<(Vec<u8>, Vec<u8>, Vec<u8>), SimError> {
+/// The three output buffers of the tensor-flow kernel.
+type FlowBuffers = (Vec<u8>, Vec<u8>, Vec<u8>);
+
+fn flow_run(rows: u32, cols: u32, ld: u32, sel: u32, nonuni: u32) -> Result<FlowBuffers, SimError> {
     let module =
         assemble(&std::fs::read_to_string(fixtures().join("coop_tensor_flow.spvasm")).unwrap());
     let src = random(2 * (rows * ld) as usize, 5);

@@ -37,6 +37,8 @@ OPTIONS:
     --print-all             print the module (disassembly) after every pass to stderr
     --stats FILE.json       write per-pass statistics as JSON
     --list-passes           list passes and their options
+    --check-env             report every Level Zero environment rule IN violates (with its
+                            location) and exit 1 if any; writes nothing
     --help, --version
 ";
 
@@ -58,6 +60,7 @@ struct Args {
     list_passes: bool,
     list_targets: bool,
     describe_target: bool,
+    check_env: bool,
     help: bool,
     version: bool,
 }
@@ -79,6 +82,7 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
             "--list-passes" => a.list_passes = true,
             "--list-targets" => a.list_targets = true,
             "--describe-target" => a.describe_target = true,
+            "--check-env" => a.check_env = true,
             "-O" => a.pipeline.push("O".into()),
             "-o" => a.output = Some(take_value(args, &mut i, "-o")?),
             "--emit-text" => a.emit_text = true,
@@ -210,6 +214,25 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         return Ok(());
     }
     let input = a.input.clone().ok_or("no input file (see --help)")?;
+    if a.check_env {
+        let env: Option<TargetEnv> = match &a.target_env {
+            Some(e) => Some(text::parse_target_env(e).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        let bytes = io::to_binary(io::read_input(&input)?, &input, env)?;
+        let module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
+        let violations = spvopt_passes::legalize::level_zero_env::check(&module);
+        for v in &violations {
+            eprintln!("{input}: {v}");
+        }
+        if violations.is_empty() {
+            return Ok(());
+        }
+        return Err(format!(
+            "{input}: {} Level Zero environment violation(s)",
+            violations.len()
+        ));
+    }
     let output = a
         .output
         .clone()
@@ -261,6 +284,11 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     let report =
         run_pipeline(&pipeline, &mut module, &target, &mut hooks).map_err(|e| e.to_string())?;
     let elapsed = start.elapsed();
+    for p in &report.passes {
+        for w in p.stats.warnings() {
+            eprintln!("spv-opt: warning: {}: {w}", p.name);
+        }
+    }
     if a.validate_after_each {
         validate(&module).map_err(|e| format!("output does not validate: {e}"))?;
     }

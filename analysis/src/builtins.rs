@@ -1,0 +1,323 @@
+//! Recognition of built-in variables and of imported (body-less) functions by name.
+//!
+//! Real OpenCL compilers reach built-ins in two ways: an `Input` variable decorated `BuiltIn X`,
+//! or (the SPIR-V LLVM translator, Triton) a variable imported through `LinkageAttributes`
+//! named `__spirv_BuiltInX` that is also decorated. We accept either the decoration or the
+//! name. Imported functions are the OpenCL builtins (`intel_sub_group_2d_block_read_16b_32r16x2c`,
+//! `intel_sub_group_f16_f16_matrix_mad_k16`, `get_group_id`, …) under their Itanium-mangled
+//! names; [`Callees`] names every body-less function once (linkage name first, `OpName` only
+//! when needed) and classifies the ones analyses understand.
+
+use crate::fxhash::FxHashMap as HashMap;
+
+use spirv::{BuiltIn, Op};
+use spvopt_ir::grammar::decode_string;
+use spvopt_ir::{FuncId, Id, Module, Section};
+
+use crate::decorations::Decorations;
+
+/// The built-in an `OpVariable` `var` stands for: its `BuiltIn` decoration, or a linkage/debug
+/// name `__spirv_BuiltIn<Name>`.
+pub fn builtin_of_variable(
+    dec: &Decorations,
+    names: &HashMap<Id, String>,
+    var: Id,
+) -> Option<BuiltIn> {
+    if let Some(b) = dec.builtin(var) {
+        return BuiltIn::from_u32(b);
+    }
+    let name = dec
+        .linkage(var)
+        .map(|l| l.name.as_str())
+        .or_else(|| names.get(&var).map(String::as_str))?;
+    name.strip_prefix("__spirv_BuiltIn")?
+        .parse::<BuiltIn>()
+        .ok()
+}
+
+/// `OpName`s of the ids in `wanted` (one scan of the debug section).
+pub fn debug_names(m: &Module, wanted: &dyn Fn(Id) -> bool) -> HashMap<Id, String> {
+    let mut out = HashMap::default();
+    for (_, inst) in m.section_insts(Section::Debug) {
+        if !inst.is(Op::Name) {
+            continue;
+        }
+        let Some(t) = inst.operand_id(0) else {
+            continue;
+        };
+        if !wanted(t) {
+            continue;
+        }
+        if let Some(s) = inst.operands().get(1..).and_then(decode_string) {
+            out.insert(t, s.to_string());
+        }
+    }
+    out
+}
+
+/// The unmangled base name of an Itanium-mangled function name (`_Z42intel_sub…cPU3AS1…` →
+/// `intel_sub…c`); the name itself when it is not mangled.
+pub fn itanium_base_name(name: &str) -> &str {
+    let Some(rest) = name.strip_prefix("_Z") else {
+        return name;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let Ok(len) = rest[..digits].parse::<usize>() else {
+        return name;
+    };
+    rest.get(digits..digits + len).unwrap_or(name)
+}
+
+/// Kinds of 2D block operations (native ops and builtins alike).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockIoKind {
+    Load,
+    LoadTransform,
+    LoadTranspose,
+    Prefetch,
+    Store,
+}
+
+impl BlockIoKind {
+    /// Whether the operation reads the 2D region (loads and prefetches).
+    pub fn reads_region(self) -> bool {
+        !matches!(self, BlockIoKind::Store)
+    }
+}
+
+/// What an imported function is, when analyses know it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CalleeKind {
+    /// `intel_sub_group_2d_block_<kind>_<E>b_<H>r<W>x<C>c(base, width, height, pitch, coord[, ptr])`.
+    BlockIo {
+        kind: BlockIoKind,
+        /// Element size in bytes, block width, height and count.
+        shape: [u32; 4],
+    },
+    /// `intel_sub_group_<a>_<b>_matrix_mad_k<K>(a, b, c)`.
+    MatrixMad { k: u32 },
+    /// An OpenCL work-item function whose result is the same for the whole subgroup
+    /// (`get_group_id`, `get_num_groups`, `get_sub_group_id`, …).
+    UniformQuery,
+    /// A subgroup collective with a subgroup-uniform result (`sub_group_broadcast`,
+    /// `sub_group_reduce_*`, `sub_group_all/any`).
+    UniformCollective,
+    /// Anything else.
+    Unknown,
+}
+
+/// An imported function: its name and what it is.
+#[derive(Clone, Debug)]
+pub struct Callee {
+    pub name: String,
+    pub kind: CalleeKind,
+}
+
+/// Every body-less function of a module, named and classified.
+#[derive(Clone, Debug, Default)]
+pub struct Callees {
+    by_id: HashMap<Id, Callee>,
+}
+
+impl Callees {
+    /// Names and classifies the body-less functions of `m`.
+    pub fn build(m: &Module, dec: &Decorations) -> Callees {
+        let mut by_id = HashMap::default();
+        let mut missing = Vec::new();
+        for f in m.function_ids() {
+            let func = m.function(f);
+            if !func.blocks.is_empty() {
+                continue;
+            }
+            let Some(id) = m.function_result(f) else {
+                continue;
+            };
+            match dec.linkage(id) {
+                Some(l) => {
+                    by_id.insert(id, classify(&l.name));
+                }
+                None => missing.push(id),
+            }
+        }
+        if !missing.is_empty() {
+            let wanted: crate::fxhash::FxHashSet<Id> = missing.iter().copied().collect();
+            let names = debug_names(m, &|id| wanted.contains(&id));
+            for id in missing {
+                let name = names.get(&id).cloned().unwrap_or_default();
+                by_id.insert(id, classify(&name));
+            }
+        }
+        Callees { by_id }
+    }
+
+    /// The imported function `f` (by result id), if it is one.
+    pub fn get(&self, f: Id) -> Option<&Callee> {
+        self.by_id.get(&f)
+    }
+
+    /// What the callee of an `OpFunctionCall` instruction is (`None` for defined functions).
+    pub fn of_call(&self, call: &spvopt_ir::Inst) -> Option<&Callee> {
+        if !call.is(Op::FunctionCall) {
+            return None;
+        }
+        self.get(call.operand_id(0)?)
+    }
+}
+
+fn classify(name: &str) -> Callee {
+    let base = itanium_base_name(name);
+    let kind = classify_base(base);
+    Callee {
+        name: name.to_string(),
+        kind,
+    }
+}
+
+fn classify_base(base: &str) -> CalleeKind {
+    if let Some(rest) = base.strip_prefix("intel_sub_group_2d_block_") {
+        return parse_block_io(rest).unwrap_or(CalleeKind::Unknown);
+    }
+    if base.starts_with("intel_sub_group_") {
+        if let Some(pos) = base.find("_matrix_mad_k") {
+            let k = &base[pos + "_matrix_mad_k".len()..];
+            if let Ok(k) = k.parse::<u32>() {
+                return CalleeKind::MatrixMad { k };
+            }
+        }
+    }
+    match base {
+        "get_group_id"
+        | "get_num_groups"
+        | "get_sub_group_id"
+        | "get_num_sub_groups"
+        | "get_enqueued_num_sub_groups"
+        | "get_sub_group_size"
+        | "get_max_sub_group_size"
+        | "get_local_size"
+        | "get_enqueued_local_size"
+        | "get_global_size"
+        | "get_global_offset"
+        | "get_work_dim" => CalleeKind::UniformQuery,
+        _ if base.starts_with("sub_group_broadcast")
+            || base.starts_with("intel_sub_group_broadcast")
+            || base.starts_with("sub_group_reduce_")
+            || base == "sub_group_all"
+            || base == "sub_group_any"
+            || base.starts_with("sub_group_non_uniform_broadcast_first")
+            || base.starts_with("sub_group_non_uniform_reduce_") =>
+        {
+            CalleeKind::UniformCollective
+        }
+        _ => CalleeKind::Unknown,
+    }
+}
+
+/// Parses `<kind>_<E>b_<H>r<W>x<C>c`.
+fn parse_block_io(rest: &str) -> Option<CalleeKind> {
+    let (kind, shape) = [
+        ("read_transform_", BlockIoKind::LoadTransform),
+        ("read_transpose_", BlockIoKind::LoadTranspose),
+        ("read_", BlockIoKind::Load),
+        ("write_", BlockIoKind::Store),
+        ("prefetch_", BlockIoKind::Prefetch),
+    ]
+    .iter()
+    .find_map(|(p, k)| rest.strip_prefix(p).map(|s| (*k, s)))?;
+    let (bits, shape) = shape.split_once("b_")?;
+    let (h, shape) = shape.split_once('r')?;
+    let (w, shape) = shape.split_once('x')?;
+    let c = shape.strip_suffix('c')?;
+    let bits: u32 = bits.parse().ok()?;
+    if !bits.is_multiple_of(8) || bits == 0 {
+        return None;
+    }
+    Some(CalleeKind::BlockIo {
+        kind,
+        shape: [bits / 8, w.parse().ok()?, h.parse().ok()?, c.parse().ok()?],
+    })
+}
+
+/// How a built-in's value varies inside a subgroup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinUniformity {
+    /// The same value in every invocation of the subgroup (all components).
+    Uniform,
+    /// Component 0 differs between invocations; components 1 and 2 are uniform when the
+    /// work-group size in that dimension is known to be 1, divergent otherwise.
+    DivergentX,
+    /// Differs between invocations.
+    Divergent,
+}
+
+/// The subgroup uniformity of a built-in.
+pub fn builtin_uniformity(b: BuiltIn) -> BuiltinUniformity {
+    use BuiltIn::*;
+    match b {
+        WorkgroupId
+        | NumWorkgroups
+        | SubgroupId
+        | SubgroupSize
+        | NumSubgroups
+        | NumEnqueuedSubgroups
+        | SubgroupMaxSize
+        | WorkgroupSize
+        | EnqueuedWorkgroupSize
+        | GlobalSize
+        | GlobalOffset
+        | WorkDim => BuiltinUniformity::Uniform,
+        GlobalInvocationId | LocalInvocationId => BuiltinUniformity::DivergentX,
+        _ => BuiltinUniformity::Divergent,
+    }
+}
+
+/// The work-group size of the kernel(s) of `m` when every entry point declares the same
+/// `LocalSize` or `MaxWorkgroupSizeINTEL` (used to prove y/z local ids uniform).
+pub fn known_workgroup_size(m: &Module) -> Option<[u32; 3]> {
+    let mut size: Option<[u32; 3]> = None;
+    let mut entries = 0;
+    for (_, inst) in m.section_insts(Section::EntryPoint) {
+        if inst.is(Op::EntryPoint) {
+            entries += 1;
+        }
+    }
+    let mut sized = 0;
+    for (_, inst) in m.section_insts(Section::ExecutionMode) {
+        if !inst.is(Op::ExecutionMode) {
+            continue;
+        }
+        let ops = inst.operands();
+        let mode = ops.get(1).copied();
+        let is_size = mode == Some(spirv::ExecutionMode::LocalSize as u32)
+            || mode == Some(spirv::ExecutionMode::MaxWorkgroupSizeINTEL as u32);
+        if !is_size || ops.len() < 5 {
+            continue;
+        }
+        let s = [ops[2], ops[3], ops[4]];
+        match size {
+            None => size = Some(s),
+            Some(prev) if prev == s => {}
+            Some(_) => return None,
+        }
+        sized += 1;
+    }
+    if sized >= entries && entries > 0 {
+        size
+    } else {
+        None
+    }
+}
+
+/// The function ids that are entry points.
+pub fn entry_point_functions(m: &Module) -> Vec<Id> {
+    m.section_insts(Section::EntryPoint)
+        .filter(|(_, i)| i.is(Op::EntryPoint))
+        .filter_map(|(_, i)| i.operand_id(1))
+        .collect()
+}
+
+/// The function `FuncId` whose result id is `id`.
+pub fn function_by_result(m: &Module) -> HashMap<Id, FuncId> {
+    m.function_ids()
+        .filter_map(|f| m.function_result(f).map(|r| (r, f)))
+        .collect()
+}

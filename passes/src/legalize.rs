@@ -1,0 +1,113 @@
+//! `legalize`: makes a module legal for one target device.
+//!
+//! What, in order (one file per concern under `legalize/`):
+//! 1. [`function_variables`]: Function-storage `OpVariable`s outside a function's first block
+//!    (Triton output) move into it; an initializer becomes an `OpStore` at the old place.
+//! 2. [`level_zero_env`]: the Level Zero environment's validation rules. Integer types with
+//!    Signedness 1 are rewritten to Signedness 0 and merged with their unsigned twin (types and
+//!    constants that become identical are deduplicated); every other violation (execution
+//!    model, addressing/memory model, images, atomics, scopes, recursion) is an error with its
+//!    location. `spv-opt --check-env` reports all of them without changing anything.
+//! 3. [`split_shapes`]: 2D block loads/stores/prefetches whose shape the target lacks are split
+//!    along Block Count or Block Height into supported pieces whose per-invocation data is the
+//!    exact concatenation of the original's; shapes that cannot be split that way are errors
+//!    (prefetches are dropped instead). On targets without 2D block IO, prefetches are dropped
+//!    and loads/stores are lowered to ordinary memory accesses ([`lower_block_io`]).
+//!    `OpSubgroupBlockPrefetchINTEL` with a byte count the target ignores is split into
+//!    honoured sizes or dropped.
+//! 4. [`mma`]: MMA shapes/types the target lacks are reported as warnings (lower-mma's job).
+//! 5. [`capabilities`]: the capabilities and extensions the module uses are declared, the ones
+//!    it no longer uses are removed (for the set this pass can decide exactly; others stay).
+//!
+//! When: always; each step only touches what is illegal for the target, so a legal module is
+//! left byte-identical.
+//! Why correct: each step's file says why it preserves the kernel's results.
+//! Cost: linear in module size (splits and lowerings add a bounded amount of code per op).
+
+#[path = "legalize/capabilities.rs"]
+pub mod capabilities;
+#[path = "legalize/function_variables.rs"]
+pub mod function_variables;
+#[path = "legalize/level_zero_env.rs"]
+pub mod level_zero_env;
+#[path = "legalize/lower_block_io.rs"]
+pub mod lower_block_io;
+#[path = "legalize/mma.rs"]
+pub mod mma;
+#[path = "legalize/split_shapes.rs"]
+pub mod split_shapes;
+
+use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_ir::{InstId, Module};
+
+use crate::pass::{Pass, PassError, PassResult, Statistics};
+
+pub struct Legalize;
+
+/// Where an instruction is, for messages: `OpX %result in function %f, block %b` (or "at
+/// module scope").
+pub fn location(m: &Module, i: InstId) -> String {
+    let inst = m.inst(i);
+    let what = match inst.result_id() {
+        Some(r) => format!("{} %{}", inst.name(), r.word()),
+        None => inst.name().into_owned(),
+    };
+    match m.inst_block(i) {
+        Some(b) => {
+            let f = m.block(b).func;
+            let fname = m
+                .function_result(f)
+                .map_or_else(|| "?".to_string(), |id| format!("%{}", id.word()));
+            format!(
+                "{what} in function {fname}, block %{}",
+                m.block_label(b).word()
+            )
+        }
+        None => format!("{what} at module scope"),
+    }
+}
+
+impl Pass for Legalize {
+    fn name(&self) -> &'static str {
+        "legalize"
+    }
+
+    fn run(
+        &mut self,
+        m: &mut Module,
+        _: &mut Analyses,
+        target: &Target,
+    ) -> Result<PassResult, PassError> {
+        let mut stats = Statistics::default();
+        let mut errors: Vec<String> = Vec::new();
+        let before = m.to_words();
+
+        function_variables::run(m, &mut stats);
+        level_zero_env::fix(m, &mut stats, &mut errors);
+        split_shapes::run(m, target, &mut stats, &mut errors);
+        mma::report(m, target, &mut stats);
+        capabilities::run(m, &mut stats);
+
+        if !errors.is_empty() {
+            return Err(PassError::Failed {
+                pass: "legalize",
+                message: format!(
+                    "{} problem(s) cannot be fixed for target {}:\n  {}",
+                    errors.len(),
+                    target.name,
+                    errors.join("\n  ")
+                ),
+            });
+        }
+        let changed = m.to_words() != before;
+        Ok(PassResult {
+            changed,
+            preserved: if changed {
+                AnalysisSet::NONE
+            } else {
+                AnalysisSet::ALL
+            },
+            stats,
+        })
+    }
+}

@@ -1,0 +1,82 @@
+//! `fuse-block-loads` on the Triton corpus (native form, and builtin form raised first):
+//! split-then-fuse gives back the original number and shapes of 2D block operations; fusing the
+//! originals is idempotent; every result is simulator-identical to the original on the corpus
+//! README launches.
+
+use std::collections::BTreeMap;
+
+use spvopt_analysis::Target;
+use spvopt_passes::block_io::{block_instructions, BlockOperands};
+use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_tests::corpus_launches::{readme_launches, same_results, GEMMS};
+
+fn run(m: &spvopt_ir::Module, pipeline: &str) -> (spvopt_ir::Module, bool) {
+    let mut out = spvopt_ir::load_words(&m.to_words()).unwrap();
+    let target = Target::by_name("pvc").unwrap();
+    let report = run_pipeline(
+        &Pipeline::parse(pipeline).unwrap(),
+        &mut out,
+        &target,
+        &mut Hooks::default(),
+    )
+    .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
+    (out, report.changed())
+}
+
+/// (kind, element size, width, height, count) → number of such operations.
+fn shapes(m: &spvopt_ir::Module) -> BTreeMap<(u8, u32, u32, u32, u32), u32> {
+    let mut v = BTreeMap::new();
+    for i in block_instructions(m) {
+        let o = BlockOperands::read(m.inst(i)).unwrap();
+        let s = o.shape(m).unwrap();
+        *v.entry((o.kind as u8, s.element_size, s.width, s.height, s.count))
+            .or_insert(0) += 1;
+    }
+    v
+}
+
+fn check(name: &str, original: &spvopt_ir::Module, launches: &[spvopt_sim::Launch]) {
+    let (split, _) = run(original, "split-block-loads");
+    let (refused, _) = run(&split, "fuse-block-loads");
+    assert_eq!(
+        shapes(&refused),
+        shapes(original),
+        "{name}: split then fuse restores the 2D block operations"
+    );
+    let (fused, _) = run(original, "fuse-block-loads");
+    let (again, changed) = run(&fused, "fuse-block-loads");
+    assert!(
+        !changed && again.to_words() == fused.to_words(),
+        "{name}: fuse is idempotent"
+    );
+    for l in launches {
+        same_results(original, &refused, l).unwrap_or_else(|e| panic!("{name} split+fuse: {e}"));
+        same_results(original, &fused, l).unwrap_or_else(|e| panic!("{name} fuse: {e}"));
+        same_results(original, &split, l).unwrap_or_else(|e| panic!("{name} split: {e}"));
+    }
+}
+
+#[test]
+fn fuse_on_native_and_raised_corpus() {
+    for g in GEMMS.iter() {
+        let launches = readme_launches(g);
+        let native_path = spvopt_tests::shared_dir()
+            .join("corpus/triton/native")
+            .join(g.file);
+        if native_path.exists() {
+            let m = spvopt_ir::load_bytes(&std::fs::read(&native_path).unwrap()).unwrap();
+            check(&format!("native/{}", g.file), &m, &launches);
+        }
+        let builtin = spvopt_ir::load_bytes(
+            &std::fs::read(
+                spvopt_tests::shared_dir()
+                    .join("corpus/triton")
+                    .join(g.file),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let (raised, _) = run(&builtin, "raise-builtins");
+        check(&format!("raised {}", g.file), &raised, &launches);
+    }
+}
