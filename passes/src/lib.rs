@@ -8,6 +8,7 @@ pub mod block_io;
 pub mod builtin_names;
 pub mod dce;
 pub mod fuse_block_loads;
+pub mod insert_prefetches;
 pub mod legalize;
 pub mod lower_builtins;
 pub mod manager;

@@ -3,6 +3,7 @@
 
 use crate::dce::DeadCodeElimination;
 use crate::fuse_block_loads::FuseBlockLoads;
+use crate::insert_prefetches::InsertPrefetches;
 use crate::legalize::Legalize;
 use crate::lower_builtins::LowerBuiltins;
 use crate::pass::{Pass, PassError};
@@ -82,6 +83,33 @@ pub static REGISTRY: &[PassInfo] = &[
             no_options("fuse-block-loads", o)?;
             Ok(Box::new(FuseBlockLoads))
         },
+    },
+    PassInfo {
+        name: "insert-prefetches",
+        description: "Prefetch loop-carried 2D block loads and 1D subgroup block reads \
+                      --prefetch-distance iterations ahead (in the loop, plus prologue \
+                      prefetches in the preheader), with cache-control decorations; loads \
+                      an existing prefetch already covers are left alone",
+        options: &[
+            PassOptionInfo {
+                key: "prefetch-distance",
+                description: "iterations ahead to prefetch (1-16)",
+                default: "2",
+            },
+            PassOptionInfo {
+                key: "prefetch-cooperative",
+                description: "split a work-group's shared tile across its subgroups \
+                              (not implemented yet; accepted)",
+                default: "false",
+            },
+            PassOptionInfo {
+                key: "prefetch-cache",
+                description: "CacheControlLoadINTEL of the prefetches: L1<x>_L3<y> with x, y \
+                              in UC, C, S, IAR, CC, or none",
+                default: "L1C_L3C",
+            },
+        ],
+        construct: |o| Ok(Box::new(InsertPrefetches::from_options(o)?)),
     },
     PassInfo {
         name: "split-block-loads",
