@@ -39,6 +39,8 @@ OPTIONS:
     --list-passes           list passes and their options
     --check-env             report every Level Zero environment rule IN violates (with its
                             location) and exit 1 if any; writes nothing
+    --print-analysis NAME   print IN annotated with analysis NAME (cfg, dominators, loops,
+                            induction, uniformity, constants, alias) to stdout; writes nothing
     --help, --version
 ";
 
@@ -61,6 +63,7 @@ struct Args {
     list_targets: bool,
     describe_target: bool,
     check_env: bool,
+    print_analysis: Option<String>,
     help: bool,
     version: bool,
 }
@@ -83,6 +86,9 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
             "--list-targets" => a.list_targets = true,
             "--describe-target" => a.describe_target = true,
             "--check-env" => a.check_env = true,
+            "--print-analysis" => {
+                a.print_analysis = Some(take_value(args, &mut i, "--print-analysis")?)
+            }
             "-O" => a.pipeline.push("O".into()),
             "-o" => a.output = Some(take_value(args, &mut i, "-o")?),
             "--emit-text" => a.emit_text = true,
@@ -107,6 +113,8 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                         .map(String::from)
                         .collect();
                     parse_args(&words, a, depth + 1)?;
+                } else if let Some(v) = arg.strip_prefix("--print-analysis=") {
+                    a.print_analysis = Some(v.to_string());
                 } else if let Some(v) = arg.strip_prefix("--target=") {
                     a.target = Some(v.to_string());
                 } else if let Some(v) = arg.strip_prefix("--target-env=") {
@@ -214,6 +222,19 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         return Ok(());
     }
     let input = a.input.clone().ok_or("no input file (see --help)")?;
+    if let Some(name) = &a.print_analysis {
+        let env: Option<TargetEnv> = match &a.target_env {
+            Some(e) => Some(text::parse_target_env(e).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        let bytes = io::to_binary(io::read_input(&input)?, &input, env)?;
+        let module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
+        let mut analyses = spvopt_analysis::Analyses::new();
+        let listing = spvopt_analysis::print::annotate(&module, name, &mut analyses)
+            .map_err(|e| e.to_string())?;
+        print!("{listing}");
+        return Ok(());
+    }
     if a.check_env {
         let env: Option<TargetEnv> = match &a.target_env {
             Some(e) => Some(text::parse_target_env(e).map_err(|e| e.to_string())?),

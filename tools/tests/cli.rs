@@ -256,3 +256,107 @@ fn validate_after_each_and_print_all() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("; IR after strip-debug"));
 }
+
+#[test]
+fn targets_are_listed_and_described() {
+    let o = spv_opt().arg("--list-targets").output().unwrap();
+    let s = String::from_utf8_lossy(&o.stdout);
+    for t in ["pvc", "bmg", "lnl", "dg2", "mtl", "generic"] {
+        assert!(s.contains(t), "{t} missing: {s}");
+    }
+    let o = spv_opt()
+        .args(["--target", "pvc", "--describe-target"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("GRF"));
+    let o = spv_opt()
+        .args(["--target", "nosuchgpu", "--describe-target"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("spv-opt: error:"));
+}
+
+#[test]
+fn print_analysis_annotates_the_listing() {
+    let input = corpus("triton/native/gemm_fp16_blockptr_128x128x32_w8__pvc.spv");
+    for (name, needle) in [
+        ("uniformity", "uniform"),
+        ("loops", "loop"),
+        ("induction", "affine"),
+    ] {
+        let o = spv_opt()
+            .args(["--print-analysis", name])
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let s = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            s.contains("OpSubgroup2DBlockLoadINTEL") && s.contains(needle),
+            "{name}"
+        );
+    }
+    let o = spv_opt()
+        .args(["--print-analysis", "nonsense"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn optimize_pipeline_for_a_target_runs_on_triton_output() {
+    let d = tmpdir("opt");
+    let out = d.join("out.spv");
+    let stats = d.join("stats.json");
+    let o = spv_opt()
+        .args(["-O", "--skip-validation", "--target", "pvc"])
+        .arg(corpus("triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv"))
+        .arg("-o")
+        .arg(&out)
+        .arg("--stats")
+        .arg(&stats)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    let names: Vec<&str> = json["passes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["raise-builtins", "legalize", "fuse-block-loads", "dce"]
+    );
+    assert_eq!(json["target"], "pvc");
+    let m = spvopt_ir::load_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    assert!(m
+        .all_insts()
+        .any(|i| m.inst(i).is(spvopt_ir::spirv::Op::Subgroup2DBlockLoadINTEL)));
+}
+
+#[test]
+fn check_env_reports_violations_with_locations() {
+    let d = tmpdir("env");
+    let input = d.join("signed.spvasm");
+    std::fs::write(
+        &input,
+        SMALL.replace("%5 = OpTypeInt 32 0", "%5 = OpTypeInt 32 1"),
+    )
+    .unwrap();
+    let o = spv_opt().arg("--check-env").arg(&input).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).to_lowercase().contains("signedness"),
+        "{}",
+        stderr(&o)
+    );
+    let ok = d.join("ok.spvasm");
+    std::fs::write(&ok, SMALL).unwrap();
+    let o = spv_opt().arg("--check-env").arg(&ok).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+}
