@@ -186,9 +186,10 @@ pub struct BlockShape {
 impl BlockShape {
     /// Bytes of per-invocation data one block occupies, per the spec's mapping (`SPV_INTEL_2d_block_io`,
     /// "Data Layout"): the width (or, for transposed loads, the height) is padded to a power of
-    /// two, transformed loads pad the height to a multiple of 4 (1-byte) or 2 (2-byte)
-    /// elements, and the padded block's elements are dealt to the subgroup's invocations, each
-    /// receiving `ceil(padded elements / subgroup size)` elements. With Block Count > 1, block
+    /// two, transformed loads pack 4 (1-byte) or 2 (2-byte) rows into 32-bit values (padding the
+    /// height to a multiple of that), and the padded block's elements (packed values for
+    /// transformed loads) are dealt to the subgroup's invocations, each receiving
+    /// `ceil(padded elements / subgroup size)` of them. With Block Count > 1, block
     /// b's data follows block b-1's. `None` for shapes that overflow.
     pub fn bytes_per_invocation_per_block(
         &self,
@@ -201,15 +202,17 @@ impl BlockShape {
         let (w, h) = match kind {
             BlockKind::LoadTranspose => (self.width, self.height.checked_next_power_of_two()?),
             BlockKind::LoadTransform => {
-                let multiple = match self.element_size {
+                // Rows are packed into 32-bit values (4 one-byte or 2 two-byte rows each); the
+                // packed 32-bit values are what is dealt to the invocations.
+                let rows_per_dword = match self.element_size {
                     1 => 4,
                     2 => 2,
                     _ => 1,
                 };
-                (
-                    self.width.checked_next_power_of_two()?,
-                    self.height.div_ceil(multiple) * multiple,
-                )
+                let w = self.width.checked_next_power_of_two()?;
+                let packed_rows = self.height.div_ceil(rows_per_dword);
+                let dwords = w.checked_mul(packed_rows)?;
+                return dwords.div_ceil(subgroup_size).checked_mul(4);
             }
             _ => (self.width.checked_next_power_of_two()?, self.height),
         };
