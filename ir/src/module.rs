@@ -663,6 +663,16 @@ impl Module {
         grammar::walk_operands(inst.opcode(), &inst.words, self, f)
     }
 
+    /// Calls `on_enum(kind, value)` for every enum operand of `inst` (each set bit of a bit
+    /// enum); see [`grammar::walk_operands_with_enums`].
+    pub fn walk_enums(
+        &self,
+        inst: &Inst,
+        on_enum: impl FnMut(u16, u32),
+    ) -> Result<(), grammar::WalkError> {
+        grammar::walk_operands_with_enums(inst.opcode(), &inst.words, self, |_| {}, on_enum)
+    }
+
     /// Calls `f` with every id the instruction `i` uses (not its result id; the result type
     /// counts as a use).
     pub fn for_each_used_id(&self, i: InstId, mut f: impl FnMut(Id)) {

@@ -16,8 +16,9 @@
 //!    `OpSubgroupBlockPrefetchINTEL` with a byte count the target ignores is split into
 //!    honoured sizes or dropped.
 //! 4. [`mma`]: MMA shapes/types the target lacks are reported as warnings (lower-mma's job).
-//! 5. [`capabilities`]: the capabilities and extensions the module uses are declared, the ones
-//!    it no longer uses are removed (for the set this pass can decide exactly; others stay).
+//! 5. [`capabilities`]: exactly the capabilities and extensions the module uses are declared
+//!    (from the grammar's requirements of every instruction and enum operand, plus type-based
+//!    ones); the SPIR-V version is raised to what the features need (above 1.4: an error).
 //!
 //! When: always; each step only touches what is illegal for the target, so a legal module is
 //! left byte-identical.
@@ -86,7 +87,7 @@ impl Pass for Legalize {
         level_zero_env::fix(m, &mut stats, &mut errors);
         split_shapes::run(m, target, &mut stats, &mut errors);
         mma::report(m, target, &mut stats);
-        capabilities::run(m, &mut stats);
+        capabilities::run(m, &mut stats, &mut errors);
 
         if !errors.is_empty() {
             return Err(PassError::Failed {

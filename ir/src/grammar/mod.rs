@@ -104,6 +104,60 @@ impl EnumKind {
     }
 }
 
+/// What enables an instruction or enumerant, from the grammar: it is allowed when any one of
+/// `capabilities` is declared (none listed: no capability needed), and when the module's version
+/// is at least `version` or one of `extensions` is declared. For a Capability enumerant,
+/// `capabilities` are the capabilities it implicitly declares (it depends on them).
+#[derive(Debug)]
+pub struct Requirements {
+    pub capabilities: &'static [u32],
+    pub extensions: &'static [&'static str],
+    /// Minimum SPIR-V version as a header word (`0x00MMmm00`); 0 when no core version has it
+    /// (an extension must enable it).
+    pub version: u32,
+}
+
+/// Requirements of a core opcode (`None` for opcodes the grammar does not know).
+pub fn inst_requirements(opcode: u16) -> Option<&'static Requirements> {
+    let i = *tables::OPCODE_INDEX.get(opcode as usize)?;
+    tables::INST_REQUIREMENTS.get(i as usize)
+}
+
+/// Requirements of enumerant `value` of the enum kind at `kind` (for a bit enum, `value` is one
+/// bit); `None` for unknown enumerants.
+pub fn enum_requirements(kind: u16, value: u32) -> Option<&'static Requirements> {
+    let k = enum_kind(kind);
+    let i = k
+        .enumerants
+        .binary_search_by_key(&value, |e| e.value)
+        .ok()?;
+    tables::ENUM_REQUIREMENTS[kind as usize].get(i)
+}
+
+/// Index of the enum operand kind named `name` (`"Capability"`, `"Decoration"`, …).
+pub fn enum_kind_index(name: &str) -> Option<u16> {
+    tables::ENUM_KINDS
+        .iter()
+        .position(|k| k.name == name)
+        .map(|i| i as u16)
+}
+
+/// The capabilities capability `cap` implicitly declares (directly; not closed).
+pub fn implied_capabilities(cap: u32) -> &'static [u32] {
+    static KIND: std::sync::OnceLock<Option<u16>> = std::sync::OnceLock::new();
+    KIND.get_or_init(|| enum_kind_index("Capability"))
+        .and_then(|k| enum_requirements(k, cap))
+        .map_or(&[], |r| r.capabilities)
+}
+
+/// Whether any instruction or enumerant of the grammar lists extension `name`.
+pub fn is_known_extension(name: &str) -> bool {
+    tables::INST_REQUIREMENTS
+        .iter()
+        .chain(tables::ENUM_REQUIREMENTS.iter().flat_map(|r| r.iter()))
+        .any(|r| r.extensions.contains(&name))
+}
+
 /// Looks up the grammar of a core opcode.
 pub fn inst_desc(opcode: u16) -> Option<&'static InstDesc> {
     let i = *tables::OPCODE_INDEX.get(opcode as usize)?;
@@ -234,16 +288,18 @@ impl std::fmt::Display for WalkError {
     }
 }
 
-struct Walker<'a, C, F> {
+struct Walker<'a, C, F, G> {
     words: &'a [u32],
     pos: usize,
     ctx: &'a C,
     f: F,
+    /// Called with (enum kind index, value) for every enum operand (every set bit of a bit enum).
+    on_enum: G,
     /// Words of the literal of OpConstant / OpSpecConstant: the rest of the instruction.
     opcode: u16,
 }
 
-impl<C: WalkContext, F: FnMut(OperandSlot)> Walker<'_, C, F> {
+impl<C: WalkContext, F: FnMut(OperandSlot), G: FnMut(u16, u32)> Walker<'_, C, F, G> {
     fn emit(&mut self, words: usize, kind: SlotKind) -> Result<(), WalkError> {
         if self.pos + words > self.words.len() {
             return Err(WalkError::MissingOperand);
@@ -388,6 +444,7 @@ impl<C: WalkContext, F: FnMut(OperandSlot)> Walker<'_, C, F> {
             OperandKind::ValueEnum(k) => {
                 self.emit(1, SlotKind::Literal)?;
                 let value = self.words[self.pos - 1];
+                (self.on_enum)(k, value);
                 match enum_kind(k).get(value) {
                     Some(e) => return self.operands(e.params),
                     None => {
@@ -404,6 +461,7 @@ impl<C: WalkContext, F: FnMut(OperandSlot)> Walker<'_, C, F> {
                 while bits != 0 {
                     let bit = bits & bits.wrapping_neg();
                     bits &= bits - 1;
+                    (self.on_enum)(k, bit);
                     match kind.get(bit) {
                         Some(e) => {
                             if !self.operands(e.params)? {
@@ -442,11 +500,25 @@ pub fn walk_operands<C: WalkContext>(
     ctx: &C,
     f: impl FnMut(OperandSlot),
 ) -> Result<(), WalkError> {
+    walk_operands_with_enums(opcode, words, ctx, f, |_, _| {})
+}
+
+/// [`walk_operands`], also calling `on_enum(kind, value)` for every enum operand (kind is the
+/// index for [`enum_kind`] / [`enum_requirements`]; a bit enum reports each set bit), before
+/// the enumerant's parameters are walked.
+pub fn walk_operands_with_enums<C: WalkContext>(
+    opcode: u16,
+    words: &[u32],
+    ctx: &C,
+    f: impl FnMut(OperandSlot),
+    on_enum: impl FnMut(u16, u32),
+) -> Result<(), WalkError> {
     let mut w = Walker {
         words,
         pos: 0,
         ctx,
         f,
+        on_enum,
         opcode,
     };
     let Some(desc) = inst_desc(opcode) else {

@@ -1,222 +1,294 @@
-//! Declares exactly the capabilities and extensions the module uses (for the ones this pass
-//! can decide).
+//! Declares exactly the capabilities and extensions the module uses, and the SPIR-V version its
+//! features need.
 //!
-//! What: for the *managed* capabilities — Int8/Int16/Int64/Float64 (integer/float types of
-//! that width), Vector16 (8- or 16-component vectors), VectorAnyINTEL (other component counts
-//! above 4), Subgroup2DBlockIOINTEL / …TransformINTEL / …TransposeINTEL (the 2D block ops),
-//! SubgroupMatrixMultiplyAccumulateINTEL, SubgroupBufferPrefetchINTEL,
-//! BFloat16ConversionINTEL, CacheControlsINTEL (cache-control decorations) and Linkage
-//! (LinkageAttributes or body-less functions) — a missing one is added and an unused one is
-//! removed. Float16 (when neither Float16 nor Float16Buffer covers a 16-bit float type),
-//! SubgroupDispatch (SubgroupSize execution mode) and KernelAttributesINTEL (its execution
-//! modes) are only added. Every other capability is left as declared: without a per-operand
-//! capability table we cannot prove it unused. The managed extensions
-//! (SPV_INTEL_2d_block_io, …_subgroup_matrix_multiply_accumulate, …_subgroup_buffer_prefetch,
-//! …_cache_controls, …_vector_compute, …_bfloat16_conversion, …_kernel_attributes) are
-//! declared exactly when one of the capabilities they provide is.
-//! The SPIR-V version is left as is: nothing this pass adds needs a newer one.
-//! Why correct: capabilities and extensions only declare what the module uses; each managed
-//! one is derived from the instructions, types, decorations and execution modes that need it.
-//! Cost: one walk over the module.
+//! What: every instruction is walked with the grammar ([`walk_operands_with_enums`]); the
+//! opcode and every enum operand (storage classes, decorations, execution modes, memory and
+//! addressing models, …) contribute the grammar's requirements: "any one of these
+//! capabilities", "one of these extensions or at least this version". Requirements the
+//! grammar does not list are added from types: `OpTypeInt` 8/16/64 → Int8/Int16/Int64 (other
+//! widths → Int4TypeINTEL / ArbitraryPrecisionIntegersINTEL), `OpTypeFloat` 16 → Float16 or
+//! Float16Buffer (whichever is declared; Float16 when neither), 64 → Float64, vectors of 8/16
+//! components → Vector16, other counts above 4 → VectorAnyINTEL, 64-bit integer atomics →
+//! Int64Atomics, body-less functions → Linkage.
+//! - Capabilities: a requirement is met when one of its capabilities is declared or implicitly
+//!   declared by a declared one (closure under "Implicitly Declares"); otherwise the first
+//!   listed one is added (for Kernel modules, the first that does not imply Shader). A
+//!   declared capability nothing needs — neither directly nor as an implied dependency of a
+//!   needed one — is removed; Addresses and Kernel are always kept.
+//! - Extensions: a requirement whose extension is declared keeps that extension; one without a
+//!   core version (grammar version "None") and with no declared extension adds the first
+//!   listed. Declared capabilities contribute their own requirements. A declared extension
+//!   nothing lists is removed, unless the grammar does not know it (kept).
+//! - Version: raised (never lowered) to the highest minimum version of the requirements met by
+//!   version rather than extension; above [`MAX_VERSION`] (the Level Zero environment's
+//!   maximum) it is an error naming the first instruction that needs it.
+//!
+//! Why correct: capabilities, extensions and the version only declare what the module uses;
+//! each is derived from the instructions, operands and types that need it, and the grammar's
+//! rules for what enables them.
+//! Cost: one grammar walk over the module.
 
-use spirv::{Capability as C, Op};
-use spvopt_ir::grammar::{decode_string, encode_string};
-use spvopt_ir::{Inst, Module, Section};
+use spirv::Op;
+use spvopt_ir::grammar::{
+    decode_string, encode_string, enum_kind, enum_kind_index, enum_requirements,
+    implied_capabilities, inst_requirements, is_known_extension, Requirements,
+};
+use spvopt_ir::{Inst, InstId, Module, Section};
 
+use crate::legalize::location;
 use crate::pass::Statistics;
 
-/// Capabilities added and removed to match use.
-const EXACT: &[u32] = &[
-    C::Int8 as u32,
-    C::Int16 as u32,
-    C::Int64 as u32,
-    C::Float64 as u32,
-    C::Vector16 as u32,
-    C::VectorAnyINTEL as u32,
-    C::Subgroup2DBlockIOINTEL as u32,
-    C::Subgroup2DBlockTransformINTEL as u32,
-    C::Subgroup2DBlockTransposeINTEL as u32,
-    C::SubgroupMatrixMultiplyAccumulateINTEL as u32,
-    C::SubgroupBufferPrefetchINTEL as u32,
-    C::BFloat16ConversionINTEL as u32,
-    C::CacheControlsINTEL as u32,
-    C::Linkage as u32,
-];
+/// Highest SPIR-V version this pass may raise a module to: 1.4, what the Level Zero drivers
+/// report in `ze_device_module_properties_t::spirvVersionSupported` for the supported devices.
+pub const MAX_VERSION: u32 = 0x0001_0400;
 
-/// Managed extensions and the capabilities that need them.
-const EXTENSIONS: &[(&str, &[u32])] = &[
-    (
-        "SPV_INTEL_2d_block_io",
-        &[
-            C::Subgroup2DBlockIOINTEL as u32,
-            C::Subgroup2DBlockTransformINTEL as u32,
-            C::Subgroup2DBlockTransposeINTEL as u32,
-        ],
-    ),
-    (
-        "SPV_INTEL_subgroup_matrix_multiply_accumulate",
-        &[C::SubgroupMatrixMultiplyAccumulateINTEL as u32],
-    ),
-    (
-        "SPV_INTEL_subgroup_buffer_prefetch",
-        &[C::SubgroupBufferPrefetchINTEL as u32],
-    ),
-    ("SPV_INTEL_cache_controls", &[C::CacheControlsINTEL as u32]),
-    (
-        "SPV_INTEL_vector_compute",
-        &[C::VectorComputeINTEL as u32, C::VectorAnyINTEL as u32],
-    ),
-    (
-        "SPV_INTEL_bfloat16_conversion",
-        &[C::BFloat16ConversionINTEL as u32],
-    ),
-    (
-        "SPV_INTEL_kernel_attributes",
-        &[
-            C::KernelAttributesINTEL as u32,
-            C::FPGAKernelAttributesINTEL as u32,
-            C::FPGAKernelAttributesv2INTEL as u32,
-        ],
-    ),
-];
+const SHADER: u32 = 1;
+const ADDRESSES: u32 = 4;
+const KERNEL: u32 = 6;
 
-/// What the module uses, as capability numbers, plus the add-only ones.
-fn used_capabilities(m: &Module, declared: &[u32]) -> (Vec<u32>, Vec<u32>) {
-    let mut used: Vec<u32> = Vec::new();
-    let mut add_only: Vec<u32> = Vec::new();
-    let use_cap = |v: &mut Vec<u32>, c: C| {
-        if !v.contains(&(c as u32)) {
-            v.push(c as u32);
+/// Capability number of `name` (from the grammar).
+fn cap(name: &str) -> u32 {
+    let k = enum_kind_index("Capability").expect("grammar has Capability");
+    enum_kind(k)
+        .enumerants
+        .iter()
+        .find(|e| e.name == name)
+        .map(|e| e.value)
+        .unwrap_or_else(|| panic!("unknown capability {name}"))
+}
+
+/// One requirement: any of `caps` (empty: none), and one of `exts` or `version`.
+struct Need {
+    caps: Vec<u32>,
+    exts: &'static [&'static str],
+    version: u32,
+    at: Option<InstId>,
+}
+
+impl Need {
+    fn from(r: &'static Requirements, at: InstId) -> Need {
+        Need {
+            caps: r.capabilities.to_vec(),
+            exts: r.extensions,
+            version: r.version,
+            at: Some(at),
         }
+    }
+    fn caps(caps: Vec<u32>, at: InstId) -> Need {
+        Need {
+            caps,
+            exts: &[],
+            version: 0,
+            at: Some(at),
+        }
+    }
+}
+
+/// `set` closed under implicit declaration.
+fn closure(set: &[u32]) -> Vec<u32> {
+    let mut out: Vec<u32> = set.to_vec();
+    let mut i = 0;
+    while i < out.len() {
+        for &c in implied_capabilities(out[i]) {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn int_width(m: &Module, ty: Option<spvopt_ir::Id>) -> Option<u32> {
+    let t = m.def_inst(ty?)?;
+    if t.is(Op::TypeInt) {
+        t.operand_word(0)
+    } else {
+        None
+    }
+}
+
+/// Collects requirements, keeping only the first instruction of each distinct one (what the
+/// decisions and the error locations use), so memory stays proportional to the distinct ones.
+struct Needs {
+    list: Vec<Need>,
+    /// Grammar requirements already recorded, by address (they are statics).
+    seen_grammar: std::collections::HashSet<usize>,
+    /// Type-based capability alternatives already recorded.
+    seen_caps: Vec<Vec<u32>>,
+}
+
+impl Needs {
+    fn grammar(&mut self, r: &'static Requirements, at: InstId) {
+        if self.seen_grammar.insert(r as *const Requirements as usize) {
+            self.list.push(Need::from(r, at));
+        }
+    }
+    fn push(&mut self, n: Need) {
+        // A handful of distinct type-based requirements exist: a linear check is enough.
+        if !self.seen_caps.contains(&n.caps) {
+            self.seen_caps.push(n.caps.clone());
+            self.list.push(n);
+        }
+    }
+}
+
+/// Everything the module's instructions, operands and types require.
+fn collect_needs(m: &Module) -> Vec<Need> {
+    let mut needs = Needs {
+        list: Vec::new(),
+        seen_grammar: std::collections::HashSet::new(),
+        seen_caps: Vec::new(),
     };
-    let mut float16 = false;
-    for (_, inst) in m.section_insts(Section::Global) {
+    // OpFunction instructions of functions without a body (imports): they need Linkage.
+    let bodyless: std::collections::HashSet<InstId> = m
+        .function_ids()
+        .map(|f| m.function(f))
+        .filter(|f| f.blocks.is_empty())
+        .map(|f| f.def)
+        .collect();
+    let (int8, int16, int64) = (cap("Int8"), cap("Int16"), cap("Int64"));
+    let (float16, float16_buffer, float64) = (cap("Float16"), cap("Float16Buffer"), cap("Float64"));
+    let (vector16, vector_any) = (cap("Vector16"), cap("VectorAnyINTEL"));
+    let arbitrary = cap("ArbitraryPrecisionIntegersINTEL");
+    let int4 = cap("Int4TypeINTEL");
+    let (int64_atomics, linkage) = (cap("Int64Atomics"), cap("Linkage"));
+    for i in m.all_insts() {
+        let inst = m.inst(i);
+        let op = inst.opcode();
+        if op == Op::Capability as u16 || op == Op::Extension as u16 {
+            continue;
+        }
+        if let Some(r) = inst_requirements(op) {
+            needs.grammar(r, i);
+        }
+        let _ = m.walk_enums(inst, |k, v| {
+            if let Some(r) = enum_requirements(k, v) {
+                needs.grammar(r, i);
+            }
+        });
         match inst.op() {
             Some(Op::TypeInt) => match inst.operand_word(0) {
-                Some(8) => use_cap(&mut used, C::Int8),
-                Some(16) => use_cap(&mut used, C::Int16),
-                Some(64) => use_cap(&mut used, C::Int64),
-                _ => {}
+                Some(32) | None => {}
+                Some(8) => needs.push(Need::caps(vec![int8], i)),
+                Some(16) => needs.push(Need::caps(vec![int16], i)),
+                Some(64) => needs.push(Need::caps(vec![int64], i)),
+                Some(4) => needs.push(Need::caps(vec![int4, arbitrary], i)),
+                Some(_) => needs.push(Need::caps(vec![arbitrary], i)),
             },
-            Some(Op::TypeFloat) => match inst.operand_word(0) {
-                Some(16) => float16 = true,
-                Some(64) => use_cap(&mut used, C::Float64),
+            // A float with an explicit encoding (bfloat16, fp8) gets its capability from the
+            // encoding enumerant.
+            Some(Op::TypeFloat) if inst.operands().len() == 1 => match inst.operand_word(0) {
+                Some(16) => needs.push(Need::caps(vec![float16, float16_buffer], i)),
+                Some(64) => needs.push(Need::caps(vec![float64], i)),
                 _ => {}
             },
             Some(Op::TypeVector) => match inst.operand_word(1) {
-                Some(8 | 16) => use_cap(&mut used, C::Vector16),
-                Some(2..=4) => {}
-                Some(_) => use_cap(&mut used, C::VectorAnyINTEL),
-                _ => {}
+                Some(8 | 16) => needs.push(Need::caps(vec![vector16], i)),
+                Some(2..=4) | None => {}
+                Some(_) => needs.push(Need::caps(vec![vector_any], i)),
             },
-            _ => {}
-        }
-    }
-    if float16
-        && !declared.contains(&(C::Float16 as u32))
-        && !declared.contains(&(C::Float16Buffer as u32))
-    {
-        use_cap(&mut add_only, C::Float16);
-    }
-    for (_, inst) in m.section_insts(Section::Annotation) {
-        let deco = if inst.is(Op::Decorate) || inst.is(Op::DecorateId) {
-            inst.operand_word(1)
-        } else if inst.is(Op::MemberDecorate) {
-            inst.operand_word(2)
-        } else {
-            None
-        };
-        match deco {
-            Some(d) if d == spirv::Decoration::LinkageAttributes as u32 => {
-                use_cap(&mut used, C::Linkage)
-            }
-            Some(d)
-                if d == spirv::Decoration::CacheControlLoadINTEL as u32
-                    || d == spirv::Decoration::CacheControlStoreINTEL as u32 =>
-            {
-                use_cap(&mut used, C::CacheControlsINTEL)
-            }
-            _ => {}
-        }
-    }
-    for (_, inst) in m.section_insts(Section::ExecutionMode) {
-        let mode = inst.operand_word(1);
-        use spirv::ExecutionMode as E;
-        match mode {
-            Some(x) if x == E::SubgroupSize as u32 => use_cap(&mut add_only, C::SubgroupDispatch),
-            Some(x)
-                if x == E::MaxWorkgroupSizeINTEL as u32
-                    || x == E::MaxWorkDimINTEL as u32
-                    || x == E::NoGlobalOffsetINTEL as u32
-                    || x == E::NumSIMDWorkitemsINTEL as u32 =>
-            {
-                use_cap(&mut add_only, C::KernelAttributesINTEL)
-            }
-            _ => {}
-        }
-    }
-    for f in m.function_ids() {
-        let func = m.function(f);
-        if func.blocks.is_empty() {
-            use_cap(&mut used, C::Linkage);
-        }
-        for &b in &func.blocks {
-            for i in m.block_insts(b) {
-                match m.inst(i).op() {
-                    Some(Op::Subgroup2DBlockLoadINTEL)
-                    | Some(Op::Subgroup2DBlockPrefetchINTEL)
-                    | Some(Op::Subgroup2DBlockStoreINTEL) => {
-                        use_cap(&mut used, C::Subgroup2DBlockIOINTEL)
-                    }
-                    Some(Op::Subgroup2DBlockLoadTransformINTEL) => {
-                        use_cap(&mut used, C::Subgroup2DBlockIOINTEL);
-                        use_cap(&mut used, C::Subgroup2DBlockTransformINTEL)
-                    }
-                    Some(Op::Subgroup2DBlockLoadTransposeINTEL) => {
-                        use_cap(&mut used, C::Subgroup2DBlockIOINTEL);
-                        use_cap(&mut used, C::Subgroup2DBlockTransposeINTEL)
-                    }
-                    Some(Op::SubgroupMatrixMultiplyAccumulateINTEL) => {
-                        use_cap(&mut used, C::SubgroupMatrixMultiplyAccumulateINTEL)
-                    }
-                    Some(Op::SubgroupBlockPrefetchINTEL) => {
-                        use_cap(&mut used, C::SubgroupBufferPrefetchINTEL)
-                    }
-                    Some(Op::ConvertFToBF16INTEL) | Some(Op::ConvertBF16ToFINTEL) => {
-                        use_cap(&mut used, C::BFloat16ConversionINTEL)
-                    }
-                    _ => {}
+            Some(
+                Op::AtomicLoad
+                | Op::AtomicStore
+                | Op::AtomicExchange
+                | Op::AtomicCompareExchange
+                | Op::AtomicCompareExchangeWeak
+                | Op::AtomicIIncrement
+                | Op::AtomicIDecrement
+                | Op::AtomicIAdd
+                | Op::AtomicISub
+                | Op::AtomicSMin
+                | Op::AtomicUMin
+                | Op::AtomicSMax
+                | Op::AtomicUMax
+                | Op::AtomicAnd
+                | Op::AtomicOr
+                | Op::AtomicXor,
+            ) => {
+                // The value type: the result type, or the stored value's type (OpAtomicStore).
+                let ty = inst.result_type().or_else(|| {
+                    inst.operand_word(3)
+                        .and_then(spvopt_ir::Id::new)
+                        .and_then(|v| m.type_of(v))
+                });
+                if int_width(m, ty) == Some(64) {
+                    needs.push(Need::caps(vec![int64_atomics], i));
                 }
             }
+            Some(Op::Function) if bodyless.contains(&i) => {
+                needs.push(Need::caps(vec![linkage], i));
+            }
+            _ => {}
         }
     }
-    (used, add_only)
+    needs.list
 }
 
-/// Adds and removes capabilities and extensions; counts `capabilities_added/removed`,
-/// `extensions_added/removed`.
-pub fn run(m: &mut Module, stats: &mut Statistics) {
-    let declared: Vec<u32> = m
+/// Adds and removes capabilities and extensions and raises the version; counts
+/// `capabilities_added/removed`, `extensions_added/removed`, `version_raised`. A needed
+/// version above [`MAX_VERSION`] is pushed to `errors`.
+pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) {
+    let mut declared: Vec<u32> = m
         .section_insts(Section::Capability)
         .filter_map(|(_, i)| i.operand_word(0))
         .collect();
-    let (used, add_only) = used_capabilities(m, &declared);
+    let originally_declared = declared.clone();
+    let needs = collect_needs(m);
+
+    // ---- capabilities ----
+    let kernel_module = closure(&declared).contains(&KERNEL);
+    let mut needed: Vec<u32> = vec![ADDRESSES, KERNEL];
+    for n in &needs {
+        if n.caps.is_empty() {
+            continue;
+        }
+        if let Some(&c) = n.caps.iter().find(|c| declared.contains(c)) {
+            if !needed.contains(&c) {
+                needed.push(c);
+            }
+            continue;
+        }
+        if let Some(&d) = declared
+            .iter()
+            .find(|&&d| closure(&[d]).iter().any(|c| n.caps.contains(c)))
+        {
+            if !needed.contains(&d) {
+                needed.push(d);
+            }
+            continue;
+        }
+        let pick = if kernel_module {
+            n.caps
+                .iter()
+                .copied()
+                .find(|&c| !closure(&[c]).contains(&SHADER))
+                .unwrap_or(n.caps[0])
+        } else {
+            n.caps[0]
+        };
+        declared.push(pick);
+        needed.push(pick);
+    }
+    let keep = closure(&needed);
+    let final_caps: Vec<u32> = declared
+        .iter()
+        .copied()
+        .filter(|c| keep.contains(c))
+        .collect();
     let mut removed = 0;
     m.retain_section(Section::Capability, |m, i| {
-        let c = m.inst(i).operand_word(0).unwrap_or(0);
-        let keep = !EXACT.contains(&c) || used.contains(&c);
-        if !keep {
+        let c = m.inst(i).operand_word(0).unwrap_or(u32::MAX);
+        let k = final_caps.contains(&c);
+        if !k {
             removed += 1;
         }
-        keep
+        k
     });
     stats.add("capabilities_removed", removed);
     let mut added = 0;
-    for &c in used.iter().chain(&add_only) {
-        let present = m
-            .section_insts(Section::Capability)
-            .any(|(_, i)| i.operand_word(0) == Some(c));
-        if !present {
+    for &c in &final_caps {
+        if !originally_declared.contains(&c) {
             m.push_to_section(
                 Section::Capability,
                 Inst::new(Op::Capability, None, None, &[c]),
@@ -225,41 +297,84 @@ pub fn run(m: &mut Module, stats: &mut Statistics) {
         }
     }
     stats.add("capabilities_added", added);
-    let now: Vec<u32> = m
+
+    // ---- extensions and version ----
+    let cap_kind = enum_kind_index("Capability").expect("grammar has Capability");
+    let cap_needs: Vec<Need> = m
         .section_insts(Section::Capability)
-        .filter_map(|(_, i)| i.operand_word(0))
+        .filter_map(|(i, inst)| {
+            let r = enum_requirements(cap_kind, inst.operand_word(0)?)?;
+            Some(Need {
+                caps: Vec::new(),
+                exts: r.extensions,
+                version: r.version,
+                at: Some(i),
+            })
+        })
         .collect();
-    let needed = |name: &str| {
-        EXTENSIONS
+    let declared_exts: Vec<String> = m
+        .section_insts(Section::Extension)
+        .filter_map(|(_, i)| decode_string(i.operands()).map(str::to_string))
+        .collect();
+    let mut required_exts: Vec<&'static str> = Vec::new();
+    let current = m.header.version;
+    let mut version = current;
+    let mut version_at: Option<InstId> = None;
+    for n in cap_needs.iter().chain(&needs) {
+        if let Some(e) = n
+            .exts
             .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, caps)| caps.iter().any(|c| now.contains(c)))
-    };
+            .find(|e| declared_exts.iter().any(|d| d == *e))
+        {
+            if !required_exts.contains(e) {
+                required_exts.push(e);
+            }
+        } else if n.version == 0 {
+            if let Some(e) = n.exts.first() {
+                if !required_exts.contains(e) {
+                    required_exts.push(e);
+                }
+            }
+        } else if n.version > version {
+            version = n.version;
+            version_at = n.at;
+        }
+    }
     let mut removed = 0;
     m.retain_section(Section::Extension, |m, i| {
         let name = decode_string(m.inst(i).operands()).unwrap_or("");
-        let keep = needed(name) != Some(false);
-        if !keep {
+        let k = !is_known_extension(name) || required_exts.contains(&name);
+        if !k {
             removed += 1;
         }
-        keep
+        k
     });
     stats.add("extensions_removed", removed);
     let mut added = 0;
-    for (name, _) in EXTENSIONS {
-        if needed(name) != Some(true) {
-            continue;
-        }
-        let present = m
-            .section_insts(Section::Extension)
-            .any(|(_, i)| decode_string(i.operands()) == Some(*name));
-        if !present {
+    for e in &required_exts {
+        if !declared_exts.iter().any(|d| d == e) {
             m.push_to_section(
                 Section::Extension,
-                Inst::new(Op::Extension, None, None, &encode_string(name)),
+                Inst::new(Op::Extension, None, None, &encode_string(e)),
             );
             added += 1;
         }
     }
     stats.add("extensions_added", added);
+
+    if version > current {
+        if version > MAX_VERSION {
+            let at = version_at.map_or_else(|| "?".to_string(), |i| location(m, i));
+            errors.push(format!(
+                "{at} needs SPIR-V {}.{}, above the {}.{} the Level Zero environment accepts",
+                version >> 16,
+                (version >> 8) & 0xff,
+                MAX_VERSION >> 16,
+                (MAX_VERSION >> 8) & 0xff
+            ));
+        } else {
+            m.header.version = version;
+            stats.add("version_raised", 1);
+        }
+    }
 }
