@@ -75,7 +75,10 @@ pub fn run_fixture(path: &Path) -> Result<(), String> {
         Some(e) => text::parse_target_env(e).map_err(|e| e.to_string())?,
         None => TargetEnv::Universal_1_4,
     };
-    let target = directive(&source, "TARGET").map_or_else(Target::default, Target::named);
+    let target = match directive(&source, "TARGET") {
+        Some(name) => Target::by_name(name).map_err(|e| format!("; TARGET: {e}"))?,
+        None => Target::default(),
+    };
     let expect_unchanged = directive(&source, "EXPECT") == Some("unchanged");
     let words = text::assemble(&source, env).map_err(|e| e.to_string())?;
     let mut m = spvopt_ir::load_words(&words).map_err(|e| e.to_string())?;
