@@ -93,10 +93,10 @@ impl Pass for Legalize {
             return Err(PassError::Failed {
                 pass: "legalize",
                 message: format!(
-                    "{} problem(s) cannot be fixed for target {}:\n  {}",
+                    "{} problem(s) cannot be fixed for target {}: {}",
                     errors.len(),
                     target.name,
-                    errors.join("\n  ")
+                    errors.join("; ")
                 ),
             });
         }
