@@ -46,13 +46,33 @@
 //! load, in the same block; the prologue is only emitted when the preheader is not under
 //! divergent control). New arithmetic only adds to coordinates; the cloned instructions have
 //! no side effects.
+//!
+//! Cooperative prefetching (`prefetch-cooperative`): when every subgroup of a work-group loads
+//! the same tile, each of them prefetching all of it multiplies the traffic by the number of
+//! subgroups `S`. Triton instead splits the tile across subgroups (`SubgroupId`-dependent
+//! offsets). With the option, a 2D plan is split when (else `cooperative_not_applied_*`, by
+//! reason): the load's base, memory width/height/pitch and coordinate do not depend (data
+//! dependence, transitively, through memory conservatively: a write of a dependent value
+//! anywhere makes every load from non-`Input` memory dependent) on `SubgroupId`,
+//! `SubgroupLocalInvocationId`, `LocalInvocationId`, `GlobalInvocationId`,
+//! `LocalInvocationIndex` or `GlobalLinearId`; no branch of the function depends on them (so
+//! every subgroup runs the same loop iterations); the function is an entry point whose
+//! `LocalSize` / `MaxWorkgroupSizeINTEL` product divided by its `SubgroupSize` gives a
+//! power-of-two `S ≥ 2`. The `H` rows are split into `P` parts (`P` the largest power of two
+//! `≤ S` dividing `H` whose `H/P`-row prefetch the target supports; `P ≥ 2`) and subgroup `s`
+//! prefetches rows `y + (s mod P)·H/P` (`SubgroupId` is read from its built-in variable, added
+//! with the entry points' interfaces when missing). Correctness is unchanged: the offset is
+//! subgroup-uniform, and the prefetches still have no functional effect. A work-group smaller
+//! than `MaxWorkgroupSizeINTEL` only loses part of the prefetch (performance, not results).
 
 use std::collections::{HashMap, HashSet};
 
-use spirv::{Capability, Op, StorageClass};
+use spirv::{BuiltIn, Capability, Op, StorageClass};
 use spvopt_analysis::affine::AffineExpr;
 use spvopt_analysis::alias::{Alias, BlockFootprint};
 use spvopt_analysis::block_io::BlockIoKind;
+use spvopt_analysis::builtins::{builtin_of_variable, debug_names};
+use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::dominators::Dominators;
 use spvopt_analysis::induction::{Induction, LoopAffine};
 use spvopt_analysis::loops::{LoopId, Loops};
@@ -84,8 +104,7 @@ const HOIST_BUDGET: usize = 64;
 pub struct InsertPrefetches {
     /// Iterations ahead (`prefetch-distance`).
     pub distance: u32,
-    /// Split a work-group's shared tile across subgroups (`prefetch-cooperative`; not
-    /// implemented yet: accepted and reported as `cooperative_not_applied`).
+    /// Split a work-group's shared tile across its subgroups (`prefetch-cooperative`).
     pub cooperative: bool,
     /// `LoadCacheControl` for L1 and L3 (`prefetch-cache`); `None`: no decoration.
     pub cache: Option<(u32, u32)>,
@@ -248,6 +267,8 @@ struct Ctx<'a> {
     ind: &'a Induction,
     uni: &'a Uniformity,
     alias: &'a Alias,
+    /// Present with `prefetch-cooperative`.
+    coop: Option<&'a CoopInfo>,
 }
 
 /// Where a loop's prologue goes and what has been planned to be cloned there.
@@ -275,6 +296,9 @@ enum PlanKind {
         /// Per coordinate component, the step in elements per iteration.
         steps: Vec<AffineExpr>,
         pieces: Vec<Piece>,
+        /// Cooperative split: the pieces cover `rows` rows, at row offset
+        /// `(SubgroupId mod parts)·rows`.
+        split: Option<Split>,
     },
     Buffer1d {
         ptr: Id,
@@ -282,6 +306,282 @@ enum PlanKind {
         step: AffineExpr,
         num_bytes: u32,
     },
+}
+
+/// A cooperative split of a tile across the subgroups of a work-group.
+#[derive(Clone, Copy, Debug)]
+struct Split {
+    /// Number of parts (a power of two ≥ 2): `parts / cols` row bands × `cols` columns.
+    parts: u32,
+    /// Rows per part.
+    rows: u32,
+    /// Column parts (power of two; 1: each subgroup prefetches its whole row band).
+    cols: u32,
+    /// Elements per column part.
+    col_width: u32,
+    /// Whether `SubgroupId` may reach `parts` (then it is reduced mod `parts`).
+    wrap: bool,
+}
+
+/// Built-ins whose value differs between the subgroups of a work-group.
+fn per_subgroup_builtin(b: BuiltIn) -> bool {
+    matches!(
+        b,
+        BuiltIn::SubgroupId
+            | BuiltIn::SubgroupLocalInvocationId
+            | BuiltIn::LocalInvocationId
+            | BuiltIn::GlobalInvocationId
+            | BuiltIn::LocalInvocationIndex
+            | BuiltIn::GlobalLinearId
+    )
+}
+
+/// What cooperative splitting needs to know about the module.
+struct CoopInfo {
+    /// Ids that may differ between the subgroups of a work-group.
+    dependent: HashSet<Id>,
+    /// Functions with a branch on such a value.
+    divergent: HashSet<Id>,
+    /// Entry-point function → subgroups per work-group (power of two ≥ 2).
+    subgroups: HashMap<Id, u32>,
+}
+
+/// Follows address arithmetic and casts from `p` to its root; whether that is an `Input` or
+/// `UniformConstant` variable (read-only memory nothing writes).
+fn read_only_root(m: &Module, mut p: Id) -> bool {
+    for _ in 0..64 {
+        let Some(inst) = m.def_inst(p) else {
+            return false;
+        };
+        match inst.op() {
+            Some(
+                Op::AccessChain
+                | Op::InBoundsAccessChain
+                | Op::PtrAccessChain
+                | Op::InBoundsPtrAccessChain
+                | Op::Bitcast
+                | Op::CopyObject
+                | Op::PtrCastToGeneric
+                | Op::GenericCastToPtr,
+            ) => match inst.operand_id(0) {
+                Some(q) => p = q,
+                None => return false,
+            },
+            Some(Op::Variable) => {
+                return inst.operand_word(0) == Some(StorageClass::Input as u32)
+                    || inst.operand_word(0) == Some(StorageClass::UniformConstant as u32);
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+impl CoopInfo {
+    fn build(m: &Module) -> CoopInfo {
+        let dec = Decorations::build(m);
+        let vars: Vec<Id> = m
+            .section_insts(Section::Global)
+            .filter(|(_, i)| i.is(Op::Variable))
+            .filter_map(|(_, i)| i.result_id())
+            .collect();
+        let var_set: HashSet<Id> = vars.iter().copied().collect();
+        let names = debug_names(m, &|id| var_set.contains(&id));
+        let mut dependent: HashSet<Id> = vars
+            .into_iter()
+            .filter(|&v| builtin_of_variable(&dec, &names, v).is_some_and(per_subgroup_builtin))
+            .collect();
+        let insts: Vec<InstId> = m
+            .function_ids()
+            .flat_map(|f| m.function(f).blocks.clone())
+            .flat_map(|b| m.block_insts(b).collect::<Vec<_>>())
+            .collect();
+        // Callee → its parameters, for call arguments.
+        let params: HashMap<Id, Vec<Id>> = m
+            .function_ids()
+            .filter_map(|f| {
+                let r = m.function_result(f)?;
+                let ps = m
+                    .function(f)
+                    .header
+                    .iter()
+                    .filter(|&&i| m.inst(i).is(Op::FunctionParameter))
+                    .filter_map(|&i| m.inst(i).result_id())
+                    .collect();
+                Some((r, ps))
+            })
+            .collect();
+        // Flow-insensitive fixpoint; memory is one class.
+        let mut memory = false;
+        loop {
+            let mut changed = false;
+            for &i in &insts {
+                let inst = m.inst(i);
+                let mut uses_dep = false;
+                m.for_each_used_id(i, |u| uses_dep |= dependent.contains(&u));
+                let writes = (!inst.has_result()
+                    && !inst.is(Op::Subgroup2DBlockPrefetchINTEL)
+                    && !inst.is(Op::SubgroupBlockPrefetchINTEL))
+                    || inst.is(Op::FunctionCall)
+                    || inst.name().starts_with("OpAtomic");
+                if writes && (uses_dep || inst.is(Op::FunctionCall)) && !memory {
+                    // Conservative: a write of (or through) a dependent value, or any call.
+                    let terminator = matches!(
+                        inst.op(),
+                        Some(
+                            Op::Branch
+                                | Op::BranchConditional
+                                | Op::Switch
+                                | Op::Return
+                                | Op::ReturnValue
+                                | Op::LoopMerge
+                                | Op::SelectionMerge
+                        )
+                    );
+                    if !terminator {
+                        memory = true;
+                        changed = true;
+                    }
+                }
+                if inst.is(Op::FunctionCall) {
+                    let ops = inst.operands();
+                    if let Some(ps) = inst.operand_id(0).and_then(|c| params.get(&c)) {
+                        for (a, p) in ops[1..].iter().zip(ps) {
+                            if Id::new(*a).is_some_and(|a| dependent.contains(&a))
+                                && dependent.insert(*p)
+                            {
+                                changed = true;
+                            }
+                        }
+                    }
+                }
+                let Some(r) = inst.result_id() else { continue };
+                if dependent.contains(&r) {
+                    continue;
+                }
+                let dep = uses_dep
+                    || inst.is(Op::FunctionCall)
+                    || (memory
+                        && inst.is(Op::Load)
+                        && !inst.operand_id(0).is_some_and(|p| read_only_root(m, p)));
+                if dep {
+                    dependent.insert(r);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let mut divergent = HashSet::new();
+        for f in m.function_ids() {
+            let Some(fr) = m.function_result(f) else {
+                continue;
+            };
+            for &b in &m.function(f).blocks {
+                if let Some(t) = m.block_terminator(b) {
+                    let inst = m.inst(t);
+                    if (inst.is(Op::BranchConditional) || inst.is(Op::Switch))
+                        && inst.operand_id(0).is_some_and(|c| dependent.contains(&c))
+                    {
+                        divergent.insert(fr);
+                    }
+                }
+            }
+        }
+        let mut sizes: HashMap<Id, [u32; 3]> = HashMap::new();
+        let mut sg: HashMap<Id, u32> = HashMap::new();
+        for (_, inst) in m.section_insts(Section::ExecutionMode) {
+            if !inst.is(Op::ExecutionMode) {
+                continue;
+            }
+            let ops = inst.operands();
+            let (Some(f), Some(&mode)) = (inst.operand_id(0), ops.get(1)) else {
+                continue;
+            };
+            if (mode == spirv::ExecutionMode::LocalSize as u32
+                || mode == spirv::ExecutionMode::MaxWorkgroupSizeINTEL as u32)
+                && ops.len() >= 5
+            {
+                sizes.insert(f, [ops[2], ops[3], ops[4]]);
+            } else if mode == spirv::ExecutionMode::SubgroupSize as u32 && ops.len() >= 3 {
+                sg.insert(f, ops[2]);
+            }
+        }
+        let mut subgroups = HashMap::new();
+        for (_, inst) in m.section_insts(Section::EntryPoint) {
+            let Some(f) = inst.operand_id(1).filter(|_| inst.is(Op::EntryPoint)) else {
+                continue;
+            };
+            let (Some(size), Some(&sgs)) = (sizes.get(&f), sg.get(&f)) else {
+                continue;
+            };
+            let total = size
+                .iter()
+                .try_fold(1u64, |a, &d| a.checked_mul(u64::from(d)));
+            let s = total
+                .filter(|&t| sgs > 0 && t % u64::from(sgs) == 0)
+                .map(|t| t / u64::from(sgs))
+                .filter(|&s| s >= 2 && s.is_power_of_two() && s <= 1 << 16);
+            match (s, subgroups.get(&f)) {
+                (Some(s), None) => {
+                    subgroups.insert(f, s as u32);
+                }
+                (Some(s), Some(&prev)) if u64::from(prev) == s => {}
+                _ => {
+                    subgroups.insert(f, 0);
+                }
+            }
+        }
+        // Functions only called (transitively) from entry points with one known count inherit
+        // it (Triton's kernels are wrappers calling the real kernel); a caller with subgroup-
+        // dependent control makes its callees divergent.
+        let mut callers: HashMap<Id, Vec<Id>> = HashMap::new();
+        for f in m.function_ids() {
+            let Some(fr) = m.function_result(f) else {
+                continue;
+            };
+            for &b in &m.function(f).blocks {
+                for i in m.block_insts(b) {
+                    if let Some(c) = m
+                        .inst(i)
+                        .operand_id(0)
+                        .filter(|_| m.inst(i).is(Op::FunctionCall))
+                    {
+                        callers.entry(c).or_default().push(fr);
+                    }
+                }
+            }
+        }
+        for _ in 0..16 {
+            let mut changed = false;
+            for (callee, cs) in &callers {
+                if cs.iter().any(|c| divergent.contains(c)) && divergent.insert(*callee) {
+                    changed = true;
+                }
+                if subgroups.contains_key(callee) {
+                    continue;
+                }
+                let counts: Vec<Option<u32>> =
+                    cs.iter().map(|c| subgroups.get(c).copied()).collect();
+                if let Some(Some(first)) = counts.first() {
+                    if counts.iter().all(|c| *c == Some(*first)) {
+                        subgroups.insert(*callee, *first);
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        subgroups.retain(|_, s| *s != 0);
+        CoopInfo {
+            dependent,
+            divergent,
+            subgroups,
+        }
+    }
 }
 
 /// Existing prefetches of a loop, as (base object, pitch form or id, x-bytes and y split in the
@@ -554,6 +854,7 @@ impl<'a> Ctx<'a> {
         Some(out)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn plan_2d(
         &self,
         m: &Module,
@@ -562,6 +863,7 @@ impl<'a> Ctx<'a> {
         existing: &Existing,
         pre: &mut Option<Preheader>,
         done: &mut Vec<BlockOperands>,
+        not_applied: &mut Option<&'static str>,
     ) -> Result<Plan, &'static str> {
         if !self.target.has_2d_block_io() {
             return Err("skipped_target_without_prefetch");
@@ -639,6 +941,25 @@ impl<'a> Ctx<'a> {
                 &steps,
             )
         });
+        let (split, pieces) = match self.coop {
+            None => (None, pieces),
+            Some(c) => match self.split_2d(
+                m,
+                c,
+                i,
+                &ops,
+                shape.element_size,
+                shape.width,
+                shape.count,
+                shape.height,
+            ) {
+                Ok((split, p)) => (Some(split), p),
+                Err(reason) => {
+                    *not_applied = Some(reason);
+                    (None, pieces)
+                }
+            },
+        };
         done.push(key);
         Ok(Plan {
             load: i,
@@ -647,9 +968,88 @@ impl<'a> Ctx<'a> {
                 ops,
                 steps: comps.into_iter().map(|c| c.step).collect(),
                 pieces,
+                split,
             },
             prologue,
         })
+    }
+
+    /// The cooperative split of load `i`'s tile and the pieces of one part; `Err(reason)` when
+    /// it cannot be proved that every subgroup of the work-group loads the same tile, or the
+    /// tile cannot be split.
+    #[allow(clippy::too_many_arguments)]
+    fn split_2d(
+        &self,
+        m: &Module,
+        c: &CoopInfo,
+        i: InstId,
+        ops: &BlockOperands,
+        elem: u32,
+        width: u32,
+        count: u32,
+        height: u32,
+    ) -> Result<(Split, Vec<Piece>), &'static str> {
+        let f = m
+            .inst_block(i)
+            .and_then(|b| m.function_result(m.block(b).func))
+            .ok_or("cooperative_not_applied_unknown_subgroup_count")?;
+        let s = *c
+            .subgroups
+            .get(&f)
+            .ok_or("cooperative_not_applied_unknown_subgroup_count")?;
+        let operands = [
+            ops.base,
+            ops.memory_width,
+            ops.memory_height,
+            ops.memory_pitch,
+            ops.coordinate,
+        ];
+        if operands.iter().any(|v| c.dependent.contains(v)) {
+            return Err("cooperative_not_applied_subgroup_dependent");
+        }
+        if c.divergent.contains(&f) {
+            return Err("cooperative_not_applied_subgroup_dependent_control");
+        }
+        // Row bands first (largest count that the target supports); when a band needs several
+        // pieces side by side, they go to different subgroups as well if there are enough.
+        let mut bands = s.min(height);
+        let mut fallback = None;
+        while bands >= 1 {
+            if height.is_multiple_of(bands) {
+                if let Some(p) = pieces(self.target, elem, width, count, height / bands) {
+                    let rows = height / bands;
+                    let n = p.len() as u32;
+                    let one_band = p.iter().all(|q| q.dy == 0 && q.height == rows);
+                    if n >= 2 && one_band && n.is_power_of_two() && bands * n <= s {
+                        let piece = Piece { dx: 0, ..p[0] };
+                        return Ok((
+                            Split {
+                                parts: bands * n,
+                                rows,
+                                cols: n,
+                                col_width: piece.width * piece.count,
+                                wrap: bands * n < s,
+                            },
+                            vec![piece],
+                        ));
+                    }
+                    if bands >= 2 && fallback.is_none() {
+                        fallback = Some((
+                            Split {
+                                parts: bands,
+                                rows,
+                                cols: 1,
+                                col_width: 0,
+                                wrap: bands < s,
+                            },
+                            p,
+                        ));
+                    }
+                }
+            }
+            bands /= 2;
+        }
+        fallback.ok_or("cooperative_not_applied_unsplittable")
     }
 
     /// Whether an existing prefetch of the loop covers the load's region at distance ≥ 1
@@ -963,6 +1363,11 @@ struct Emitter {
     prologue: u64,
     buffer: u64,
     decorated: bool,
+    /// The `SubgroupId` variable and its pointee type, once needed; whether it was created.
+    subgroup_id: Option<(Id, Id, bool)>,
+    /// Prefetches emitted with a cooperative split, and the loads split.
+    cooperative: u64,
+    cooperative_loads: u64,
 }
 
 impl Emitter {
@@ -1054,8 +1459,16 @@ impl Emitter {
         let d = i64::from(distance);
         // In the loop, before the load: iteration i + d.
         match &plan.what {
-            PlanKind::Block2d { ops, steps, pieces } => {
-                self.emit_2d(m, ops, steps, pieces, d, plan.load, &|v| v);
+            PlanKind::Block2d {
+                ops,
+                steps,
+                pieces,
+                split,
+            } => {
+                if split.is_some() {
+                    self.cooperative_loads += 1;
+                }
+                self.emit_2d(m, ops, steps, pieces, *split, d, plan.load, &|v| v);
             }
             PlanKind::Buffer1d {
                 ptr,
@@ -1077,7 +1490,12 @@ impl Emitter {
         for k in 0..d {
             let before = self.inserted;
             match &plan.what {
-                PlanKind::Block2d { ops, steps, pieces } => {
+                PlanKind::Block2d {
+                    ops,
+                    steps,
+                    pieces,
+                    split,
+                } => {
                     let hoisted = BlockOperands {
                         base: rename(ops.base),
                         memory_width: rename(ops.memory_width),
@@ -1086,7 +1504,7 @@ impl Emitter {
                         coordinate: rename(ops.coordinate),
                         ..*ops
                     };
-                    self.emit_2d(m, &hoisted, steps, pieces, k, at, &rename);
+                    self.emit_2d(m, &hoisted, steps, pieces, *split, k, at, &rename);
                 }
                 PlanKind::Buffer1d {
                     ptr,
@@ -1110,6 +1528,7 @@ impl Emitter {
         ops: &BlockOperands,
         steps: &[AffineExpr],
         pieces: &[Piece],
+        split: Option<Split>,
         k: i64,
         at: InstId,
         rename: &dyn Fn(Id) -> Id,
@@ -1117,6 +1536,62 @@ impl Emitter {
         let Some(base) = self.prefetch_pointer(m, ops.base, None, at) else {
             return;
         };
+        // Cooperative: row offset (SubgroupId mod parts)·rows.
+        let part_offset = split.map(|sp| {
+            let (var, ty) = self.subgroup_id_var(m);
+            let sid = m.fresh_id();
+            m.insert_before(at, Inst::new(Op::Load, Some(ty), Some(sid), &[var.word()]));
+            let part: Id = if sp.wrap {
+                let mask = self.types.int_const(m, ty, u64::from(sp.parts - 1));
+                let r = m.fresh_id();
+                m.insert_before(
+                    at,
+                    Inst::new(
+                        Op::BitwiseAnd,
+                        Some(ty),
+                        Some(r),
+                        &[sid.word(), mask.word()],
+                    ),
+                );
+                r
+            } else {
+                sid
+            };
+            if sp.cols == 1 {
+                return (
+                    AffineExpr::constant(0),
+                    AffineExpr::value(part).scale(i64::from(sp.rows)),
+                );
+            }
+            let cmask = self.types.int_const(m, ty, u64::from(sp.cols - 1));
+            let col = m.fresh_id();
+            m.insert_before(
+                at,
+                Inst::new(
+                    Op::BitwiseAnd,
+                    Some(ty),
+                    Some(col),
+                    &[part.word(), cmask.word()],
+                ),
+            );
+            let shift = self
+                .types
+                .int_const(m, ty, u64::from(sp.cols.trailing_zeros()));
+            let band = m.fresh_id();
+            m.insert_before(
+                at,
+                Inst::new(
+                    Op::ShiftRightLogical,
+                    Some(ty),
+                    Some(band),
+                    &[part.word(), shift.word()],
+                ),
+            );
+            (
+                AffineExpr::value(col).scale(i64::from(sp.col_width)),
+                AffineExpr::value(band).scale(i64::from(sp.rows)),
+            )
+        });
         let ty = m.type_of(ops.width);
         for p in pieces {
             let mut offsets: Vec<AffineExpr> = steps.iter().map(|s| s.scale(k)).collect();
@@ -1125,6 +1600,15 @@ impl Emitter {
                     if let Some(o) = offsets[c].add(&AffineExpr::constant(i64::from(extra))) {
                         offsets[c] = o;
                     }
+                }
+            }
+            if let Some((px, py)) = &part_offset {
+                match (offsets[0].add(px), offsets[1].add(py)) {
+                    (Some(x), Some(y)) => {
+                        offsets[0] = x;
+                        offsets[1] = y;
+                    }
+                    _ => continue,
                 }
             }
             let Some(coord) =
@@ -1148,6 +1632,95 @@ impl Emitter {
             };
             m.insert_before(at, pf.to_inst());
             self.inserted += 1;
+            if split.is_some() {
+                self.cooperative += 1;
+            }
+        }
+    }
+
+    /// The `SubgroupId` built-in variable and its integer type (created when missing).
+    fn subgroup_id_var(&mut self, m: &mut Module) -> (Id, Id) {
+        if let Some((v, t, _)) = self.subgroup_id {
+            return (v, t);
+        }
+        let dec = Decorations::build(m);
+        let vars: Vec<(Id, Id)> = m
+            .section_insts(Section::Global)
+            .filter(|(_, i)| {
+                i.is(Op::Variable) && i.operand_word(0) == Some(StorageClass::Input as u32)
+            })
+            .filter_map(|(_, i)| Some((i.result_id()?, i.result_type()?)))
+            .collect();
+        let ids: HashSet<Id> = vars.iter().map(|v| v.0).collect();
+        let names = debug_names(m, &|id| ids.contains(&id));
+        let found = vars.into_iter().find_map(|(v, pty)| {
+            if builtin_of_variable(&dec, &names, v) != Some(BuiltIn::SubgroupId) {
+                return None;
+            }
+            let pointee = pointer_of(m, pty)?.1;
+            int_width(m, pointee)?;
+            Some((v, pointee))
+        });
+        let (v, t, created) = match found {
+            Some((v, t)) => (v, t, false),
+            None => {
+                let t = self.types.int(m, 32);
+                let pty = self.types.pointer(m, StorageClass::Input, t);
+                let v = m.fresh_id();
+                m.push_to_section(
+                    Section::Global,
+                    Inst::new(
+                        Op::Variable,
+                        Some(pty),
+                        Some(v),
+                        &[StorageClass::Input as u32],
+                    ),
+                );
+                m.push_to_section(
+                    Section::Annotation,
+                    Inst::new(
+                        Op::Decorate,
+                        None,
+                        None,
+                        &[
+                            v.word(),
+                            spirv::Decoration::BuiltIn as u32,
+                            BuiltIn::SubgroupId as u32,
+                        ],
+                    ),
+                );
+                (v, t, true)
+            }
+        };
+        self.subgroup_id = Some((v, t, created));
+        (v, t)
+    }
+
+    /// Lists the `SubgroupId` variable in every entry point's interface that lacks it.
+    fn finish_subgroup_id(&mut self, m: &mut Module) {
+        let Some((v, _, _)) = self.subgroup_id else {
+            return;
+        };
+        let eps: Vec<InstId> = m
+            .section_insts(Section::EntryPoint)
+            .filter(|(_, i)| i.is(Op::EntryPoint))
+            .map(|(i, _)| i)
+            .collect();
+        for i in eps {
+            let inst = m.inst(i);
+            let ops = inst.operands();
+            // Execution model, function, name (literal string), interface ids.
+            let name_words = ops
+                .get(2..)
+                .and_then(|w| w.iter().position(|x| x.to_le_bytes().contains(&0)))
+                .map(|p| p + 1);
+            let Some(nw) = name_words else { continue };
+            if ops[2 + nw..].contains(&v.word()) {
+                continue;
+            }
+            let mut words = ops.to_vec();
+            words.push(v.word());
+            *m.inst_mut(i) = Inst::new(Op::EntryPoint, None, None, &words);
         }
     }
 
@@ -1228,6 +1801,7 @@ impl Pass for InsertPrefetches {
         let ind = analyses.get::<Induction>(m);
         let uni = analyses.get::<Uniformity>(m);
         let alias = analyses.get::<Alias>(m);
+        let coop = self.cooperative.then(|| CoopInfo::build(m));
         let ctx = Ctx {
             target,
             cfg: &cfg,
@@ -1236,6 +1810,7 @@ impl Pass for InsertPrefetches {
             ind: &ind,
             uni: &uni,
             alias: &alias,
+            coop: coop.as_ref(),
         };
         let addresses = has_capability(m, Capability::Addresses);
         // Plan everything on the unmodified module, then emit.
@@ -1273,8 +1848,21 @@ impl Pass for InsertPrefetches {
                         Err("skipped_unsupported_shape")
                     }
                 } else {
-                    ctx.plan_2d(m, l, i, &existing, &mut pre, &mut done_2d)
+                    let mut not_applied = None;
+                    let r =
+                        ctx.plan_2d(m, l, i, &existing, &mut pre, &mut done_2d, &mut not_applied);
+                    if r.is_ok() {
+                        if let Some(reason) = not_applied {
+                            stats.add("cooperative_not_applied", 1);
+                            stats.add(reason, 1);
+                        }
+                    }
+                    r
                 };
+                if self.cooperative && r.is_ok() && m.inst(i).is(Op::SubgroupBlockReadINTEL) {
+                    stats.add("cooperative_not_applied", 1);
+                    stats.add("cooperative_not_applied_buffer", 1);
+                }
                 match r {
                     Ok(p) => {
                         if p.prologue.is_none() {
@@ -1298,6 +1886,9 @@ impl Pass for InsertPrefetches {
             prologue: 0,
             buffer: 0,
             decorated: false,
+            subgroup_id: None,
+            cooperative: 0,
+            cooperative_loads: 0,
         };
         for p in &plans {
             let at = preheaders.get(&p.l).copied().flatten();
@@ -1316,14 +1907,11 @@ impl Pass for InsertPrefetches {
             ensure_capability(m, Capability::SubgroupBufferPrefetchINTEL);
             ensure_extension(m, EXT_BUFFER_PREFETCH);
         }
-        if self.cooperative {
-            stats.add("cooperative_not_applied", plans.len() as u64);
-            stats.warn(
-                "insert-prefetches: prefetch-cooperative is not implemented yet; every subgroup \
-                 prefetches its own loads"
-                    .into(),
-            );
+        if e.subgroup_id.is_some() {
+            e.finish_subgroup_id(m);
         }
+        stats.add("cooperative_loads", e.cooperative_loads);
+        stats.add("cooperative_prefetches", e.cooperative);
         stats.add("loads_prefetched", plans.len() as u64);
         stats.add("prefetches_inserted", e.inserted);
         stats.add("prologue_prefetches", e.prologue);

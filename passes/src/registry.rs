@@ -98,8 +98,8 @@ pub static REGISTRY: &[PassInfo] = &[
             },
             PassOptionInfo {
                 key: "prefetch-cooperative",
-                description: "split a work-group's shared tile across its subgroups \
-                              (not implemented yet; accepted)",
+                description: "split a work-group's shared tile across its subgroups when all \
+                              subgroups provably load the same tile (smaller prefetches)",
                 default: "false",
             },
             PassOptionInfo {
