@@ -8,6 +8,12 @@
 //!   (proved by the alias analysis' block footprints, i.e. affine forms, not syntax) become one
 //!   load with Block Count `c0+c1+…` into a new private array, placed where the last of them
 //!   was; each original destination then receives its slice with `OpCopyMemorySized`.
+//! - Two such loads in different blocks `BA` (load `A`) and `BB` (load `B`) of one function
+//!   merge the same way, the fused load placed at `B`, when they execute under the same
+//!   conditions: `BA` dominates `BB`, `BB` post-dominates `BA`, both are in the same innermost
+//!   loop, neither is under divergent control, and every path from `BA` reaches `BB` without a
+//!   loop header (no back edge, no inner loop), a block of another loop, or a function exit,
+//!   through at most 256 blocks (`rejected_region_too_large`). Counted as `fused_across_blocks`.
 //! - Prefetches (`OpSubgroup2DBlockPrefetchINTEL`) adjacent in the same way become one prefetch
 //!   of width `W·count` and count 1 (what IGC and Triton prefer), when the target supports it.
 //! - A load repeating an earlier one in the same block (same operands, nothing in between that
@@ -19,7 +25,8 @@
 //! register rule (IGC: each block fills whole GRFs, or subgroup size × element size = GRF) says
 //! the multi-block destination is the concatenation of the single-block ones; no instruction
 //! between the first and the last merged load may write memory the loads read (alias analysis)
-//! or touch a destination of the merged loads.
+//! or touch a destination of the merged loads. Across blocks, "between" is the rest of `BA`
+//! after `A`, every block reachable from `BA` before `BB`, and `BB` before `B`.
 //!
 //! Why correct: by the SPV_INTEL_2d_block_io spec, a load with Block Count N reads N blocks at
 //! columns `x + b·W` and its per-invocation data is block 0's, then block 1's, …; so with the
@@ -27,17 +34,19 @@
 //! exactly the bytes the originals yielded, and the copies put each original's bytes where it
 //! wrote them, at a point no original destination was read or written before. Moving the
 //! earlier loads down to the last one is allowed because nothing between reads their
-//! destinations. Prefetches have no functional effect, and the widened prefetch covers the same
+//! destinations. Across blocks, `A` executes in an iteration iff `B` does (dominance, post-
+//! dominance, no back edge or exit between), with the same subgroup (uniform control), and
+//! `A`'s operands (defined before `A`, whose block dominates `B`'s) are available at `B`. Prefetches have no functional effect, and the widened prefetch covers the same
 //! bytes. Uniformity is a precondition of the instruction itself, re-checked here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use spirv::{Op, StorageClass};
 use spvopt_analysis::alias::{Alias, BlockFootprint};
 use spvopt_analysis::provenance::{Provenance, Root};
 use spvopt_analysis::target::BlockOp;
 use spvopt_analysis::uniformity::Uniformity;
-use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_analysis::{Analyses, AnalysisSet, Cfg, Dominators, Loops, PostDominators, Target};
 use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module, Section};
 
 use crate::block_io::{module_subgroup_size, BlockKind, BlockOperands, BlockShape};
@@ -86,6 +95,20 @@ struct Ctx<'a> {
     uni: &'a Uniformity,
     prov: &'a Provenance,
 }
+
+/// Control-flow analyses for merging across blocks.
+struct Graph<'a> {
+    cfg: &'a Cfg,
+    dom: &'a Dominators,
+    pdom: &'a PostDominators,
+    loops: &'a Loops,
+}
+
+/// Most blocks between two loads merged across blocks (else `rejected_region_too_large`).
+const MAX_REGION_BLOCKS: usize = 256;
+
+/// Largest group (same key, one function) searched for pairs across blocks.
+const MAX_CROSS_GROUP: usize = 64;
 
 /// A run of candidates to merge, in column order, with the total count.
 struct Run {
@@ -297,6 +320,18 @@ impl FuseBlockLoads {
     ) -> bool {
         let lo = members.iter().map(|c| c.pos).min().unwrap_or(0);
         let hi = members.iter().map(|c| c.pos).max().unwrap_or(0);
+        Self::legal_between(m, ctx, &body[lo + 1..hi], members, stats)
+    }
+
+    /// Whether nothing in `between` (every instruction that may execute between the merged
+    /// loads) may write their region or touch their destinations.
+    fn legal_between(
+        m: &Module,
+        ctx: &Ctx<'_>,
+        between: &[InstId],
+        members: &[Candidate],
+        stats: &mut Statistics,
+    ) -> bool {
         let member_insts: Vec<InstId> = members.iter().map(|c| c.inst).collect();
         let mut dst_roots: Vec<Id> = Vec::new();
         let mut dsts: Vec<Id> = Vec::new();
@@ -308,7 +343,7 @@ impl FuseBlockLoads {
                 }
             }
         }
-        for &i in &body[lo + 1..hi] {
+        for &i in between {
             if member_insts.contains(&i) {
                 continue;
             }
@@ -353,6 +388,148 @@ impl FuseBlockLoads {
             }
         }
         true
+    }
+
+    /// Blocks strictly between `ba` and `bb` (reachable from `ba` without passing through
+    /// `bb`), when every path from `ba` reaches `bb` within one iteration: no loop header
+    /// (back edge or inner loop), no block of another loop, no function exit on the way.
+    fn region_between(
+        g: &Graph<'_>,
+        ba: BlockId,
+        bb: BlockId,
+        stats: &mut Statistics,
+    ) -> Option<Vec<BlockId>> {
+        let l = g.loops.innermost(ba);
+        let mut seen: HashSet<BlockId> = HashSet::new();
+        let mut region: Vec<BlockId> = Vec::new();
+        let mut stack: Vec<BlockId> = g.cfg.succs(ba).to_vec();
+        if stack.is_empty() {
+            stats.add("rejected_cross_block_exit", 1);
+            return None;
+        }
+        while let Some(x) = stack.pop() {
+            if x == bb || !seen.insert(x) {
+                continue;
+            }
+            if x == ba || g.loops.loop_of_header(x).is_some() || g.loops.innermost(x) != l {
+                stats.add("rejected_cross_block_loop", 1);
+                return None;
+            }
+            let succs = g.cfg.succs(x);
+            if succs.is_empty() {
+                stats.add("rejected_cross_block_exit", 1);
+                return None;
+            }
+            region.push(x);
+            if region.len() > MAX_REGION_BLOCKS {
+                stats.add("rejected_region_too_large", 1);
+                return None;
+            }
+            stack.extend_from_slice(succs);
+        }
+        Some(region)
+    }
+
+    /// Pairs of column-adjacent loads in different blocks of one function that execute under
+    /// the same conditions: `A`'s block dominates `B`'s, `B`'s post-dominates `A`'s, both are in
+    /// the same innermost loop with uniform control, and every path from `A` to `B` stays in
+    /// that iteration. The fused load goes at `B` (all of `A`'s operands dominate it).
+    fn plan_across_blocks(
+        m: &Module,
+        ctx: &Ctx<'_>,
+        g: &Graph<'_>,
+        func_cands: &[(BlockId, Candidate)],
+        plans: &mut Vec<(BlockId, Vec<Candidate>, InstId)>,
+        mut taken: HashSet<InstId>,
+        stats: &mut Statistics,
+    ) {
+        if ctx.sg.is_none() {
+            return;
+        }
+        // `taken`: loads this function already merges or reuses within a block.
+        let mut groups: HashMap<GroupKey, Vec<(BlockId, Candidate)>> = HashMap::new();
+        let mut order: Vec<GroupKey> = Vec::new();
+        for (b, c) in func_cands {
+            if c.ops.kind == BlockKind::Prefetch || taken.contains(&c.inst) {
+                continue;
+            }
+            let k = Self::key(c);
+            if !groups.contains_key(&k) {
+                order.push(k);
+            }
+            groups.entry(k).or_default().push((*b, c.clone()));
+        }
+        for k in order {
+            let group = &groups[&k];
+            if group.len() < 2 || group.len() > MAX_CROSS_GROUP {
+                continue;
+            }
+            for (ba, a) in group {
+                for (bb, b) in group {
+                    if ba == bb || taken.contains(&a.inst) || taken.contains(&b.inst) {
+                        continue;
+                    }
+                    if !g.dom.strictly_dominates(*ba, *bb)
+                        || !g.pdom.post_dominates(*bb, *ba)
+                        || g.loops.innermost(*ba) != g.loops.innermost(*bb)
+                    {
+                        continue;
+                    }
+                    if !Self::uniform(ctx, a) || !Self::uniform(ctx, b) {
+                        continue;
+                    }
+                    use spvopt_analysis::alias::BlockRelation::*;
+                    let dx = match ctx.alias.block_relation_in_same_iteration(
+                        m,
+                        a.inst,
+                        &a.footprint,
+                        b.inst,
+                        &b.footprint,
+                    ) {
+                        Disjoint {
+                            dx_bytes,
+                            dy_rows: 0,
+                        } => dx_bytes,
+                        _ => continue,
+                    };
+                    let members = if dx == a.footprint.row_bytes as i64 {
+                        vec![a.clone(), b.clone()]
+                    } else if dx == -(b.footprint.row_bytes as i64) {
+                        vec![b.clone(), a.clone()]
+                    } else {
+                        continue;
+                    };
+                    if ctx.uni.is_divergent_control(*ba) || ctx.uni.is_divergent_control(*bb) {
+                        stats.add("rejected_divergent_control", 1);
+                        continue;
+                    }
+                    let run = Run {
+                        count: a.shape.count + b.shape.count,
+                        members,
+                    };
+                    let Some((take, _)) = Self::fit_to_target(ctx, &run, stats) else {
+                        continue;
+                    };
+                    if take.len() != 2 {
+                        continue;
+                    }
+                    let Some(region) = Self::region_between(g, *ba, *bb, stats) else {
+                        continue;
+                    };
+                    let mut between: Vec<InstId> = m.block_insts(*ba).skip(a.pos + 1).collect();
+                    for &x in &region {
+                        between.extend(m.block_insts(x));
+                    }
+                    between.extend(m.block_insts(*bb).take(b.pos));
+                    if !Self::legal_between(m, ctx, &between, &take, stats) {
+                        continue;
+                    }
+                    taken.insert(a.inst);
+                    taken.insert(b.inst);
+                    plans.push((*bb, take, b.inst));
+                }
+            }
+        }
     }
 }
 
@@ -399,6 +576,16 @@ impl Pass for FuseBlockLoads {
         let alias = analyses.get::<Alias>(m);
         let uni = analyses.get::<Uniformity>(m);
         let prov = analyses.get::<Provenance>(m);
+        let cfg = analyses.get::<Cfg>(m);
+        let dom = analyses.get::<Dominators>(m);
+        let pdom = analyses.get::<PostDominators>(m);
+        let loops = analyses.get::<Loops>(m);
+        let graph = Graph {
+            cfg: &cfg,
+            dom: &dom,
+            pdom: &pdom,
+            loops: &loops,
+        };
         let ctx = Ctx {
             target,
             sg: module_subgroup_size(m),
@@ -407,11 +594,17 @@ impl Pass for FuseBlockLoads {
             prov: &prov,
         };
         // Plan everything first (analyses describe the unmodified module), then rewrite.
-        let mut plans: Vec<(BlockId, Vec<Candidate>)> = Vec::new();
+        // (block of the fused operation, members in column order, position of the fused load)
+        let mut plans: Vec<(BlockId, Vec<Candidate>, InstId)> = Vec::new();
         let mut reuses: Vec<(Candidate, Candidate)> = Vec::new();
         for f in m.function_ids().collect::<Vec<_>>() {
+            // Plans and reuses of this function start here (the cross-block search only
+            // looks at this function's, keeping the whole pass linear).
+            let (plans_start, reuses_start) = (plans.len(), reuses.len());
+            let mut func_cands: Vec<(BlockId, Candidate)> = Vec::new();
             for &b in &m.function(f).blocks.clone() {
                 let cands = Self::candidates(m, &ctx, b, &mut stats);
+                func_cands.extend(cands.iter().map(|c| (b, c.clone())));
                 if cands.len() < 2 {
                     continue;
                 }
@@ -479,12 +672,35 @@ impl Pass for FuseBlockLoads {
                             if is_prefetch
                                 || Self::legal_to_merge_loads(m, &ctx, &body, &take, &mut stats)
                             {
-                                plans.push((b, take));
+                                let at = take.iter().max_by_key(|c| c.pos).expect("non-empty").inst;
+                                plans.push((b, take, at));
                             }
                             remaining = left;
                         }
                     }
                 }
+            }
+            let blocks_with_candidates: HashSet<BlockId> =
+                func_cands.iter().map(|(b, _)| *b).collect();
+            if blocks_with_candidates.len() >= 2 {
+                let taken: HashSet<InstId> = plans[plans_start..]
+                    .iter()
+                    .flat_map(|(_, ms, _)| ms.iter().map(|c| c.inst))
+                    .chain(
+                        reuses[reuses_start..]
+                            .iter()
+                            .flat_map(|(a, b)| [a.inst, b.inst]),
+                    )
+                    .collect();
+                Self::plan_across_blocks(
+                    m,
+                    &ctx,
+                    &graph,
+                    &func_cands,
+                    &mut plans,
+                    taken,
+                    &mut stats,
+                );
             }
         }
         if plans.is_empty() && reuses.is_empty() {
@@ -493,18 +709,24 @@ impl Pass for FuseBlockLoads {
         let mut types = Interner::default();
         let sg = module_subgroup_size(m).unwrap_or(0);
         let mut merged_away = 0u64;
-        for (b, members) in plans {
+        for (b, members, at) in plans {
             let kind = members[0].ops.kind;
             if kind == BlockKind::Prefetch {
                 if fuse_prefetches(m, &mut types, target, &members) {
                     merged_away += members.len() as u64 - 1;
                     stats.add("prefetches_fused", members.len() as u64);
                 }
-            } else if fuse_loads(m, &mut types, b, sg, &members) {
-                merged_away += members.len() as u64 - 1;
-                stats.add("loads_fused", members.len() as u64);
             } else {
-                stats.add("rejected_destination_type", 1);
+                let across = members.iter().any(|c| m.inst_block(c.inst) != Some(b));
+                if fuse_loads(m, &mut types, b, sg, &members, at) {
+                    merged_away += members.len() as u64 - 1;
+                    stats.add("loads_fused", members.len() as u64);
+                    if across {
+                        stats.add("fused_across_blocks", members.len() as u64);
+                    }
+                } else {
+                    stats.add("rejected_destination_type", 1);
+                }
             }
         }
         for (first, again) in reuses {
@@ -576,6 +798,7 @@ fn fuse_loads(
     b: BlockId,
     sg: u32,
     members: &[Candidate],
+    at: InstId,
 ) -> bool {
     let first = &members[0];
     let kind = first.ops.kind;
@@ -594,11 +817,7 @@ fn fuse_loads(
         return false;
     };
     // The fused load goes where the last (in program order) of the members was.
-    let last = members
-        .iter()
-        .max_by_key(|c| c.pos)
-        .expect("non-empty")
-        .inst;
+    let last = at;
     let total_bytes = per_block * total;
     let len = types.u32_const(m, total_bytes / scalar_bytes);
     let arr = types.array(m, scalar, len);
