@@ -35,7 +35,7 @@ use crate::constants::Constants;
 use crate::decorations::Decorations;
 use crate::induction::Induction;
 use crate::loops::LoopId;
-use crate::operands::op_of;
+use crate::operands::{is_atomic_rmw, op_of};
 use crate::provenance::{PointerInfo, Provenance};
 use crate::types::{pointer_of, size_of};
 use crate::uniformity::Uniformity;
@@ -329,27 +329,12 @@ impl Alias {
             return Access::Anything;
         };
         match op {
-            Op::Store
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT
-            | Op::AtomicFMinEXT
-            | Op::AtomicFMaxEXT => match inst.operand_id(0) {
-                Some(p) => one(self.bytes(m, p)),
-                None => Access::Anything,
-            },
+            op if matches!(op, Op::Store | Op::AtomicStore) || is_atomic_rmw(op) => {
+                match inst.operand_id(0) {
+                    Some(p) => one(self.bytes(m, p)),
+                    None => Access::Anything,
+                }
+            }
             Op::CopyMemory | Op::CopyMemorySized | Op::SubgroupBlockWriteINTEL => {
                 match inst.operand_id(0) {
                     Some(p) => one(self.bytes(m, p).into_unsized()),

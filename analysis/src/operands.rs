@@ -164,10 +164,33 @@ fn ext_inst_all_ids(m: &Module, ops: &[u32]) -> bool {
         .all(|(k, _)| matches!(k, OperandKind::Id))
 }
 
-/// The opcode of `inst` as a [`spirv::Op`], through a table built once (`Inst::op` decodes
-/// with a large `match`, which shows up in profiles of whole-module analyses).
+/// The opcode of `inst` as a [`spirv::Op`] (the IR's table lookup).
 pub fn op_of(inst: &spvopt_ir::Inst) -> Option<spirv::Op> {
-    static OPS: OnceLock<Vec<Option<spirv::Op>>> = OnceLock::new();
-    OPS.get_or_init(|| (0..=u32::from(u16::MAX)).map(spirv::Op::from_u32).collect())
-        [inst.opcode() as usize]
+    inst.op()
+}
+
+/// Atomics that read, modify and write memory through their pointer (operand 0) and return the
+/// old value: exchange, compare-exchange, increment/decrement and the arithmetic ones.
+pub fn is_atomic_rmw(op: spirv::Op) -> bool {
+    use spirv::Op::*;
+    matches!(
+        op,
+        AtomicExchange
+            | AtomicCompareExchange
+            | AtomicCompareExchangeWeak
+            | AtomicIIncrement
+            | AtomicIDecrement
+            | AtomicIAdd
+            | AtomicISub
+            | AtomicSMin
+            | AtomicUMin
+            | AtomicSMax
+            | AtomicUMax
+            | AtomicAnd
+            | AtomicOr
+            | AtomicXor
+            | AtomicFAddEXT
+            | AtomicFMinEXT
+            | AtomicFMaxEXT
+    )
 }

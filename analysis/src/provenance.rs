@@ -36,7 +36,7 @@ use crate::cache::{Analyses, Analysis, AnalysisSet};
 use crate::cfg::Cfg;
 use crate::decorations::Decorations;
 use crate::induction::Induction;
-use crate::operands::op_of;
+use crate::operands::{is_atomic_rmw, op_of};
 use crate::types::{member_offset, pointer_of, size_of, vector_of};
 
 const PHI_WALK_BUDGET: u32 = 32;
@@ -364,24 +364,6 @@ impl Provenance {
             | Op::SubgroupBlockReadINTEL
             | Op::SubgroupBlockWriteINTEL
             | Op::SubgroupBlockPrefetchINTEL
-            | Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT
-            | Op::AtomicFMinEXT
-            | Op::AtomicFMaxEXT
             | Op::Branch
             | Op::BranchConditional
             | Op::Return
@@ -390,6 +372,7 @@ impl Provenance {
             | Op::SelectionMerge
             | Op::Line
             | Op::NoLine => {}
+            op if matches!(op, Op::AtomicLoad | Op::AtomicStore) || is_atomic_rmw(op) => {}
             Op::Store => {
                 if let Some(v) = inst.operand_id(1) {
                     self.escape(v);

@@ -63,7 +63,7 @@ use crate::decorations::Decorations;
 use crate::dominators::Dominators;
 use crate::loops::{LoopId, Loops};
 use crate::operands::for_each_value_operand;
-use crate::operands::op_of;
+use crate::operands::{is_atomic_rmw, op_of};
 use crate::post_dominators::PostDominators;
 use crate::provenance::{Provenance, Root};
 use crate::types::{pointer_of, size_of, vector_of};
@@ -738,27 +738,12 @@ impl<'a> Solver<'a> {
         let m = self.m;
         let inst = m.inst(i);
         let target = match op_of(inst) {
-            Some(
-                Op::CopyMemory
-                | Op::CopyMemorySized
-                | Op::AtomicStore
-                | Op::AtomicExchange
-                | Op::AtomicCompareExchange
-                | Op::AtomicIIncrement
-                | Op::AtomicIDecrement
-                | Op::AtomicIAdd
-                | Op::AtomicISub
-                | Op::AtomicSMin
-                | Op::AtomicUMin
-                | Op::AtomicSMax
-                | Op::AtomicUMax
-                | Op::AtomicAnd
-                | Op::AtomicOr
-                | Op::AtomicXor
-                | Op::AtomicFAddEXT
-                | Op::AtomicFMinEXT
-                | Op::AtomicFMaxEXT,
-            ) => inst.operand_id(0),
+            Some(op)
+                if matches!(op, Op::CopyMemory | Op::CopyMemorySized | Op::AtomicStore)
+                    || is_atomic_rmw(op) =>
+            {
+                inst.operand_id(0)
+            }
             Some(
                 Op::Subgroup2DBlockLoadINTEL
                 | Op::Subgroup2DBlockLoadTransformINTEL
@@ -993,24 +978,8 @@ impl<'a> Solver<'a> {
                     ALL
                 }
             }
-            Op::AtomicLoad
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT
-            | Op::AtomicFMinEXT
-            | Op::AtomicFMaxEXT
-            | Op::GroupNonUniformElect
+            op if op == Op::AtomicLoad || is_atomic_rmw(op) => ALL,
+            Op::GroupNonUniformElect
             | Op::GroupNonUniformShuffle
             | Op::GroupNonUniformShuffleXor
             | Op::GroupNonUniformShuffleUp
