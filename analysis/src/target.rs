@@ -11,7 +11,7 @@
 //! `mtl` (Xe-LPG: neither), and `generic` (the portable tables of the OpenCL extensions
 //! cl_intel_subgroup_2d_block_io and cl_intel_subgroup_matrix_multiply_accumulate).
 //!
-//! Every number comes from `../shared/notes/intel-targets.md`; the comments name the section
+//! Every number comes from `docs/notes/intel-targets.md`; the comments name the section
 //! (`§1.2` = the OpenCL environment table, `§2.2` = IGC's front-end validation table, …).
 //! Values marked **[inference]** are our reading, not a statement of a source.
 

@@ -1,7 +1,7 @@
 //! The state of `SPV_NV_tensor_addressing` tensor layouts and views, and the transfer function
 //! of each layout/view instruction (`OpCreateTensorLayoutNV` … `OpTensorViewSetClipNV`).
 //!
-//! Semantics follow `shared/notes/tensor-addressing.md` §2 (checked against the spec and the
+//! Semantics follow `docs/notes/tensor-addressing.md` §2 (checked against the spec and the
 //! Slang/CTS test vectors there): every setter returns a modified copy of its input.
 //! - layout: `blockSize`, `dimension`, `stride`, `offset` (signed, accumulates over slices),
 //!   `span` per dimension, one `clampValue`; the clamp mode comes from the type.

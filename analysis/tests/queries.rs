@@ -340,7 +340,7 @@ fn spec_constant_overrides() {
 
 #[test]
 fn corpus_tensor_kernels_have_known_layouts() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/tensor");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/tensor");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         eprintln!("tensor corpus not found; skipping");
         return;
@@ -390,7 +390,7 @@ impl Lcg {
 
 #[test]
 fn broken_modules_do_not_panic() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
     let files = [
         "triton/nodbg/gemm_fp16_blockptr_128x128x32_w8__pvc.spv",
         "triton/native/gemm_fp16_blockptr_8x512x64_w32__pvc.spv",

@@ -1,4 +1,4 @@
-//! Target profiles against `../shared/notes/intel-targets.md` (spot values per table), query
+//! Target profiles against `docs/notes/intel-targets.md` (spot values per table), query
 //! behaviour, and unknown names.
 
 use spvopt_analysis::target::{BlockOp, MmaTypes, Target};

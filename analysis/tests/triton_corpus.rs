@@ -1,4 +1,4 @@
-//! The analyses on real Triton output (`shared/corpus/triton`, builtin-call and native forms):
+//! The analyses on real Triton output (`tests/corpus/triton`, builtin-call and native forms):
 //! every 2D block load/prefetch coordinate inside the K loop is affine in the loop counter with
 //! a uniform step, every block shape and MMA K folds to a constant, and every operand the 2D
 //! block IO spec requires to be uniform is found uniform.
@@ -13,7 +13,7 @@ use spvopt_analysis::uniformity::Uniformity;
 use spvopt_analysis::{Analyses, Induction, Loops};
 
 fn corpus_files() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/triton");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/triton");
     let mut out = Vec::new();
     for dir in [root.clone(), root.join("native")] {
         let Ok(entries) = std::fs::read_dir(&dir) else {

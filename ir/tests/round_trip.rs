@@ -1,4 +1,4 @@
-//! Every module under ../shared/corpus (and our own fixtures) loads and emits byte-identically.
+//! Every module under tests/corpus (and our own fixtures) loads and emits byte-identically.
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +17,7 @@ fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn corpus() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
     let mut v = Vec::new();
     spv_files(&root, &mut v);
     assert!(!v.is_empty(), "no corpus found at {}", root.display());

@@ -1,6 +1,6 @@
 //! `SPV_NV_tensor_addressing`: tensor layouts and views as values, and the element address
 //! computation `OpCooperativeMatrixLoadTensorNV` / `StoreTensorNV` use
-//! (/work/shared/notes/tensor-addressing.md §2-3, written against the SPIR-V and GLSL specs and
+//! (docs/notes/tensor-addressing.md §2-3, written against the SPIR-V and GLSL specs and
 //! checked there against the CTS and Slang test vectors).
 //!
 //! A layout or view is an ordinary per-invocation value of its type's size, so it flows through

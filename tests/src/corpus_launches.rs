@@ -1,4 +1,4 @@
-//! Simulator launches for the Triton corpus kernels (parameters per ../shared/corpus/README.md),
+//! Simulator launches for the Triton corpus kernels (parameters per tests/corpus/README.md),
 //! shared by the pass tests that prove simulator equivalence on real compiler output.
 
 use spvopt_sim::{Arg, Launch};

@@ -22,9 +22,9 @@ use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
 use spvopt_passes::{run_pipeline, Hooks, Pipeline};
 
-/// `../shared` beside the repository.
-pub fn shared_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+/// The test corpus inside the repository (`tests/corpus`: real compiler output, see its README).
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus")
 }
 
 /// Every `.spv` file under `dir`, sorted.
@@ -48,10 +48,10 @@ pub fn spv_files_under(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// Every corpus module (`../shared/corpus/**/*.spv`); panics if the corpus is missing.
+/// Every corpus module (`tests/corpus/**/*.spv`); panics if the corpus is missing.
 pub fn corpus_files() -> Vec<PathBuf> {
-    let v = spv_files_under(&shared_dir().join("corpus"));
-    assert!(!v.is_empty(), "no corpus under {}", shared_dir().display());
+    let v = spv_files_under(&corpus_dir());
+    assert!(!v.is_empty(), "no corpus under {}", corpus_dir().display());
     v
 }
 

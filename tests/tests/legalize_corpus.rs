@@ -18,7 +18,7 @@ use spvopt_passes::{run_pipeline, Hooks, Pipeline};
 use spvopt_tests::corpus_launches::{readme_launches, same_results, GEMMS};
 
 fn triton_modules() -> Vec<std::path::PathBuf> {
-    let dir = spvopt_tests::shared_dir().join("corpus/triton");
+    let dir = spvopt_tests::corpus_dir().join("triton");
     let mut v: Vec<_> = spvopt_tests::spv_files_under(&dir)
         .into_iter()
         .filter(|p| !p.to_string_lossy().contains("/nodbg/"))
@@ -154,8 +154,7 @@ fn legalize_for_dg2_gemms_are_simulator_identical() {
     let dg2 = Target::dg2();
     let mut checked = 0;
     for g in GEMMS.iter() {
-        let path = spvopt_tests::shared_dir()
-            .join("corpus/triton/native")
+        let path = spvopt_tests::corpus_dir().join("triton/native")
             .join(g.file);
         if !path.exists() {
             continue;

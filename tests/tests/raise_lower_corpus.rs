@@ -16,7 +16,7 @@ use spvopt_ir::{Id, Module, Section};
 use spvopt_passes::{run_pipeline, Hooks, Pipeline, RunReport};
 
 fn triton(name: &str) -> PathBuf {
-    spvopt_tests::shared_dir().join("corpus/triton").join(name)
+    spvopt_tests::corpus_dir().join("triton").join(name)
 }
 
 /// Pairs (builtin form, native form) present in the corpus.

@@ -53,8 +53,8 @@ fn raised_lowered_and_dg2_legalized_builtin_corpus_is_simulator_identical() {
     let mut checked = 0;
     for g in GEMMS.iter() {
         let launches = readme_launches(g);
-        for dir in ["corpus/triton", "corpus/triton/nodbg"] {
-            let path = spvopt_tests::shared_dir().join(dir).join(g.file);
+        for dir in ["triton", "triton/nodbg"] {
+            let path = spvopt_tests::corpus_dir().join(dir).join(g.file);
             let Ok(bytes) = std::fs::read(&path) else {
                 continue;
             };

@@ -1,8 +1,8 @@
 //! spv-sim on cooperative matrices (SPV_KHR_cooperative_matrix, Subgroup scope) and tensor
 //! addressing (SPV_NV_tensor_addressing + the tensor load / store of SPV_NV_cooperative_matrix2):
-//! every corpus tensor kernel (`../shared/corpus/tensor`, both storage-class variants) and the
+//! every corpus tensor kernel (`tests/corpus/tensor`, both storage-class variants) and the
 //! hand-written kernels `tests/fixtures/sim/coop_*.spvasm`, each checked against expectations
-//! computed here from the notes (/work/shared/notes/tensor-addressing.md §2-3) and a plain Rust
+//! computed here from the notes (docs/notes/tensor-addressing.md §2-3) and a plain Rust
 //! matmul. The Workgroup-pointer corpus kernels are run through a wrapper kernel added to their
 //! text that copies global buffers into local memory, calls the kernel and copies back.
 //!
@@ -19,7 +19,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn corpus(name: &str) -> PathBuf {
-    spvopt_tests::shared_dir().join("corpus/tensor").join(name)
+    spvopt_tests::corpus_dir().join("tensor").join(name)
 }
 
 /// The fixture's source with `(from, to)` replacements applied (each `from` must occur).

@@ -1,4 +1,4 @@
-//! The Triton kernels of `../shared/corpus/triton` (builtin form and `native/` form) run on the
+//! The Triton kernels of `tests/corpus/triton` (builtin form and `native/` form) run on the
 //! simulator and give what an independent reference computes.
 //!
 //! GEMM reference: a plain Rust matmul over the same fp16 (bf16) inputs, exact products summed
@@ -16,7 +16,7 @@ use spvopt_sim::{Arg, Launch};
 
 fn triton(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpus/triton")
+        .join("../tests/corpus/triton")
         .join(path)
 }
 

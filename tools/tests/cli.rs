@@ -9,7 +9,7 @@ fn spv_opt() -> Command {
 
 fn corpus(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpus")
+        .join("../tests/corpus")
         .join(rel)
 }
 

@@ -27,7 +27,7 @@ fn corrupted_inputs_give_exit_1_and_a_message() {
         "triton/native/gemm_bf16_ptr_128x128x32_w8__pvc.spv",
         "tensor/kernel_k1_tile_copy_crossworkgroup.spv",
     ];
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
     let dir = std::env::temp_dir().join(format!("spvopt-corrupt-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -165,7 +165,7 @@ fn passes_never_panic_on_damaged_modules_that_load() {
             "--dce",
         ],
     ];
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
     let dir = std::env::temp_dir().join(format!("spvopt-damaged-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
