@@ -12,6 +12,7 @@ pub mod insert_prefetches;
 pub mod legalize;
 pub mod lower_builtins;
 pub mod manager;
+pub mod messages;
 pub mod pass;
 pub mod raise_builtins;
 pub mod registry;
@@ -19,6 +20,8 @@ pub mod split_block_loads;
 pub mod strip_debug;
 pub mod strip_prefetches;
 mod util;
+#[cfg(feature = "validate")]
+pub mod validate;
 
 pub use manager::{run_pipeline, Hooks, PassRecord, Pipeline, RunReport};
 pub use pass::{Pass, PassError, PassResult, Statistics};

@@ -123,7 +123,54 @@ pub struct PassRecord {
     pub changed: bool,
     pub stats: Statistics,
     pub duration: Duration,
+    pub instructions_before: usize,
     pub instructions_after: usize,
+    /// `Some(reason)` for a step the pass manager added itself (raising builtin calls before a
+    /// pass that needs native ops, lowering them back at the end), e.g.
+    /// `"fuse-block-loads works on native 2D block / MMA ops"`.
+    pub implicit: Option<String>,
+}
+
+impl PassRecord {
+    /// This pass's warnings grouped by message (first-seen order).
+    pub fn warning_groups(&self) -> Vec<WarningGroup> {
+        let mut groups: Vec<WarningGroup> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = Default::default();
+        for w in self.stats.warnings() {
+            let (loc, msg) = split_location(w);
+            match index.get(msg) {
+                Some(&g) => groups[g].count += 1,
+                None => {
+                    index.insert(msg, groups.len());
+                    groups.push(WarningGroup {
+                        pass: self.name,
+                        message: msg.to_string(),
+                        count: 1,
+                        first_location: loc.to_string(),
+                    });
+                }
+            }
+        }
+        groups
+    }
+
+    /// One line of what the pass did (`-v`): changed or not, instruction counts, statistics.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{}: {}, {} -> {} instructions",
+            self.name,
+            if self.changed { "changed" } else { "unchanged" },
+            self.instructions_before,
+            self.instructions_after
+        );
+        if !self.stats.0.is_empty() {
+            s.push_str(&format!(" ({})", self.stats));
+        }
+        if let Some(why) = &self.implicit {
+            s.push_str(&format!(" [implicit: {why}]"));
+        }
+        s
+    }
 }
 
 /// What a pipeline run did.
@@ -133,10 +180,53 @@ pub struct RunReport {
     pub passes: Vec<PassRecord>,
 }
 
+/// Warnings of one pass that say the same thing at different places: "32 x MMA … (first at …)".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WarningGroup {
+    pub pass: &'static str,
+    /// The message without its location.
+    pub message: String,
+    pub count: usize,
+    /// Location of the first occurrence (empty when the warnings carry none).
+    pub first_location: String,
+}
+
+impl WarningGroup {
+    /// The group as one line: the message, with the count and first location when repeated.
+    pub fn line(&self) -> String {
+        match (self.count, self.first_location.is_empty()) {
+            (1, true) => format!("{}: {}", self.pass, self.message),
+            (1, false) => format!("{}: {}: {}", self.pass, self.first_location, self.message),
+            (n, true) => format!("{}: {n} x {}", self.pass, self.message),
+            (n, false) => format!(
+                "{}: {n} x {} (first at {})",
+                self.pass, self.message, self.first_location
+            ),
+        }
+    }
+}
+
+/// Splits a warning `"LOCATION: message"` (the form passes use) into its location and message;
+/// a warning without a location prefix (`"OpX … in function …: "`) keeps all of its text.
+fn split_location(w: &str) -> (&str, &str) {
+    match w.split_once(": ") {
+        Some((loc, msg)) if loc.starts_with("Op") || loc.contains(" in function ") => (loc, msg),
+        _ => ("", w),
+    }
+}
+
 impl RunReport {
     /// Whether any pass changed the module.
     pub fn changed(&self) -> bool {
         self.passes.iter().any(|p| p.changed)
+    }
+
+    /// Every pass's warnings, grouped per pass by message (first-seen order).
+    pub fn warning_groups(&self) -> Vec<WarningGroup> {
+        self.passes
+            .iter()
+            .flat_map(PassRecord::warning_groups)
+            .collect()
     }
 
     /// The report as JSON (the `--stats FILE.json` format).
@@ -151,13 +241,30 @@ impl RunReport {
                     .iter()
                     .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
                     .collect();
-                serde_json::json!({
+                let warnings: Vec<serde_json::Value> = p
+                    .warning_groups()
+                    .into_iter()
+                    .map(|g| {
+                        serde_json::json!({
+                            "message": g.message,
+                            "count": g.count,
+                            "first_location": g.first_location,
+                        })
+                    })
+                    .collect();
+                let mut v = serde_json::json!({
                     "name": p.name,
                     "changed": p.changed,
                     "time_us": p.duration.as_micros() as u64,
+                    "instructions_before": p.instructions_before,
                     "instructions_after": p.instructions_after,
                     "stats": stats,
-                })
+                    "warnings": warnings,
+                });
+                if let Some(why) = &p.implicit {
+                    v["implicit"] = serde_json::Value::from(why.clone());
+                }
+                v
             })
             .collect();
         serde_json::json!({
@@ -202,6 +309,15 @@ pub struct Hooks<'a> {
 
 /// Runs `pipeline` on `m` for `target`. On error the module may be partially transformed;
 /// callers that must not expose that work on a copy (the CLI writes nothing on error).
+///
+/// Builtin-call input: passes in [`registry::NATIVE_FORM_PASSES`] work on the native
+/// `OpSubgroup2DBlock*INTEL` / `OpSubgroupMatrixMultiplyAccumulateINTEL` ops. When such a pass
+/// meets a module that imports the OpenCL builtins instead (Triton's and clang's output), and
+/// the pipeline does not choose the form itself (no explicit `raise-builtins` or
+/// `lower-builtins`), the manager runs `raise-builtins` before it and `lower-builtins` at the
+/// end, so a pass on raw compiler output does its job and the output keeps the form it was
+/// given. If no pass changed anything after the raise, the original module is restored
+/// byte-identically. Both steps appear in the report with `implicit` set.
 pub fn run_pipeline(
     pipeline: &Pipeline,
     m: &mut Module,
@@ -213,32 +329,117 @@ pub fn run_pipeline(
         instructions_before: m.instruction_count(),
         passes: Vec::new(),
     };
+    let form_is_explicit = pipeline
+        .steps
+        .iter()
+        .any(|s| matches!(s.info.name, "raise-builtins" | "lower-builtins"));
+    // The module before an implicit raise, and the index of that raise in the report.
+    let mut before_raise: Option<(Module, usize)> = None;
     for step in &pipeline.steps {
-        let mut pass = (step.info.construct)(&step.options)?;
-        let start = Instant::now();
-        let result = pass.run(m, &mut analyses, target)?;
-        let duration = start.elapsed();
-        if result.changed {
-            analyses.invalidate_except(result.preserved);
-        }
-        if let Some(f) = hooks.after_pass.as_mut() {
-            f(step.info.name, m);
-        }
-        if result.changed {
-            if let Some(v) = hooks.validate {
-                v(m).map_err(|message| PassError::Validation {
-                    pass: step.info.name.to_string(),
-                    message,
-                })?;
+        if !form_is_explicit
+            && before_raise.is_none()
+            && registry::needs_native_form(step.info.name)
+            && crate::raise_builtins::imports_builtins(m)
+        {
+            let snapshot = m.clone();
+            let raise = registry::lookup("raise-builtins").expect("raise-builtins is registered");
+            let why = format!(
+                "{} works on native 2D block / MMA ops; builtin calls raised",
+                step.info.name
+            );
+            let record = run_step(
+                raise,
+                &PassOptions::new(),
+                Some(why),
+                m,
+                &mut analyses,
+                target,
+                hooks,
+            )?;
+            let changed = record.changed;
+            report.passes.push(record);
+            if changed {
+                before_raise = Some((snapshot, report.passes.len() - 1));
             }
         }
-        report.passes.push(PassRecord {
-            name: step.info.name,
-            changed: result.changed,
-            stats: result.stats,
-            duration,
-            instructions_after: m.instruction_count(),
-        });
+        let record = run_step(
+            step.info,
+            &step.options,
+            None,
+            m,
+            &mut analyses,
+            target,
+            hooks,
+        )?;
+        report.passes.push(record);
+    }
+    if let Some((original, raised_at)) = before_raise {
+        if report.passes[raised_at + 1..].iter().any(|p| p.changed) {
+            let lower = registry::lookup("lower-builtins").expect("lower-builtins is registered");
+            let why = "the input used builtin calls; native ops lowered back".to_string();
+            let record = run_step(
+                lower,
+                &PassOptions::new(),
+                Some(why),
+                m,
+                &mut analyses,
+                target,
+                hooks,
+            )?;
+            report.passes.push(record);
+        } else {
+            // Nothing but the raise changed the module: give back the input as it was.
+            *m = original;
+            let r = &mut report.passes[raised_at];
+            r.changed = false;
+            r.instructions_after = r.instructions_before;
+            if let Some(why) = r.implicit.as_mut() {
+                why.push_str("; undone: no later pass changed anything");
+            }
+        }
     }
     Ok(report)
+}
+
+/// Runs one pass and its hooks.
+fn run_step(
+    info: &'static PassInfo,
+    options: &PassOptions,
+    implicit: Option<String>,
+    m: &mut Module,
+    analyses: &mut Analyses,
+    target: &Target,
+    hooks: &mut Hooks<'_>,
+) -> Result<PassRecord, PassError> {
+    let mut pass = (info.construct)(options)?;
+    let instructions_before = m.instruction_count();
+    let start = Instant::now();
+    let result = pass.run(m, analyses, target)?;
+    let duration = start.elapsed();
+    if result.changed {
+        analyses.invalidate_except(result.preserved);
+    }
+    if let Some(f) = hooks.after_pass.as_mut() {
+        match implicit {
+            Some(_) => f(&format!("{} (implicit)", info.name), m),
+            None => f(info.name, m),
+        }
+    }
+    if result.changed {
+        if let Some(v) = hooks.validate {
+            v(m).map_err(|message| PassError::Validation {
+                pass: info.name.to_string(),
+                message,
+            })?;
+        }
+    }
+    Ok(PassRecord {
+        name: info.name,
+        changed: result.changed,
+        stats: result.stats,
+        duration,
+        instructions_before,
+        instructions_after: m.instruction_count(),
+        implicit,
+    })
 }

@@ -100,6 +100,15 @@ impl Callees {
     }
 }
 
+/// Whether the module imports any builtin `raise-builtins` knows (2D block IO or MMA), i.e.
+/// whether it may hold builtin calls (the pass manager's test for raising before a pass that
+/// works on native ops). One scan of the annotations.
+pub fn imports_builtins(m: &Module) -> bool {
+    linkages(m)
+        .iter()
+        .any(|l| l.import && parse_builtin(&l.name).is_some())
+}
+
 fn is_void(m: &Module, ty: Option<Id>) -> bool {
     ty.and_then(|t| m.def_inst(t))
         .is_some_and(|t| t.is(Op::TypeVoid))

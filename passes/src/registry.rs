@@ -173,6 +173,24 @@ pub static REGISTRY: &[PassInfo] = &[
 /// The passes of `-O`, in order (for the `--target` device).
 pub const OPTIMIZE_PIPELINE: &str = "raise-builtins,legalize,fuse-block-loads,dce";
 
+/// Passes that work on the native 2D block IO / MMA instructions. On a module that holds
+/// calls to the OpenCL builtins instead (what Triton and clang/llvm-spirv emit), the pass
+/// manager raises them before such a pass and lowers them back at the end of the pipeline,
+/// so the module keeps the form it was given (see `manager::run_pipeline`).
+pub const NATIVE_FORM_PASSES: &[&str] = &[
+    "fuse-block-loads",
+    "insert-prefetches",
+    "split-block-loads",
+    "legalize",
+    "lower-mma",
+    "convert-tensor-addressing",
+];
+
+/// Whether pass `name` works on native ops only (see [`NATIVE_FORM_PASSES`]).
+pub fn needs_native_form(name: &str) -> bool {
+    NATIVE_FORM_PASSES.contains(&name)
+}
+
 /// The registry entry called `name`.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
     REGISTRY.iter().find(|p| p.name == name)

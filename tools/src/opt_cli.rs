@@ -1,10 +1,13 @@
 //! `spv-opt`: the optimizer's command line, following spirv-opt's conventions.
 
+use std::cell::Cell;
 use std::time::Instant;
 
 use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
 use spvopt_ir::Module;
+use spvopt_passes::messages::Names;
+use spvopt_passes::validate::validate_module;
 use spvopt_passes::{registry, run_pipeline, Hooks, Pipeline};
 
 use crate::io;
@@ -31,8 +34,14 @@ OPTIONS:
     --describe-target       print the whole profile of --target (or generic) and exit
     --target-env=ENV        SPIR-V environment for validation/assembly (spv1.4, opencl2.2, …);
                             default: the universal environment of the module's version
-    --skip-validation       do not validate the input with spirv-val rules
+    --skip-validation       do not validate the input (spirv-val's rules; Function variables
+                            outside the entry block and invalid debug info are warnings)
     --validate-after-each   validate the module after every pass that changed it, and the output
+                            (a pass is blamed only if its input validated)
+    -v, --verbose           one line per pass on stderr: changed or not, instruction counts,
+                            statistics (implicit raise/lower steps included)
+    --print-changed         print, for every pass that changed the module, a unified diff of
+                            the disassembly against the module before it, to stderr
     --time-report           print per-pass times and statistics to stderr
     --print-all             print the module (disassembly) after every pass to stderr
     --stats FILE.json       write per-pass statistics as JSON
@@ -56,6 +65,8 @@ struct Args {
     target_env: Option<String>,
     skip_validation: bool,
     validate_after_each: bool,
+    verbose: bool,
+    print_changed: bool,
     time_report: bool,
     print_all: bool,
     stats: Option<String>,
@@ -94,6 +105,8 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
             "--emit-text" => a.emit_text = true,
             "--skip-validation" => a.skip_validation = true,
             "--validate-after-each" => a.validate_after_each = true,
+            "-v" | "--verbose" => a.verbose = true,
+            "--print-changed" => a.print_changed = true,
             "--time-report" => a.time_report = true,
             "--print-all" => a.print_all = true,
             "--target" => a.target = Some(take_value(args, &mut i, "--target")?),
@@ -243,10 +256,15 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         let bytes = io::to_binary(io::read_input(&input)?, &input, env)?;
         let module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
         let violations = spvopt_passes::legalize::level_zero_env::check(&module);
+        let names = Names::build(&module);
         for v in &violations {
-            eprintln!("{input}: {v}");
+            eprintln!("{input}: {}", names.annotate(v));
         }
         if violations.is_empty() {
+            eprintln!(
+                "spv-opt: {input}: no Level Zero environment violations ({} instructions checked)",
+                module.instruction_count()
+            );
             return Ok(());
         }
         return Err(format!(
@@ -281,34 +299,78 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     let bytes = io::to_binary(bytes, &input, env)?;
     let mut module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
     let val_env = env.unwrap_or_else(|| text::universal_env_for_version(module.header.version));
-    if !a.skip_validation {
-        text::validate(&module.to_words(), val_env).map_err(|e| {
-            format!(
-                "{input}: input does not validate: {e} — if spirv-val cannot judge this module \
-                 (e.g. VectorAnyINTEL vectors of 64+ components), rerun with --skip-validation"
-            )
-        })?;
+    let names = Names::build(&module);
+    // Whether the module before the pass being validated was valid: a pass is blamed for an
+    // invalid output only then (an error already in the input is reported once, not blamed).
+    let mut input_valid = true;
+    if !a.skip_validation || a.validate_after_each {
+        match validate_module(&module, val_env) {
+            Ok(warnings) => {
+                for w in warnings {
+                    eprintln!("spv-opt: warning: {input}: {}", names.annotate(&w));
+                }
+            }
+            Err(e) if !a.skip_validation => {
+                return Err(format!(
+                    "{input}: input does not validate: {} (--skip-validation to optimize it \
+                     anyway)",
+                    names.annotate(&e)
+                ));
+            }
+            Err(e) => {
+                input_valid = false;
+                eprintln!(
+                    "spv-opt: warning: {input}: input does not validate ({}); passes are not \
+                     blamed for it",
+                    names.annotate(&e)
+                );
+            }
+        }
     }
-    let validate =
-        move |m: &Module| text::validate(&m.to_words(), val_env).map_err(|e| e.to_string());
-    let mut print_after = |name: &str, m: &Module| {
-        eprintln!("; IR after {name}\n{}", disassemble_or_note(m));
+    let previous_valid = Cell::new(input_valid);
+    let validate = |m: &Module| match validate_module(m, val_env) {
+        Ok(_) => {
+            previous_valid.set(true);
+            Ok(())
+        }
+        Err(e) if previous_valid.get() => Err(names.annotate(&e)),
+        Err(_) => Ok(()),
+    };
+    let mut previous_text = if a.print_changed {
+        disassemble_or_note(&module)
+    } else {
+        String::new()
+    };
+    let mut after_pass = |name: &str, m: &Module| {
+        if a.print_all {
+            eprintln!("; IR after {name}\n{}", disassemble_or_note(m));
+        }
+        if a.print_changed {
+            let now = disassemble_or_note(m);
+            if now != previous_text {
+                eprint!("{}", unified_diff(&previous_text, &now, name));
+                previous_text = now;
+            }
+        }
     };
     let mut hooks = Hooks::default();
-    if a.print_all {
-        hooks.after_pass = Some(&mut print_after);
+    if a.print_all || a.print_changed {
+        hooks.after_pass = Some(&mut after_pass);
     }
     if a.validate_after_each {
         hooks.validate = Some(&validate);
     }
     let start = Instant::now();
-    let report =
-        run_pipeline(&pipeline, &mut module, &target, &mut hooks).map_err(|e| e.to_string())?;
+    let report = run_pipeline(&pipeline, &mut module, &target, &mut hooks)
+        .map_err(|e| names.annotate(&e.to_string()))?;
     let elapsed = start.elapsed();
-    for p in &report.passes {
-        for w in p.stats.warnings() {
-            eprintln!("spv-opt: warning: {}: {w}", p.name);
+    if a.verbose {
+        for p in &report.passes {
+            eprintln!("spv-opt: {}", names.annotate(&p.summary()));
         }
+    }
+    for g in report.warning_groups() {
+        eprintln!("spv-opt: warning: {}", names.annotate(&g.line()));
     }
     if a.validate_after_each {
         validate(&module).map_err(|e| format!("output does not validate: {e}"))?;
@@ -332,4 +394,13 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         io::write_output_atomically(stats_path, s.as_bytes())?;
     }
     io::write_output_atomically(&output, &data)
+}
+
+/// A unified diff (`--- before`, `+++ after PASS`, 3 lines of context) of two disassemblies.
+fn unified_diff(before: &str, after: &str, pass: &str) -> String {
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header("before", &format!("after {pass}"))
+        .to_string()
 }

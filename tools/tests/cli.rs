@@ -132,27 +132,48 @@ fn stdin_to_stdout_round_trips() {
 }
 
 #[test]
-fn triton_input_needs_skip_validation_with_a_clear_message() {
+fn triton_input_validates_by_default_and_invalid_input_is_rejected() {
     let d = tmpdir("val");
     let out = d.join("out.spv");
+    // Real compiler output validates by default (VectorAnyINTEL vectors accepted; Triton's
+    // Function variables outside the entry block are a warning).
     let o = spv_opt()
         .arg(corpus("triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv"))
         .arg("-o")
         .arg(&out)
         .output()
         .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // An invalid module (a 5-component vector without VectorAnyINTEL) is still rejected with
+    // one located line, and --skip-validation lets it through.
+    let input = d.join("bad.spvasm");
+    std::fs::write(
+        &input,
+        SMALL.replace(
+            "%5 = OpTypeInt 32 0",
+            "%5 = OpTypeInt 32 0\n%6 = OpTypeVector %5 5",
+        ),
+    )
+    .unwrap();
+    let bad_out = d.join("bad.spv");
+    let o = spv_opt()
+        .arg(&input)
+        .arg("-o")
+        .arg(&bad_out)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
     assert!(
-        e.contains("--skip-validation") && e.lines().count() == 1,
+        e.contains("does not validate") && e.contains("components") && e.lines().count() == 1,
         "{e}"
     );
-    assert!(!out.exists(), "no output on error");
+    assert!(!bad_out.exists(), "no output on error");
     let o = spv_opt()
         .arg("--skip-validation")
-        .arg(corpus("triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv"))
+        .arg(&input)
         .arg("-o")
-        .arg(&out)
+        .arg(&bad_out)
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
@@ -312,7 +333,7 @@ fn optimize_pipeline_for_a_target_runs_on_triton_output() {
     let out = d.join("out.spv");
     let stats = d.join("stats.json");
     let o = spv_opt()
-        .args(["-O", "--skip-validation", "--target", "pvc"])
+        .args(["-O", "--target", "pvc"])
         .arg(corpus("triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv"))
         .arg("-o")
         .arg(&out)

@@ -1,0 +1,157 @@
+//! Default validation: spirv-val's rules, plus what real Intel-GPU compiler output needs.
+//!
+//! What: [`validate_module`] runs SPIRV-Tools' validator (compiled in; with the
+//! `VectorAnyINTEL` rule patched in, see `vendor/README.md`). Two deviations that every Triton
+//! kernel and much clang/llvm-spirv output carries, and that Intel's drivers accept, are not
+//! errors but warnings:
+//! - Function-storage `OpVariable`s outside the function's first block (Triton declares them in
+//!   loops): `legalize` moves them;
+//! - debug information that does not validate (the translator's `DebugFunction` declarations):
+//!   it does not affect execution, `strip-debug` removes it.
+//!
+//! - Valid modules the compiled-in SPIRV-Tools wrongly rejects: several `CacheControlLoadINTEL`
+//!   / `CacheControlStoreINTEL` decorations on one id (`SPV_INTEL_cache_controls` allows one per
+//!   cache level; Triton decorates L1 and L3). We check that rule ourselves (a level repeated
+//!   on an id is an error) and validate the rest; no warning, since the module is valid.
+//!
+//! For each, the validator runs again on a validation-only copy with that deviation removed
+//! (variables moved, debug info stripped), so everything else in the module is still
+//! judged by spirv-val: a module with any other error is rejected with spirv-val's message and
+//! location. The module itself is never changed.
+//! Cost: one validator run, plus one copy and one more run per deviation found.
+
+use spirv::Op;
+use spvopt_analysis::{Analyses, Target};
+use spvopt_ir::text::{self, TargetEnv};
+use spvopt_ir::{Module, Section};
+
+const CACHE_CONTROL_LOAD: u32 = spirv::Decoration::CacheControlLoadINTEL as u32;
+const CACHE_CONTROL_STORE: u32 = spirv::Decoration::CacheControlStoreINTEL as u32;
+
+fn is_cache_control(decoration: u32) -> bool {
+    decoration == CACHE_CONTROL_LOAD || decoration == CACHE_CONTROL_STORE
+}
+
+use crate::pass::{Pass, Statistics};
+
+/// A deviation spirv-val rejects that compiler output for Intel GPUs carries and drivers accept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Deviation {
+    MisplacedFunctionVariables,
+    InvalidDebugInfo,
+    RepeatedCacheControls,
+}
+
+impl Deviation {
+    /// The deviation a spirv-val message reports, if it is one we tolerate.
+    fn of_message(message: &str) -> Option<Deviation> {
+        if message.contains("All OpVariable instructions in a function must be the first") {
+            Some(Deviation::MisplacedFunctionVariables)
+        } else if message.contains("decorated with CacheControlLoadINTEL multiple times")
+            || message.contains("decorated with CacheControlStoreINTEL multiple times")
+        {
+            Some(Deviation::RepeatedCacheControls)
+        } else if message.starts_with("OpenCL.DebugInfo.100 ")
+            || message.starts_with("DebugInfo ")
+            || message.contains("NonSemantic.Shader.DebugInfo")
+        {
+            Some(Deviation::InvalidDebugInfo)
+        } else {
+            None
+        }
+    }
+
+    /// The warning for the deviation (`None`: the module is valid, only our validator errs).
+    fn explain(self) -> Option<&'static str> {
+        Some(match self {
+            Deviation::RepeatedCacheControls => return None,
+            Deviation::MisplacedFunctionVariables => {
+                "Function variables outside the entry block (accepted by Intel's drivers; \
+                 legalize moves them)"
+            }
+            Deviation::InvalidDebugInfo => {
+                "debug information does not validate (no effect on execution; strip-debug \
+                 removes it)"
+            }
+        })
+    }
+
+    /// Our own check of what the validator cannot judge, before the deviation is removed.
+    fn check(self, m: &Module) -> Result<(), String> {
+        if self != Deviation::RepeatedCacheControls {
+            return Ok(());
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (_, inst) in m.section_insts(Section::Annotation) {
+            let dec = inst.operand_word(1);
+            if inst.is(Op::Decorate) && dec.is_some_and(is_cache_control) {
+                let key = (inst.operand_word(0), dec, inst.operand_word(2));
+                if !seen.insert(key) {
+                    return Err(format!(
+                        "%{} is decorated with {} twice for cache level {} \
+                         (SPV_INTEL_cache_controls allows one per level)",
+                        key.0.unwrap_or(0),
+                        if dec == Some(CACHE_CONTROL_LOAD) {
+                            "CacheControlLoadINTEL"
+                        } else {
+                            "CacheControlStoreINTEL"
+                        },
+                        key.2.unwrap_or(0)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the deviation from a validation-only copy.
+    fn remove(self, copy: &mut Module) {
+        match self {
+            Deviation::MisplacedFunctionVariables => {
+                crate::legalize::function_variables::run(copy, &mut Statistics::default());
+            }
+            Deviation::RepeatedCacheControls => {
+                let mut seen = std::collections::HashSet::new();
+                copy.retain_section(Section::Annotation, |m, i| {
+                    let inst = m.inst(i);
+                    let dec = inst.operand_word(1);
+                    !(inst.is(Op::Decorate) && dec.is_some_and(is_cache_control))
+                        || seen.insert((inst.operand_word(0), dec))
+                });
+            }
+            Deviation::InvalidDebugInfo => {
+                // strip-debug cannot fail on a loaded module; a failure leaves the copy as it
+                // was and the next validator run reports the original error.
+                let _ = crate::strip_debug::StripDebug.run(
+                    copy,
+                    &mut Analyses::new(),
+                    &Target::default(),
+                );
+            }
+        }
+    }
+}
+
+/// Validates `m` for `env`. `Ok` carries one warning per tolerated deviation (with spirv-val's
+/// first message about it); `Err` is spirv-val's one-line message for the first real error.
+pub fn validate_module(m: &Module, env: TargetEnv) -> Result<Vec<String>, String> {
+    let mut warnings = Vec::new();
+    let mut copy: Option<Module> = None;
+    let mut removed: Vec<Deviation> = Vec::new();
+    loop {
+        let words = copy.as_ref().unwrap_or(m).to_words();
+        let message = match text::validate(&words, env) {
+            Ok(()) => return Ok(warnings),
+            Err(e) => e.0,
+        };
+        let Some(d) = Deviation::of_message(&message).filter(|d| !removed.contains(d)) else {
+            return Err(message);
+        };
+        d.check(m)?;
+        if let Some(explain) = d.explain() {
+            warnings.push(format!("{explain}: {message}"));
+        }
+        removed.push(d);
+        d.remove(copy.get_or_insert_with(|| m.clone()));
+    }
+}
