@@ -1,0 +1,265 @@
+//! `spv-ab`'s outputs: the terminal table, JSON, and a self-contained HTML page with inline-SVG
+//! bar charts; the progress bar shown while kernels run (only when stderr is a terminal).
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+
+use super::{KernelReport, Options, Report, SimStats, Verdict};
+use crate::io;
+
+/// A progress bar over kernels, drawn only when stderr is a terminal.
+pub struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    pub fn new(total: u64) -> Progress {
+        Progress(std::io::stderr().is_terminal().then(|| {
+            let bar = indicatif::ProgressBar::new(total);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} kernels {elapsed}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar
+        }))
+    }
+    pub fn tick(&self) {
+        if let Some(b) = &self.0 {
+            b.inc(1);
+        }
+    }
+    pub fn finish(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// Writes the table (unless `--quiet`), `--json` and `--html`.
+pub fn write_all(report: &Report, opts: &Options) -> Result<(), String> {
+    if !opts.quiet {
+        print!("{}", table(report));
+    }
+    if let Some(path) = &opts.json {
+        let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
+        if path == "-" {
+            print!("{text}");
+        } else {
+            io::write_output_atomically(path, text.as_bytes())?;
+        }
+    }
+    if let Some(path) = &opts.html {
+        io::write_output_atomically(path, html(report).as_bytes())?;
+    }
+    Ok(())
+}
+
+fn verdict_text(v: &Verdict) -> String {
+    match v {
+        Verdict::Equivalent => "equivalent".into(),
+        Verdict::Differs(d) => format!("DIFFERS ({d})"),
+        Verdict::NoLaunch => "no launch".into(),
+        Verdict::Error(e) => format!("ERROR ({e})"),
+    }
+}
+
+fn sim_field(s: &Option<SimStats>, f: impl Fn(&SimStats) -> String) -> String {
+    s.as_ref().map_or_else(|| "-".into(), f)
+}
+
+/// `a → b` with the relative change when both are numbers.
+fn delta(a: f64, b: f64) -> String {
+    if a == b {
+        return format!("{a}");
+    }
+    if a == 0.0 {
+        return format!("{a} -> {b}");
+    }
+    format!("{a} -> {b} ({:+.1}%)", (b - a) / a * 100.0)
+}
+
+/// The terminal table: per kernel, A vs B on each measure, and the verdict.
+pub fn table(report: &Report) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "A: {}\nB: {}\ntarget: {}\n",
+        report.a, report.b, report.target
+    );
+    for k in &report.kernels {
+        let _ = writeln!(s, "{}  [{}]", k.kernel, verdict_text(&k.verdict));
+        let rows: [(&str, String); 6] = [
+            (
+                "instructions (static)",
+                delta(
+                    k.a.static_stats.instructions as f64,
+                    k.b.static_stats.instructions as f64,
+                ),
+            ),
+            (
+                "prefetch ops (static)",
+                delta(
+                    k.a.static_stats.prefetches as f64,
+                    k.b.static_stats.prefetches as f64,
+                ),
+            ),
+            ("instructions executed", pair(k, |s| s.instructions as f64)),
+            ("2D block messages", pair(k, |s| s.block2d_messages as f64)),
+            ("2D block bytes", pair(k, |s| s.block2d_bytes as f64)),
+            (
+                "prefetch coverage",
+                pair(k, |s| (s.prefetch_coverage * 1000.0).round() / 1000.0),
+            ),
+        ];
+        for (name, value) in rows {
+            let _ = writeln!(s, "    {name:<24} {value}");
+        }
+    }
+    let equivalent = report
+        .kernels
+        .iter()
+        .filter(|k| k.verdict == Verdict::Equivalent)
+        .count();
+    let _ = writeln!(
+        s,
+        "\n{} kernels: {equivalent} equivalent, {} without launch, {} differ or failed",
+        report.kernels.len(),
+        report
+            .kernels
+            .iter()
+            .filter(|k| k.verdict == Verdict::NoLaunch)
+            .count(),
+        report.kernels.len()
+            - equivalent
+            - report
+                .kernels
+                .iter()
+                .filter(|k| k.verdict == Verdict::NoLaunch)
+                .count()
+    );
+    s
+}
+
+fn pair(k: &KernelReport, f: impl Fn(&SimStats) -> f64) -> String {
+    match (&k.a.sim, &k.b.sim) {
+        (Some(a), Some(b)) => delta(f(a), f(b)),
+        _ => sim_field(&None, |_| String::new()),
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// One horizontal bar chart (original, A, B) as inline SVG.
+fn bar_chart(title: &str, values: [Option<f64>; 3]) -> String {
+    let max = values.iter().flatten().cloned().fold(0.0f64, f64::max);
+    let mut s = format!(
+        "<figure class=\"chart\" data-measure=\"{}\"><figcaption>{}</figcaption>\
+         <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"420\" height=\"78\" role=\"img\">",
+        escape(title),
+        escape(title)
+    );
+    for (i, (label, v)) in ["original", "A", "B"].iter().zip(values).enumerate() {
+        let y = 4 + i * 24;
+        let w = match v {
+            Some(v) if max > 0.0 => (v / max * 250.0).round(),
+            _ => 0.0,
+        };
+        let text = v.map_or_else(|| "-".to_string(), |v| format!("{v}"));
+        let _ = write!(
+            s,
+            "<text x=\"0\" y=\"{}\" font-size=\"12\">{label}</text>\
+             <rect class=\"bar bar-{label}\" x=\"70\" y=\"{y}\" width=\"{w}\" height=\"18\" \
+             data-value=\"{text}\"/><text x=\"{}\" y=\"{}\" font-size=\"12\">{text}</text>",
+            y + 14,
+            75.0 + w,
+            y + 14
+        );
+    }
+    s.push_str("</svg></figure>");
+    s
+}
+
+/// The self-contained HTML report: a summary table and, per kernel, bar charts of the
+/// static and simulator measures of the original, A and B.
+pub fn html(report: &Report) -> String {
+    let mut s = String::from(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>spv-ab report</title>\
+         <style>body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}\
+         td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\
+         .bar-original{fill:#999}.bar-A{fill:#3a7bd5}.bar-B{fill:#e8833a}\
+         .chart{display:inline-block;margin:4px 12px}.differs,.error{color:#b00}\
+         .equivalent{color:#070}section{border-top:1px solid #ddd;margin-top:1em}</style>\
+         </head><body><h1>spv-ab report</h1>",
+    );
+    let _ = write!(
+        s,
+        "<p>A: <code id=\"pipeline-a\">{}</code><br>B: <code id=\"pipeline-b\">{}</code><br>target: {}</p>",
+        escape(&report.a),
+        escape(&report.b),
+        escape(&report.target)
+    );
+    s.push_str("<table id=\"summary\"><tr><th>kernel</th><th>verdict</th><th>2D messages A</th><th>2D messages B</th><th>instructions executed A</th><th>instructions executed B</th></tr>");
+    for k in &report.kernels {
+        let class = match k.verdict {
+            Verdict::Equivalent => "equivalent",
+            Verdict::Differs(_) => "differs",
+            Verdict::NoLaunch => "nolaunch",
+            Verdict::Error(_) => "error",
+        };
+        let g = |v: &Option<SimStats>, f: fn(&SimStats) -> u64| {
+            v.as_ref().map_or("-".to_string(), |s| f(s).to_string())
+        };
+        let _ = write!(
+            s,
+            "<tr class=\"kernel-row\"><td>{}</td><td class=\"verdict {class}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&k.kernel),
+            escape(&verdict_text(&k.verdict)),
+            g(&k.a.sim, |s| s.block2d_messages),
+            g(&k.b.sim, |s| s.block2d_messages),
+            g(&k.a.sim, |s| s.instructions),
+            g(&k.b.sim, |s| s.instructions),
+        );
+    }
+    s.push_str("</table>");
+    for k in &report.kernels {
+        let _ = write!(
+            s,
+            "<section class=\"kernel\"><h2>{}</h2>",
+            escape(&k.kernel)
+        );
+        let vs = [&k.original, &k.a, &k.b];
+        let stat = |f: fn(&super::StaticStats) -> f64| vs.map(|v| Some(f(&v.static_stats)));
+        let sim = |f: fn(&SimStats) -> f64| vs.map(|v| v.sim.as_ref().map(f));
+        s.push_str(&bar_chart(
+            "instructions (static)",
+            stat(|s| s.instructions as f64),
+        ));
+        s.push_str(&bar_chart(
+            "prefetch ops (static)",
+            stat(|s| s.prefetches as f64),
+        ));
+        s.push_str(&bar_chart(
+            "instructions executed",
+            sim(|s| s.instructions as f64),
+        ));
+        s.push_str(&bar_chart(
+            "2D block messages",
+            sim(|s| s.block2d_messages as f64),
+        ));
+        s.push_str(&bar_chart(
+            "2D block bytes",
+            sim(|s| s.block2d_bytes as f64),
+        ));
+        s.push_str(&bar_chart(
+            "prefetch coverage",
+            sim(|s| s.prefetch_coverage),
+        ));
+        s.push_str(&bar_chart("MMA ops", sim(|s| s.mma_ops as f64)));
+        s.push_str("</section>");
+    }
+    s.push_str("</body></html>\n");
+    s
+}

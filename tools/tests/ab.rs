@@ -1,0 +1,209 @@
+//! `spv-ab`: equivalence over the corpus in all three report formats, and a deliberately
+//! broken pass caught by the comparison and bisected to that pass.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_ir::spirv::Op;
+use spvopt_ir::Module;
+use spvopt_passes::manager::PipelineStep;
+use spvopt_passes::{Pass, PassError, PassInfo, PassResult, Pipeline, Statistics};
+use spvopt_tools::ab::{self, bisect::Finding, Options, Verdict};
+
+fn corpus(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/corpus")
+        .join(rel)
+}
+
+/// A miscompiling pass (test only): swaps the operands of the first `OpFSub`.
+struct SwapFirstFSub;
+
+impl Pass for SwapFirstFSub {
+    fn name(&self) -> &'static str {
+        "swap-first-fsub"
+    }
+    fn run(
+        &mut self,
+        m: &mut Module,
+        _: &mut Analyses,
+        _: &Target,
+    ) -> Result<PassResult, PassError> {
+        let Some(i) = m.all_insts().find(|&i| m.inst(i).is(Op::FSub)) else {
+            return Ok(PassResult::unchanged(Statistics::default()));
+        };
+        let ops = m.inst_mut(i).operands_mut();
+        ops.swap(0, 1);
+        Ok(PassResult {
+            changed: true,
+            preserved: AnalysisSet::ALL,
+            stats: Statistics::default(),
+        })
+    }
+}
+
+static SWAP_FIRST_FSUB: PassInfo = PassInfo {
+    name: "swap-first-fsub",
+    description: "test only: miscompiles one instruction",
+    options: &[],
+    construct: |_| Ok(Box::new(SwapFirstFSub)),
+};
+
+fn with_broken_pass(text: &str, at: usize) -> Pipeline {
+    let mut p = Pipeline::parse(text).unwrap();
+    p.steps.insert(
+        at,
+        PipelineStep {
+            info: &SWAP_FIRST_FSUB,
+            options: Vec::new(),
+        },
+    );
+    p
+}
+
+const SOFTMAX: &str = "triton/nodbg/softmax_fp32_1024_w4_sg16__pvc.spv";
+
+#[test]
+fn broken_pass_is_caught_and_bisected_to_the_pass() {
+    let kernel = corpus(SOFTMAX);
+    let opts = Options {
+        launches: Some(corpus("triton/launches")),
+        ..Options::default()
+    };
+    let target = Target::by_name("pvc").unwrap();
+    let good = ab::parse_pipeline("-O").unwrap();
+    let broken = with_broken_pass("strip-debug,dce", 1);
+    let r = ab::compare_kernel(&kernel, &opts, &good, &broken, &target);
+    assert!(
+        matches!(&r.verdict, Verdict::Differs(d) if d.starts_with("B vs original")),
+        "{:?}",
+        r.verdict
+    );
+    let r = ab::compare_kernel(&kernel, &opts, &good, &good, &target);
+    assert_eq!(r.verdict, Verdict::Equivalent);
+
+    let module = ab::load_kernel(&kernel).unwrap();
+    let launch = spvopt_sim::Launch::from_file(&ab::launch_for(&kernel, &opts).unwrap()).unwrap();
+    match ab::bisect::bisect(&module, &broken, &target, &launch).unwrap() {
+        Finding::FirstBadPass {
+            index, pass, diff, ..
+        } => {
+            assert_eq!((index, pass.as_str()), (1, "swap-first-fsub"));
+            let changed: Vec<&str> = diff
+                .lines()
+                .filter(|l| {
+                    (l.starts_with('-') || l.starts_with('+'))
+                        && !l.starts_with("---")
+                        && !l.starts_with("+++")
+                })
+                .collect();
+            assert_eq!(changed.len(), 2, "one instruction changed: {diff}");
+            assert!(changed.iter().all(|l| l.contains("OpFSub")), "{diff}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        ab::bisect::bisect(&module, &good, &target, &launch).unwrap(),
+        Finding::NoDifference { .. }
+    ));
+}
+
+#[test]
+fn corpus_ab_run_is_equivalent_in_all_formats() {
+    let d = std::env::temp_dir().join(format!("spvopt-ab-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let (json, html) = (d.join("r.json"), d.join("r.html"));
+    let o = Command::new(env!("CARGO_BIN_EXE_spv-ab"))
+        .args([
+            "--a",
+            "-O",
+            "--b",
+            "-O,insert-prefetches(prefetch-distance=2)",
+            "--target",
+            "pvc",
+        ])
+        .arg("--launches")
+        .arg(corpus("triton/launches"))
+        .arg(corpus("triton"))
+        .arg(corpus("tensor-hw"))
+        .arg("--json")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{table}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(table.contains("118 kernels: 118 equivalent"), "{table}");
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let kernels = r["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 118);
+    assert!(kernels.iter().all(|k| k["verdict"] == "equivalent"));
+    // Deterministic order: the order of the folders given, sorted within each.
+    let names: Vec<&str> = kernels
+        .iter()
+        .map(|k| k["kernel"].as_str().unwrap())
+        .collect();
+    let mut sorted_triton = names[..20].to_vec();
+    sorted_triton.sort();
+    assert_eq!(names[..20], sorted_triton[..]);
+    assert!(kernels[0]["a"]["sim"]["block2d_messages"]
+        .as_u64()
+        .is_some());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(page.matches("<section class=\"kernel\">").count(), 118);
+    assert!(page.contains("<svg") && page.contains("data-measure=\"2D block messages\""));
+    // Same inputs, same report.
+    let o2 = Command::new(env!("CARGO_BIN_EXE_spv-ab"))
+        .args([
+            "--a",
+            "-O",
+            "--b",
+            "-O,insert-prefetches(prefetch-distance=2)",
+            "--target",
+            "pvc",
+            "--jobs",
+            "1",
+            "--quiet",
+        ])
+        .arg("--launches")
+        .arg(corpus("triton/launches"))
+        .arg(corpus("triton"))
+        .arg(corpus("tensor-hw"))
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    let r2: serde_json::Value = serde_json::from_slice(&o2.stdout).unwrap();
+    let strip = |v: &serde_json::Value| v["kernels"].clone();
+    assert_eq!(strip(&r), strip(&r2), "parallel and serial runs agree");
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_line() {
+    for args in [
+        vec!["--a", "-O"],
+        vec!["--a", "-O", "--b", "nope", "x.spv"],
+        vec!["--bogus"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_spv-ab"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr).lines().count(),
+            1,
+            "{args:?}"
+        );
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_spv-ab"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+}
