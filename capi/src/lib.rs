@@ -1,0 +1,478 @@
+//! `spvopt-capi`: the C API of spv-opt, for drivers that optimize kernels in-process.
+//!
+//! Shaped like SPIRV-Tools' optimizer C API (`spvOptimizerCreate`,
+//! `spvOptimizerRegisterPassFromFlag`, `spvOptimizerRun`, `spvOptimizerDestroy`) so a driver
+//! can switch with little change: create an optimizer for a target, register passes by flag or
+//! pipeline string (`-O` included), set options, run it on words → words, receive warnings and
+//! errors through a message callback, optionally get per-pass statistics as JSON, destroy it.
+//! The header `include/spvopt.h` is generated from this file by cbindgen (a test keeps it in
+//! sync); start reading at [`spvopt_optimizer_create`].
+//!
+//! ABI rules: every function returns an [`SpvoptResult`] code (or, for destroy functions,
+//! nothing) and never unwinds across the boundary (a panic is caught and reported as
+//! `SPVOPT_ERROR_INTERNAL` with its message). Objects returned by the library are freed by
+//! their `*_destroy` function, never by `free`. There is no global mutable state. Several
+//! optimizers may be used concurrently from different threads; one optimizer may be *run* from
+//! several threads at once (`spvopt_optimizer_run` takes a const pointer; the message callback
+//! must then be thread-safe), but must not be configured while it runs. [`spvopt_abi_version`]
+//! changes whenever a signature or a struct layout changes; new functions may be added without a
+//! change.
+
+// The C-facing constants keep C spelling (SPVOPT_SUCCESS, ...).
+#![allow(non_camel_case_types)]
+
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use spvopt_analysis::Target;
+use spvopt_ir::text::{self, TargetEnv};
+use spvopt_passes::{registry, run_pipeline, Hooks, Pipeline};
+
+/// Result codes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpvoptResult {
+    SPVOPT_SUCCESS = 0,
+    /// A null pointer, an unknown target, pass, option or environment.
+    SPVOPT_ERROR_INVALID_ARGUMENT = 1,
+    /// The input words are not a SPIR-V module our loader accepts.
+    SPVOPT_ERROR_INVALID_BINARY = 2,
+    /// Validation of the input (when enabled) failed.
+    SPVOPT_ERROR_VALIDATION = 3,
+    /// A pass could not transform the module (nothing is returned).
+    SPVOPT_ERROR_PASS = 4,
+    /// A bug in spv-opt (a caught panic); the message says where.
+    SPVOPT_ERROR_INTERNAL = 5,
+}
+use SpvoptResult::*;
+
+/// Severity of a message passed to the message callback.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpvoptMessageLevel {
+    SPVOPT_MESSAGE_ERROR = 1,
+    SPVOPT_MESSAGE_WARNING = 2,
+}
+
+/// Message callback: severity, source (pass name, `load`, `validate`, `options`), one-line
+/// text with the location, and the user data given with it. Strings live only for the call.
+pub type SpvoptMessageConsumer = Option<
+    unsafe extern "C" fn(
+        level: SpvoptMessageLevel,
+        source: *const c_char,
+        message: *const c_char,
+        user_data: *mut c_void,
+    ),
+>;
+
+/// An optimized module: `word_count` words at `code`. Free with [`spvopt_binary_destroy`].
+#[repr(C)]
+pub struct SpvoptBinary {
+    pub code: *mut u32,
+    pub word_count: usize,
+}
+
+/// An optimizer: a target, a pipeline and options. Opaque to C.
+pub struct SpvoptOptimizer {
+    target: Target,
+    /// Registered pipeline pieces, in order (each already checked to parse).
+    pipeline: Vec<String>,
+    /// Pass options given as flags (`--prefetch-distance=3`), applied to every pass taking them.
+    options: Vec<(String, String)>,
+    validate: bool,
+    target_env: Option<TargetEnv>,
+    consumer: SpvoptMessageConsumer,
+    user_data: *mut c_void,
+}
+
+// SAFETY: the raw user-data pointer is only handed back to the user's callback; the API
+// documents that a callback used by concurrent runs must be thread-safe.
+unsafe impl Send for SpvoptOptimizer {}
+// SAFETY: `spvopt_optimizer_run` reads the optimizer only (see above for the callback).
+unsafe impl Sync for SpvoptOptimizer {}
+
+impl SpvoptOptimizer {
+    fn emit(&self, level: SpvoptMessageLevel, source: &str, message: &str) {
+        let Some(f) = self.consumer else {
+            return;
+        };
+        let clean = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
+        let (s, m) = (clean(source), clean(message));
+        // SAFETY: the user registered `f` for this purpose; the strings outlive the call.
+        unsafe { f(level, s.as_ptr(), m.as_ptr(), self.user_data) }
+    }
+
+    fn build_pipeline(&self) -> Result<Pipeline, String> {
+        let mut p = Pipeline::new();
+        for piece in &self.pipeline {
+            p.extend_from_str(piece).map_err(|e| e.to_string())?;
+        }
+        for (k, v) in &self.options {
+            if !p
+                .steps
+                .iter()
+                .any(|s| s.info.options.iter().any(|o| o.key == k))
+            {
+                return Err(format!("--{k} given but no registered pass takes it"));
+            }
+            p.set_option(k, v);
+        }
+        Ok(p)
+    }
+}
+
+/// Runs `f`, turning a panic into `SPVOPT_ERROR_INTERNAL`.
+fn guarded(f: impl FnOnce() -> SpvoptResult) -> SpvoptResult {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(SPVOPT_ERROR_INTERNAL)
+}
+
+/// A C string argument; `None` for null or non-UTF-8.
+///
+/// # Safety
+/// `p` is null or points to a NUL-terminated string.
+unsafe fn arg<'a>(p: *const c_char) -> Option<&'a str> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: guaranteed by the caller.
+    unsafe { CStr::from_ptr(p) }.to_str().ok()
+}
+
+/// The library version (`"0.1.0"`), a static string.
+#[no_mangle]
+pub extern "C" fn spvopt_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+/// The ABI version: changes whenever a signature or struct layout of this API changes.
+#[no_mangle]
+pub extern "C" fn spvopt_abi_version() -> u32 {
+    1
+}
+
+/// Creates an optimizer for `target` (`"pvc"`, `"dg2"`, … or null for `generic`) into `*out`.
+/// Validation of the input is on by default (as in spv-opt).
+///
+/// # Safety
+/// `target` is null or a NUL-terminated string; `out` points to writable storage.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_optimizer_create(
+    target: *const c_char,
+    out: *mut *mut SpvoptOptimizer,
+) -> SpvoptResult {
+    guarded(|| {
+        if out.is_null() {
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        }
+        // SAFETY: per the contract.
+        let target = match unsafe { arg(target) } {
+            None if !target.is_null() => return SPVOPT_ERROR_INVALID_ARGUMENT,
+            None => Target::default(),
+            Some(name) => match Target::by_name(name) {
+                Ok(t) => t,
+                Err(_) => return SPVOPT_ERROR_INVALID_ARGUMENT,
+            },
+        };
+        let o = Box::new(SpvoptOptimizer {
+            target,
+            pipeline: Vec::new(),
+            options: Vec::new(),
+            validate: true,
+            target_env: None,
+            consumer: None,
+            user_data: std::ptr::null_mut(),
+        });
+        // SAFETY: `out` is writable per the contract.
+        unsafe { *out = Box::into_raw(o) };
+        SPVOPT_SUCCESS
+    })
+}
+
+/// Destroys an optimizer (null is allowed).
+///
+/// # Safety
+/// `opt` is null or was returned by [`spvopt_optimizer_create`] and is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_optimizer_destroy(opt: *mut SpvoptOptimizer) {
+    if !opt.is_null() {
+        // SAFETY: per the contract, `opt` came from Box::into_raw.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(opt) })));
+    }
+}
+
+/// Sets the message callback (null to remove it) and the user data passed to it.
+///
+/// # Safety
+/// `opt` is a live optimizer not being run.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_optimizer_set_message_consumer(
+    opt: *mut SpvoptOptimizer,
+    consumer: SpvoptMessageConsumer,
+    user_data: *mut c_void,
+) -> SpvoptResult {
+    guarded(|| {
+        // SAFETY: per the contract.
+        let Some(o) = (unsafe { opt.as_mut() }) else {
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        };
+        o.consumer = consumer;
+        o.user_data = user_data;
+        SPVOPT_SUCCESS
+    })
+}
+
+/// Registers passes by command-line flag, as spv-opt takes them: `"--fuse-block-loads"`,
+/// `"-O"`, or a pass option `"--prefetch-distance=3"` (applied to every registered pass that
+/// takes it).
+///
+/// # Safety
+/// `opt` is a live optimizer not being run; `flag` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_optimizer_register_pass_from_flag(
+    opt: *mut SpvoptOptimizer,
+    flag: *const c_char,
+) -> SpvoptResult {
+    guarded(|| {
+        // SAFETY: per the contract.
+        let (Some(o), Some(flag)) = ((unsafe { opt.as_mut() }), unsafe { arg(flag) }) else {
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        };
+        if flag == "-O" {
+            o.pipeline.push("O".into());
+            return SPVOPT_SUCCESS;
+        }
+        let Some(body) = flag.strip_prefix("--") else {
+            o.emit(
+                SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR,
+                "options",
+                &format!("not a pass flag: {flag}"),
+            );
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        };
+        match body.split_once('=') {
+            None if registry::lookup(body).is_some() => o.pipeline.push(body.to_string()),
+            Some((k, v)) if registry::option_owner(k).is_some() => {
+                o.options.push((k.to_string(), v.to_string()))
+            }
+            _ => {
+                o.emit(
+                    SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR,
+                    "options",
+                    &format!("unknown pass or option {flag}"),
+                );
+                return SPVOPT_ERROR_INVALID_ARGUMENT;
+            }
+        }
+        SPVOPT_SUCCESS
+    })
+}
+
+/// Registers the passes of a pipeline string: `"strip-debug,dce"`,
+/// `"O,insert-prefetches(prefetch-distance=2)"`.
+///
+/// # Safety
+/// `opt` is a live optimizer not being run; `pipeline` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_optimizer_register_pipeline(
+    opt: *mut SpvoptOptimizer,
+    pipeline: *const c_char,
+) -> SpvoptResult {
+    guarded(|| {
+        // SAFETY: per the contract.
+        let (Some(o), Some(text)) = ((unsafe { opt.as_mut() }), unsafe { arg(pipeline) }) else {
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        };
+        if let Err(e) = Pipeline::parse(text) {
+            o.emit(
+                SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR,
+                "options",
+                &e.to_string(),
+            );
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        }
+        o.pipeline.push(text.to_string());
+        SPVOPT_SUCCESS
+    })
+}
+
+/// Turns validation of the input on (non-zero, the default) or off.
+///
+/// # Safety
+/// `opt` is a live optimizer not being run.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_optimizer_set_validation(
+    opt: *mut SpvoptOptimizer,
+    enabled: i32,
+) -> SpvoptResult {
+    guarded(|| {
+        // SAFETY: per the contract.
+        let Some(o) = (unsafe { opt.as_mut() }) else {
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        };
+        o.validate = enabled != 0;
+        SPVOPT_SUCCESS
+    })
+}
+
+/// Sets the validation environment (`"spv1.4"`, `"opencl2.2"`, …; null: the universal
+/// environment of the module's SPIR-V version, the default).
+///
+/// # Safety
+/// `opt` is a live optimizer not being run; `env` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_optimizer_set_target_env(
+    opt: *mut SpvoptOptimizer,
+    env: *const c_char,
+) -> SpvoptResult {
+    guarded(|| {
+        // SAFETY: per the contract.
+        let Some(o) = (unsafe { opt.as_mut() }) else {
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        };
+        // SAFETY: per the contract.
+        o.target_env = match unsafe { arg(env) } {
+            None if env.is_null() => None,
+            None => return SPVOPT_ERROR_INVALID_ARGUMENT,
+            Some(name) => match text::parse_target_env(name) {
+                Ok(e) => Some(e),
+                Err(e) => {
+                    o.emit(
+                        SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR,
+                        "options",
+                        &e.to_string(),
+                    );
+                    return SPVOPT_ERROR_INVALID_ARGUMENT;
+                }
+            },
+        };
+        SPVOPT_SUCCESS
+    })
+}
+
+/// Runs the registered passes on `word_count` words at `words`. On success `*out` holds the
+/// optimized module (free it with [`spvopt_binary_destroy`]) and, when `stats_json` is not
+/// null, `*stats_json` the per-pass statistics as JSON (spv-opt's `--stats` format; free it
+/// with [`spvopt_string_destroy`]). On error nothing is returned and the message callback
+/// receives one line saying what and where. The input is never modified.
+///
+/// # Safety
+/// `opt` is a live optimizer; `words` points to `word_count` readable words; `out` (and
+/// `stats_json` unless null) point to writable storage.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_optimizer_run(
+    opt: *const SpvoptOptimizer,
+    words: *const u32,
+    word_count: usize,
+    out: *mut *mut SpvoptBinary,
+    stats_json: *mut *mut c_char,
+) -> SpvoptResult {
+    // SAFETY: per the contract.
+    let Some(o) = (unsafe { opt.as_ref() }) else {
+        return SPVOPT_ERROR_INVALID_ARGUMENT;
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        if words.is_null() || out.is_null() {
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        }
+        // SAFETY: per the contract.
+        let input = unsafe { std::slice::from_raw_parts(words, word_count) };
+        match optimize(o, input) {
+            Ok((words, json)) => {
+                let mut boxed = words.into_boxed_slice();
+                let bin = Box::new(SpvoptBinary {
+                    code: boxed.as_mut_ptr(),
+                    word_count: boxed.len(),
+                });
+                std::mem::forget(boxed);
+                if !stats_json.is_null() {
+                    let text = CString::new(json).unwrap_or_default();
+                    // SAFETY: writable per the contract.
+                    unsafe { *stats_json = text.into_raw() };
+                }
+                // SAFETY: writable per the contract.
+                unsafe { *out = Box::into_raw(bin) };
+                SPVOPT_SUCCESS
+            }
+            Err((code, source, message)) => {
+                o.emit(SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR, source, &message);
+                code
+            }
+        }
+    }));
+    result.unwrap_or_else(|panic| {
+        let what = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into());
+        o.emit(
+            SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR,
+            "internal",
+            &format!("internal error (please report): {what}"),
+        );
+        SPVOPT_ERROR_INTERNAL
+    })
+}
+
+type Failure = (SpvoptResult, &'static str, String);
+
+/// The run itself: load, validate, optimize, emit.
+fn optimize(o: &SpvoptOptimizer, input: &[u32]) -> Result<(Vec<u32>, String), Failure> {
+    use SpvoptMessageLevel::SPVOPT_MESSAGE_WARNING as WARNING;
+    let pipeline = o
+        .build_pipeline()
+        .map_err(|e| (SPVOPT_ERROR_INVALID_ARGUMENT, "options", e))?;
+    let mut module = spvopt_ir::load_words(input)
+        .map_err(|e| (SPVOPT_ERROR_INVALID_BINARY, "load", e.to_string()))?;
+    let names = spvopt_passes::messages::Names::build(&module);
+    if o.validate {
+        let env = o
+            .target_env
+            .unwrap_or_else(|| text::universal_env_for_version(module.header.version));
+        match spvopt_passes::validate::validate_module(&module, env) {
+            Ok(warnings) => warnings
+                .iter()
+                .for_each(|w| o.emit(WARNING, "validate", &names.annotate(w))),
+            Err(e) => return Err((SPVOPT_ERROR_VALIDATION, "validate", names.annotate(&e))),
+        }
+    }
+    let report = run_pipeline(&pipeline, &mut module, &o.target, &mut Hooks::default())
+        .map_err(|e| (SPVOPT_ERROR_PASS, "pass", names.annotate(&e.to_string())))?;
+    for g in report.warning_groups() {
+        o.emit(WARNING, g.pass, &names.annotate(&g.line()));
+    }
+    let mut json = report.to_json();
+    json["target"] = serde_json::Value::from(o.target.name.clone());
+    Ok((module.to_words(), json.to_string()))
+}
+
+/// Frees a binary returned by [`spvopt_optimizer_run`] (null is allowed).
+///
+/// # Safety
+/// `bin` is null or came from [`spvopt_optimizer_run`] and is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_binary_destroy(bin: *mut SpvoptBinary) {
+    if bin.is_null() {
+        return;
+    }
+    // SAFETY: per the contract both allocations came from boxes of exactly these sizes.
+    unsafe {
+        let b = Box::from_raw(bin);
+        drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+            b.code,
+            b.word_count,
+        )));
+    }
+}
+
+/// Frees a string returned by this library (null is allowed).
+///
+/// # Safety
+/// `s` is null or came from this library and is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_string_destroy(s: *mut c_char) {
+    if !s.is_null() {
+        // SAFETY: per the contract `s` came from CString::into_raw.
+        drop(unsafe { CString::from_raw(s) });
+    }
+}

@@ -1,0 +1,111 @@
+//! The C client (`capi/examples/optimize.c`) compiled with the system C compiler against the
+//! static library and run: it optimizes a corpus kernel with `-O` for pvc, checks the output
+//! against the bytes spv-opt's command line writes, exercises the error paths, and runs 8
+//! threads at once.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `target/<profile>` of this test binary (`…/target/release/deps/c_client-…`).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+#[test]
+fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let input = here.join("../tests/corpus/triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv");
+    let dir = std::env::temp_dir().join(format!("spvopt-capi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let expected = dir.join("expected.spv");
+    // The CLI's output, by the CLI's own code (spv-opt's main is this function).
+    let code = spvopt_tools::opt_cli::run(&[
+        "-O".into(),
+        "--target".into(),
+        "pvc".into(),
+        input.display().to_string(),
+        "-o".into(),
+        expected.display().to_string(),
+    ]);
+    assert_eq!(code, 0);
+
+    // Install as a user would (header, libraries, pkg-config file), from this build.
+    let prefix = dir.join("prefix");
+    let o = Command::new("bash")
+        .arg(here.join("install.sh"))
+        .arg(&prefix)
+        .env("SPVOPT_LIB_DIR", profile_dir())
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "install.sh: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let pc = std::fs::read_to_string(prefix.join("lib/pkgconfig/spvopt.pc")).unwrap();
+    assert!(pc.contains("Libs: -L${libdir} -lspvopt"), "{pc}");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let compile = |flags: &[String], exe: &Path| {
+        let o = Command::new(&cc)
+            .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-pthread"])
+            .arg("-D_POSIX_C_SOURCE=200809L")
+            .arg(here.join("examples/optimize.c"))
+            .args(flags)
+            .arg("-o")
+            .arg(exe)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
+        assert!(
+            o.status.success(),
+            "compiling the C client failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    let run = |exe: &Path| {
+        let o = Command::new(exe)
+            .arg(&input)
+            .arg(&expected)
+            .env("LD_LIBRARY_PATH", prefix.join("lib"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success() && stdout.starts_with("ok"),
+            "C client {}: {stdout}{}",
+            exe.display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    // 1. Static: the installed libspvopt.a.
+    let include = format!("-I{}", prefix.join("include/spvopt").display());
+    let mut flags = vec![
+        include.clone(),
+        prefix.join("lib/libspvopt.a").display().to_string(),
+    ];
+    flags.extend(["-lstdc++", "-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s"].map(String::from));
+    let exe = dir.join("optimize-static");
+    compile(&flags, &exe);
+    run(&exe);
+    // 2. Shared, with the flags pkg-config reads from the installed spvopt.pc.
+    let pkg = Command::new("pkg-config")
+        .args(["--cflags", "--libs", "spvopt"])
+        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+        .output();
+    match pkg {
+        Ok(o) if o.status.success() => {
+            let flags: Vec<String> = String::from_utf8_lossy(&o.stdout)
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+            assert!(flags.contains(&include), "{flags:?}");
+            let exe = dir.join("optimize-shared");
+            compile(&flags, &exe);
+            run(&exe);
+        }
+        _ => eprintln!(
+            "NOTE: pkg-config not found: the shared-library build of the C client was not tested"
+        ),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
