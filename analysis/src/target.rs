@@ -11,9 +11,11 @@
 //! `mtl` (Xe-LPG: neither), and `generic` (the portable tables of the OpenCL extensions
 //! cl_intel_subgroup_2d_block_io and cl_intel_subgroup_matrix_multiply_accumulate).
 //!
-//! Every number comes from `docs/notes/intel-targets.md`; the comments name the section
-//! (`§1.2` = the OpenCL environment table, `§2.2` = IGC's front-end validation table, …).
-//! Values marked **[inference]** are our reading, not a statement of a source.
+//! Every number comes from `docs/notes/intel-targets.md`; each profile's [`Sources`] names the
+//! section (`§1.2` = the OpenCL environment table, `§2.2` = IGC's front-end validation table, …)
+//! and `--describe-target` prints them next to the values. Values marked **[inference]** are our
+//! reading, not a statement of a source. What a device supports is stated once, in its tables:
+//! [`Target::summary`] (`--list-targets`) and [`Target::describe`] are generated from them.
 
 use std::fmt::{self, Write as _};
 
@@ -151,20 +153,39 @@ pub struct MmaShape {
 pub struct Features {
     /// SPV_INTEL_2d_block_io / LSC 2D block messages.
     pub block_io_2d: bool,
-    /// DPAS (systolic MMA) hardware.
+    /// DPAS (systolic MMA) hardware. (Which types it multiplies, tf32 included, is the MMA
+    /// table's business: [`Target::has_tf32`] reads it from there, so there is one truth.)
     pub dpas: bool,
-    /// TF32 DPAS.
-    pub tf32: bool,
     /// SPV_INTEL_subgroup_buffer_prefetch honoured (LSC).
     pub buffer_prefetch: bool,
 }
+
+/// Where each value of a profile comes from: section references into
+/// `docs/notes/intel-targets.md` (which names the file and commit of every source).
+/// `--describe-target` prints them next to the values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sources {
+    pub subgroup_sizes: &'static str,
+    pub grf: &'static str,
+    pub block_io_2d: &'static str,
+    pub dpas: &'static str,
+    /// Source of the tf32 rows of the MMA table (present or absent).
+    pub tf32: &'static str,
+    pub buffer_prefetch: &'static str,
+    pub block_shapes: &'static str,
+    pub mma_shapes: &'static str,
+}
+
+/// The notes every [`Sources`] entry refers to.
+pub const SOURCES_FILE: &str = "docs/notes/intel-targets.md";
 
 /// The device a pipeline optimizes for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Target {
     /// Profile name (`pvc`, `bmg`, …).
     pub name: String,
-    /// One line for `--list-targets`.
+    /// The device family's name; what it supports is generated from the tables
+    /// ([`Target::summary`]), so `--list-targets` and `--describe-target` cannot disagree.
     pub description: &'static str,
     /// Subgroup sizes kernels may be compiled for.
     pub subgroup_sizes: &'static [u32],
@@ -177,6 +198,8 @@ pub struct Target {
     pub mma_shapes: &'static [MmaShape],
     /// NumBytes values `OpSubgroupBlockPrefetchINTEL` honours (empty without LSC).
     pub prefetch_bytes: &'static [u32],
+    /// Where every value above comes from.
+    pub sources: Sources,
 }
 
 /// `--target` named no known profile.
@@ -378,30 +401,43 @@ impl Default for Target {
     }
 }
 
+/// Xe-HPC and Xe2 share these sources except for the 2D block table.
+const XE_HPC_SOURCES: Sources = Sources {
+    subgroup_sizes: "§2.1 SIMD (min dispatch SIMD16 on Xe-HPC+; 2D block IO needs SIMD16/32)",
+    grf: "§2.1 GRF size (64 B on Xe-HPC and later)",
+    block_io_2d: "§1.3 (SPV_INTEL_2d_block_io gated isCoreChildOf<IGFX_XE_HPC_CORE>)",
+    dpas: "§2.4 (supportDpasInstruction() excludes only MTL, ARL-S, PVC-VG)",
+    tf32: "§4.1 (IGC SIMD16 MMA table has tf32 K 8 on every exec-size-16 DPAS part; \
+           SYCL matrix_combinations lists tf32 for pvc, bmg_g21, lnl_m)",
+    buffer_prefetch: "§1.5 (IGC implements it on LSC platforms; NumBytes 1..64)",
+    block_shapes: "§2.2 IGC front-end table (Read, Transform (PVC), Prefetch, Write); \
+                   §2.1 transpose row",
+    mma_shapes: "§1.4 OpenCL table, rows \"Device min SG 16\" + tf32 row; §2.4 exec size 16",
+};
+
+const XE2_SOURCES: Sources = Sources {
+    block_shapes: "§2.2 IGC front-end table + \"Transform (Xe2+)\"; §1.3 \"Xe2+ only\" \
+                   LoadTransform rows; §2.1 transpose and VNNI transform width rows",
+    ..XE_HPC_SOURCES
+};
+
 impl Target {
     /// Intel Data Center GPU Max (Ponte Vecchio), Xe-HPC.
     pub fn pvc() -> Target {
         Target {
             name: "pvc".into(),
-            description: "Intel Data Center GPU Max (Ponte Vecchio, Xe-HPC): SIMD16/32, 64 B GRF, \
-                          2D block IO, SIMD16 DPAS incl. tf32",
-            // §2.1 "SIMD": min dispatch SIMD16 on Xe-HPC+; 2D block IO needs SIMD16 or SIMD32.
+            description: "Intel Data Center GPU Max (Ponte Vecchio, Xe-HPC)",
             subgroup_sizes: &[16, 32],
-            // §2.1 "GRF size": 64 B on Xe-HPC and later.
             grf_bytes: 64,
             features: Features {
-                // §1.3: SPV_INTEL_2d_block_io gated isCoreChildOf<IGFX_XE_HPC_CORE> (PVC, BMG, LNL…).
                 block_io_2d: true,
-                // §2.4: supportDpasInstruction() excludes MTL, ARL-S, PVC-VG only.
                 dpas: true,
-                // §1.4 tf32 row; §3.3 "8×16×8 (32-bit)" native on PVC.
-                tf32: true,
-                // §1.5: IGC implements buffer prefetch on LSC platforms.
                 buffer_prefetch: true,
             },
             block_shapes: XE_HPC_BLOCKS,
             mma_shapes: SG16_MMA,
             prefetch_bytes: PREFETCH_BYTES,
+            sources: XE_HPC_SOURCES,
         }
     }
 
@@ -409,20 +445,20 @@ impl Target {
     pub fn bmg() -> Target {
         Target {
             name: "bmg".into(),
-            description: "Intel Arc B-series (Battlemage, Xe2): SIMD16/32, 64 B GRF, 2D block IO \
-                          with wide VNNI transforms, SIMD16 DPAS",
+            description: "Intel Arc B-series (Battlemage, Xe2)",
             subgroup_sizes: &[16, 32],
             grf_bytes: 64,
             features: Features {
                 block_io_2d: true,
                 dpas: true,
-                // [inference] Xe2 XMX keeps PVC's tf32 DPAS (hasExecSize16DPAS = Xe-HPC+, §2.4).
-                tf32: true,
                 buffer_prefetch: true,
             },
             block_shapes: XE2_BLOCKS,
+            // tf32 included: §4.1 (IGC's SIMD16 MMA table, chosen by hasExecSize16DPAS(), and
+            // the SYCL runtime's matrix_combinations for intel_gpu_bmg_g21 both list it).
             mma_shapes: SG16_MMA,
             prefetch_bytes: PREFETCH_BYTES,
+            sources: XE2_SOURCES,
         }
     }
 
@@ -430,8 +466,7 @@ impl Target {
     pub fn lnl() -> Target {
         Target {
             name: "lnl".into(),
-            description: "Intel Core Ultra 200V graphics (Lunar Lake, Xe2): SIMD16/32, 64 B GRF, \
-                          2D block IO with wide VNNI transforms, SIMD16 DPAS",
+            description: "Intel Core Ultra 200V graphics (Lunar Lake, Xe2)",
             ..Target::bmg()
         }
     }
@@ -440,25 +475,29 @@ impl Target {
     pub fn dg2() -> Target {
         Target {
             name: "dg2".into(),
-            description:
-                "Intel Arc A-series (DG2, Xe-HPG): SIMD8/16/32, 32 B GRF, no 2D block IO, \
-                          SIMD8 DPAS",
-            // [inference] pre-Xe-HPC parts dispatch SIMD8/16/32 (min SIMD16 only from Xe-HPC, §2.1).
+            description: "Intel Arc A-series (DG2, Xe-HPG)",
             subgroup_sizes: &[8, 16, 32],
-            // §2.1 "GRF size": 32 B before Xe-HPC.
             grf_bytes: 32,
             features: Features {
-                // §1.3: "DG2/Xe-HPG has no 2D block IO".
                 block_io_2d: false,
-                // §1.4: SPIR-V MMA extension on Xe-HPG+ except MTL/ARL; §2.4 exec size 8.
                 dpas: true,
-                // §1.4: tf32 only in the SG16 (tf32 extension) row.
-                tf32: false,
                 buffer_prefetch: true,
             },
             block_shapes: &[],
             mma_shapes: SG8_MMA,
             prefetch_bytes: PREFETCH_BYTES,
+            sources: Sources {
+                subgroup_sizes: "[inference] pre-Xe-HPC parts dispatch SIMD8/16/32 \
+                                 (min SIMD16 only from Xe-HPC, §2.1)",
+                grf: "§2.1 GRF size (32 B before Xe-HPC)",
+                block_io_2d: "§1.3 (\"DG2/Xe-HPG has no 2D block IO\")",
+                dpas: "§1.4 (SPIR-V MMA extension on Xe-HPG+ except MTL/ARL); §2.4 exec size 8",
+                tf32: "§4.1 (IGC SIMD8 MMA table has no tf32; SYCL matrix_combinations for \
+                       dg2_g10/11/12 list none)",
+                buffer_prefetch: "§1.5 (IGC implements it on LSC platforms)",
+                block_shapes: "§1.3 (no 2D block IO)",
+                mma_shapes: "§1.4 OpenCL table, rows \"Device min SG 8\"; §2.4 exec size 8",
+            },
         }
     }
 
@@ -466,21 +505,27 @@ impl Target {
     pub fn mtl() -> Target {
         Target {
             name: "mtl".into(),
-            description: "Intel Core Ultra graphics (Meteor Lake, Xe-LPG): SIMD8/16/32, 32 B GRF, \
-                          no 2D block IO, no DPAS (MMA must be emulated)",
+            description: "Intel Core Ultra graphics (Meteor Lake, Xe-LPG)",
             subgroup_sizes: &[8, 16, 32],
             grf_bytes: 32,
             features: Features {
-                // §1.3: 2D block IO only on Xe-HPC children.
                 block_io_2d: false,
-                // §2.4: supportDpasInstruction() excludes MTL; §1.4 gate "except MTL/ARL".
                 dpas: false,
-                tf32: false,
                 buffer_prefetch: true,
             },
             block_shapes: &[],
             mma_shapes: &[],
             prefetch_bytes: PREFETCH_BYTES,
+            sources: Sources {
+                subgroup_sizes: "[inference] as dg2 (min SIMD16 only from Xe-HPC, §2.1)",
+                grf: "§2.1 GRF size (32 B before Xe-HPC)",
+                block_io_2d: "§1.3 (2D block IO only on Xe-HPC children)",
+                dpas: "§2.4 (supportDpasInstruction() excludes MTL); §1.4 gate \"except MTL/ARL\"",
+                tf32: "§2.4 (no DPAS)",
+                buffer_prefetch: "§1.5 (IGC implements it on LSC platforms)",
+                block_shapes: "§1.3 (no 2D block IO)",
+                mma_shapes: "§2.4 (no DPAS)",
+            },
         }
     }
 
@@ -493,17 +538,25 @@ impl Target {
                 "Portable: the cl_intel_subgroup_2d_block_io / matrix_multiply_accumulate \
                           / buffer_prefetch tables (2D block IO requires SIMD16)",
             subgroup_sizes: &[8, 16, 32],
-            // §1.2: 2D block IO applies to min-SG-16 devices, which are Xe-HPC+ (64 B GRF, §2.1).
             grf_bytes: 64,
             features: Features {
                 block_io_2d: true,
                 dpas: true,
-                tf32: true,
                 buffer_prefetch: true,
             },
             block_shapes: OPENCL_BLOCKS,
             mma_shapes: OPENCL_MMA,
             prefetch_bytes: PREFETCH_BYTES,
+            sources: Sources {
+                subgroup_sizes: "§1.2, §1.4 (SG 8 and 16 tables)",
+                grf: "§1.2 + §2.1 (2D block IO applies to min-SG-16 devices = Xe-HPC+, 64 B GRF)",
+                block_io_2d: "§1.2 cl_intel_subgroup_2d_block_io",
+                dpas: "§1.4 cl_intel_subgroup_matrix_multiply_accumulate",
+                tf32: "§1.4 (tf32 extension row)",
+                buffer_prefetch: "§1.5 cl_intel_subgroup_buffer_prefetch",
+                block_shapes: "§1.2 OpenCL table, row by row",
+                mma_shapes: "§1.4 OpenCL tables (both halves)",
+            },
         }
     }
 
@@ -546,8 +599,14 @@ impl Target {
     pub fn has_dpas(&self) -> bool {
         self.features.dpas
     }
+    /// Whether tf32 × tf32 → f32 MMA is supported: read from the MMA table, the one truth
+    /// [`Target::summary`], [`Target::describe`] and [`Target::supports_mma`] all use.
     pub fn has_tf32(&self) -> bool {
-        self.features.tf32
+        self.features.dpas
+            && self
+                .mma_shapes
+                .iter()
+                .any(|s| s.types == MmaTypes::Tf32ToF32)
     }
     /// NumBytes values `OpSubgroupBlockPrefetchINTEL` honours.
     pub fn prefetch_byte_sizes(&self) -> &'static [u32] {
@@ -613,37 +672,109 @@ impl Target {
         if !self.features.dpas || n != sg {
             return false;
         }
-        if types == MmaTypes::Tf32ToF32 && !self.features.tf32 {
-            return false;
-        }
         self.mma_shapes
             .iter()
             .any(|s| s.subgroup_size == sg && s.k == k && s.types == types && s.m.contains(&m))
     }
 
-    /// The whole profile, readably (for `--describe-target`).
+    /// One line of what the device supports, generated from the tables (`--list-targets`
+    /// and the first line of `--describe-target` print it).
+    pub fn summary(&self) -> String {
+        let sg = self
+            .subgroup_sizes
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("/");
+        let mut parts = vec![format!("SIMD{sg}"), format!("{} B GRF", self.grf_bytes)];
+        parts.push(if !self.features.block_io_2d {
+            "no 2D block IO".to_string()
+        } else if self
+            .block_shapes
+            .iter()
+            .any(|r| r.op == BlockOp::LoadTransform && r.widths.iter().any(|&w| w * r.elem > 32))
+        {
+            "2D block IO with wide VNNI transforms".to_string()
+        } else {
+            "2D block IO".to_string()
+        });
+        if self.features.dpas && !self.mma_shapes.is_empty() {
+            let mut sizes: Vec<u32> = self.mma_shapes.iter().map(|m| m.subgroup_size).collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            let sizes = sizes
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join("/");
+            let tf32 = if self.has_tf32() {
+                "incl. tf32"
+            } else {
+                "no tf32"
+            };
+            parts.push(format!("SIMD{sizes} DPAS {tf32}"));
+        } else {
+            parts.push("no DPAS (MMA must be emulated)".to_string());
+        }
+        if !self.features.buffer_prefetch {
+            parts.push("no buffer prefetch".to_string());
+        }
+        parts.join(", ")
+    }
+
+    /// The whole profile, readably (for `--describe-target`), each value with its source in
+    /// brackets (sections of [`SOURCES_FILE`]).
     pub fn describe(&self) -> String {
         let mut s = String::new();
         let yes = |b: bool| if b { "yes" } else { "no" };
         let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+        let src = &self.sources;
         let _ = writeln!(s, "target {}: {}", self.name, self.description);
-        let _ = writeln!(s, "  subgroup sizes:   {}", list(self.subgroup_sizes));
-        let _ = writeln!(s, "  GRF size:         {} bytes", self.grf_bytes);
-        let _ = writeln!(s, "  2D block IO:      {}", yes(self.features.block_io_2d));
-        let _ = writeln!(s, "  DPAS:             {}", yes(self.features.dpas));
-        let _ = writeln!(s, "  tf32 DPAS:        {}", yes(self.features.tf32));
+        let _ = writeln!(s, "  summary:          {}", self.summary());
         let _ = writeln!(
             s,
-            "  buffer prefetch:  {} (NumBytes {})",
-            yes(self.features.buffer_prefetch),
-            list(self.prefetch_bytes)
+            "  sources:          {SOURCES_FILE}, sections in [brackets]; [inference] = our reading"
+        );
+        let row = |s: &mut String, key: &str, value: String, source: &str| {
+            let _ = writeln!(s, "  {:<18}{:<24} [{source}]", format!("{key}:"), value);
+        };
+        row(
+            &mut s,
+            "subgroup sizes",
+            list(self.subgroup_sizes),
+            src.subgroup_sizes,
+        );
+        row(
+            &mut s,
+            "GRF size",
+            format!("{} bytes", self.grf_bytes),
+            src.grf,
+        );
+        row(
+            &mut s,
+            "2D block IO",
+            yes(self.features.block_io_2d).into(),
+            src.block_io_2d,
+        );
+        row(&mut s, "DPAS", yes(self.features.dpas).into(), src.dpas);
+        row(&mut s, "tf32 DPAS", yes(self.has_tf32()).into(), src.tf32);
+        row(
+            &mut s,
+            "buffer prefetch",
+            format!(
+                "{} (NumBytes {})",
+                yes(self.features.buffer_prefetch),
+                list(self.prefetch_bytes)
+            ),
+            src.buffer_prefetch,
         );
         if self.block_shapes.is_empty() {
-            let _ = writeln!(s, "  2D block shapes:  none");
+            let _ = writeln!(s, "  2D block shapes:  none [{}]", src.block_shapes);
         } else {
             let _ = writeln!(
                 s,
-                "  2D block shapes (elem bytes; widths; heights; counts; max width x count):"
+                "  2D block shapes (elem bytes; widths; heights; counts; max width x count) [{}]:",
+                src.block_shapes
             );
             for op in BlockOp::ALL {
                 for r in self.block_shapes.iter().filter(|r| r.op == op) {
@@ -661,10 +792,10 @@ impl Target {
                 }
             }
         }
-        if self.mma_shapes.is_empty() {
-            let _ = writeln!(s, "  MMA shapes:       none");
+        if self.mma_shapes.is_empty() || !self.features.dpas {
+            let _ = writeln!(s, "  MMA shapes:       none [{}]", src.mma_shapes);
         } else {
-            let _ = writeln!(s, "  MMA shapes (N = subgroup size):");
+            let _ = writeln!(s, "  MMA shapes (N = subgroup size) [{}]:", src.mma_shapes);
             for m in self.mma_shapes {
                 let _ = writeln!(
                     s,

@@ -64,6 +64,38 @@ fn features_per_notes() {
 }
 
 #[test]
+fn tf32_has_one_truth_per_device() {
+    // §4.1: IGC's SIMD16 MMA table (every exec-size-16 DPAS part) and the SYCL runtime's
+    // matrix_combinations list tf32 8x16x8 for pvc, bmg, lnl; DG2's SIMD8 table has none.
+    for (n, tf32) in [
+        ("pvc", true),
+        ("bmg", true),
+        ("lnl", true),
+        ("dg2", false),
+        ("mtl", false),
+        ("generic", true),
+    ] {
+        let target = t(n);
+        assert_eq!(target.has_tf32(), tf32, "{n}");
+        assert_eq!(
+            target.supports_mma(16, 8, 16, 8, MmaTypes::Tf32ToF32),
+            tf32 && n != "dg2",
+            "{n}"
+        );
+        // the summary (--list-targets) and the description say the same
+        assert_eq!(target.summary().contains("incl. tf32"), tf32, "{n}");
+        let line = target
+            .describe()
+            .lines()
+            .find(|l| l.trim_start().starts_with("tf32 DPAS:"))
+            .unwrap()
+            .to_string();
+        assert_eq!(line.contains(" yes "), tf32, "{n}: {line}");
+        assert!(line.contains("[§"), "{n}: no source: {line}");
+    }
+}
+
+#[test]
 fn pvc_block_table_spot_values() {
     let p = t("pvc");
     // §2.2 Read 16-bit: H 1-32, W 2-32, C 1-4, W·C ≤ 32 (Triton's 16b_32r16x2c).

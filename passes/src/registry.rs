@@ -157,11 +157,11 @@ pub static REGISTRY: &[PassInfo] = &[
     },
     PassInfo {
         name: "legalize",
-        description: "Make the module legal for --target: move Function variables into the \
+        description: "Rewrite what it can for --target: move Function variables into the \
                       entry block, enforce the Level Zero environment rules (signedness), \
                       split unsupported 2D block and buffer prefetch shapes (or drop \
-                      prefetches), warn about unsupported MMA shapes, declare exactly the \
-                      capabilities/extensions used",
+                      prefetches), declare exactly the capabilities/extensions used; MMA \
+                      shapes the device lacks are only warned about (left unchanged)",
         options: &[],
         construct: |o| {
             no_options("legalize", o)?;

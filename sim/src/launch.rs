@@ -6,6 +6,7 @@
 //!             {"buffer_random": 8192, "seed": 7, "type": "f16", "range": [-1, 1]},
 //!             {"local": 34816}, {"scalar": "u32", "value": 128} ] }
 //! ```
+//! The full format is documented in `sim/README.md` ("Launch files").
 //! Optional top-level fields: `"subgroup_size"` (used when the kernel has no SubgroupSize
 //! execution mode; default 16), `"max_steps"` (per-subgroup instruction budget) and
 //! `"block_layout"`: `"hardware"` (default) or `"spec"` (how 2D block IO deals rows wider than
@@ -73,6 +74,38 @@ pub fn type_size(ty: &str) -> Option<usize> {
         "i64" | "u64" | "f64" => 8,
         _ => return None,
     })
+}
+
+/// Argument `i`'s optional `"shape"`: 1 to 4 positive element counts, outermost first
+/// (`[rows, columns]` for a row-major matrix); only `compare` reads it, to name positions.
+fn shape_of(a: &Value, i: usize) -> Result<Option<Vec<u64>>, SimError> {
+    let Some(v) = a.get("shape") else {
+        return Ok(None);
+    };
+    let bad = || lerr(format!("arg {i}: `shape` must be 1 to 4 positive integers"));
+    let dims = v
+        .as_array()
+        .filter(|d| !d.is_empty() && d.len() <= 4)
+        .ok_or_else(bad)?
+        .iter()
+        .map(|x| x.as_u64().filter(|&n| n > 0))
+        .collect::<Option<Vec<u64>>>()
+        .ok_or_else(bad)?;
+    Ok(Some(dims))
+}
+
+/// The `"shape"` of every argument of a launch (see the `sim/README.md` launch format), `None`
+/// where an argument has none.
+pub fn arg_shapes(text: &str) -> Result<Vec<Option<Vec<u64>>>, SimError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| lerr(format!("launch JSON: {e}")))?;
+    let list = v
+        .get("args")
+        .and_then(Value::as_array)
+        .ok_or_else(|| lerr("`args` (array) is missing"))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, a)| shape_of(a, i))
+        .collect()
 }
 
 fn size3(v: Option<&Value>, what: &str) -> Result<[u64; 3], SimError> {
@@ -235,6 +268,7 @@ impl Launch {
         for (i, a) in list.iter().enumerate() {
             let ty = a.get("type").and_then(Value::as_str).map(str::to_string);
             let ulp = a.get("ulp").and_then(Value::as_u64);
+            shape_of(a, i)?;
             let arg = if let Some(f) = a.get("buffer") {
                 let f = f
                     .as_str()

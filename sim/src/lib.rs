@@ -13,12 +13,14 @@
 //! * [`coop_matrix`] is `SPV_KHR_cooperative_matrix` (Subgroup scope) and the tensor-addressed
 //!   loads / stores of `SPV_NV_cooperative_matrix2`; [`tensor_addressing`] is
 //!   `SPV_NV_tensor_addressing` layouts, views and element addresses.
+//! * [`compare`] compares the buffers of two runs element by element (`spv-sim compare`).
 //! * [`error`] holds [`SimError`], the undefined behaviour and bad operands the core reports.
 
 pub mod block_io_1d;
 pub mod block_io_2d;
 pub mod block_prefetch_1d;
 mod collective;
+pub mod compare;
 pub mod coop_matrix;
 pub mod error;
 pub mod exec;

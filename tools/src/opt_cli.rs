@@ -19,7 +19,9 @@ USAGE:
     spv-opt [OPTIONS] [--PASS ...] IN -o OUT
 
 IN is a SPIR-V binary or SPIR-V assembly text (auto-detected); `-` reads stdin.
-OUT ending in .spvasm (or --emit-text) gets text, otherwise a binary; `-o -` writes stdout.
+OUT ending in .spvasm (or --emit-text) gets text, otherwise a binary; `-o -` writes stdout
+(a binary is not written to a terminal without -f). Text input is assembled for its
+`; Version:` line (else SPIR-V 1.6) unless --target-env is given.
 Passes run in the order given. The output is written atomically: on any error nothing is written.
 
 OPTIONS:
@@ -28,12 +30,14 @@ OPTIONS:
     --passes=PIPELINE       run a pipeline string, e.g. \"strip-debug,dce\"
     -Oconfig=FILE           read flags from FILE (whitespace-separated, # comments)
     -o OUT                  output file
+    -f, --force             write a binary to stdout even when stdout is a terminal
     --emit-text             write SPIR-V assembly text
     --target NAME           target device profile (see --list-targets); default generic
     --list-targets          list the target profiles
     --describe-target       print the whole profile of --target (or generic) and exit
     --target-env=ENV        SPIR-V environment for validation/assembly (spv1.4, opencl2.2, …);
-                            default: the universal environment of the module's version
+                            default: the universal environment of the module's version (for
+                            text input: of its `; Version:` line, else 1.6)
     --skip-validation       do not validate the input (spirv-val's rules; Function variables
                             outside the entry block and invalid debug info are warnings)
     --validate-after-each   validate the module after every pass that changed it, and the output
@@ -61,6 +65,7 @@ struct Args {
     pipeline: Vec<String>,
     pass_options: Vec<(String, String)>,
     emit_text: bool,
+    force: bool,
     target: Option<String>,
     target_env: Option<String>,
     skip_validation: bool,
@@ -103,6 +108,7 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
             "-O" => a.pipeline.push("O".into()),
             "-o" => a.output = Some(take_value(args, &mut i, "-o")?),
             "--emit-text" => a.emit_text = true,
+            "-f" | "--force" => a.force = true,
             "--skip-validation" => a.skip_validation = true,
             "--validate-after-each" => a.validate_after_each = true,
             "-v" | "--verbose" => a.verbose = true,
@@ -208,31 +214,33 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     let mut a = Args::default();
     parse_args(argv, &mut a, 0)?;
     if a.help {
-        print!("{USAGE}");
-        return Ok(());
+        return io::write_stdout(USAGE.as_bytes());
     }
     if a.version {
-        println!("spv-opt {}", env!("CARGO_PKG_VERSION"));
-        return Ok(());
+        return io::write_stdout(format!("spv-opt {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
     }
     if a.list_passes {
-        print!("{}", list_passes());
-        return Ok(());
+        return io::write_stdout(list_passes().as_bytes());
     }
     let target = match &a.target {
         Some(t) => Target::by_name(t).map_err(|e| e.to_string())?,
         None => Target::default(),
     };
     if a.list_targets {
-        println!("Targets (select with --target NAME):");
+        let mut s =
+            String::from("Targets (select with --target NAME; details: --describe-target):\n");
         for t in Target::all() {
-            println!("  {:<8} {}", t.name, t.description);
+            s.push_str(&format!(
+                "  {:<8} {}: {}\n",
+                t.name,
+                t.description,
+                t.summary()
+            ));
         }
-        return Ok(());
+        return io::write_stdout(s.as_bytes());
     }
     if a.describe_target {
-        print!("{}", target.describe());
-        return Ok(());
+        return io::write_stdout(target.describe().as_bytes());
     }
     let input = a.input.clone().ok_or("no input file (see --help)")?;
     if let Some(name) = &a.print_analysis {
@@ -245,8 +253,7 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         let mut analyses = spvopt_analysis::Analyses::new();
         let listing = spvopt_analysis::print::annotate(&module, name, &mut analyses)
             .map_err(|e| e.to_string())?;
-        print!("{listing}");
-        return Ok(());
+        return io::write_stdout(listing.as_bytes());
     }
     if a.check_env {
         let env: Option<TargetEnv> = match &a.target_env {
@@ -276,6 +283,7 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         .output
         .clone()
         .ok_or("no output file: give -o OUT (see --help)")?;
+    io::check_binary_to_terminal(&output, a.emit_text || output.ends_with(".spvasm"), a.force)?;
     let env: Option<TargetEnv> = match &a.target_env {
         Some(e) => Some(text::parse_target_env(e).map_err(|e| e.to_string())?),
         None => None,

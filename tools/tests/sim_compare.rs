@@ -1,0 +1,216 @@
+//! `spv-sim compare` (issue 10, item 6): element types inferred from the kernel's parameters
+//! when the launch gives none, `--ulp` applied to them, differences reported as elements
+//! (index, row/column, both values, ulp), counts and maximum error; "identical" only for equal
+//! bytes; exit 0 identical or within, 1 different, 2 error.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn spv_sim() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_spv-sim"))
+}
+
+fn tmpdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("spvopt-simcmp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `fill(float* out, T* other)`: out[gid] = VALUE; other is left alone. 8 invocations.
+fn kernel(value: &str, other_pointee: &str) -> String {
+    format!(
+        "\
+; SPIR-V
+; Version: 1.2
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability Int8
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k \"fill\" %gid
+               OpDecorate %gid BuiltIn GlobalInvocationId
+               OpDecorate %gid Constant
+       %void = OpTypeVoid
+      %ulong = OpTypeInt 64 0
+      %uchar = OpTypeInt 8 0
+      %float = OpTypeFloat 32
+    %v3ulong = OpTypeVector %ulong 3
+  %ptr_in_v3 = OpTypePointer Input %v3ulong
+       %fptr = OpTypePointer CrossWorkgroup %float
+       %optr = OpTypePointer CrossWorkgroup {other_pointee}
+       %fnty = OpTypeFunction %void %fptr %optr
+        %val = OpConstant %float {value}
+        %gid = OpVariable %ptr_in_v3 Input
+          %k = OpFunction %void None %fnty
+        %out = OpFunctionParameter %fptr
+      %other = OpFunctionParameter %optr
+      %entry = OpLabel
+         %g3 = OpLoad %v3ulong %gid Aligned 32
+          %x = OpCompositeExtract %ulong %g3 0
+          %p = OpInBoundsPtrAccessChain %fptr %out %x
+               OpStore %p %val Aligned 4
+               OpReturn
+               OpFunctionEnd
+"
+    )
+}
+
+struct Case {
+    dir: PathBuf,
+}
+
+impl Case {
+    /// A: stores 1.0; B: stores the next float above 1.0 (1 ulp away) — or `b_value`.
+    fn new(name: &str, b_value: &str, other_pointee: &str, launch_args: &str) -> Case {
+        let dir = tmpdir(name);
+        std::fs::write(dir.join("a.spvasm"), kernel("1", other_pointee)).unwrap();
+        std::fs::write(dir.join("b.spvasm"), kernel(b_value, other_pointee)).unwrap();
+        std::fs::write(
+            dir.join("l.json"),
+            format!(
+                "{{\"kernel\": \"fill\", \"global_size\": [8, 1, 1], \"local_size\": [8, 1, 1], \
+                 \"subgroup_size\": 8, \"args\": [{launch_args}]}}"
+            ),
+        )
+        .unwrap();
+        Case { dir }
+    }
+
+    fn compare(&self, extra: &[&str]) -> Output {
+        let p = |f: &str| self.dir.join(f);
+        spv_sim()
+            .arg("compare")
+            .arg(p("a.spvasm"))
+            .arg(p("b.spvasm"))
+            .arg("--launch")
+            .arg(p("l.json"))
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+const NEXT_ABOVE_ONE: &str = "0x1.000002p+0";
+
+#[test]
+fn ulp_applies_to_types_inferred_from_the_kernel() {
+    // no "type" anywhere: arg0's type comes from `float*`
+    let c = Case::new(
+        "infer",
+        NEXT_ABOVE_ONE,
+        "%float",
+        r#"{"buffer_zeros": 32, "shape": [2, 4]}, {"buffer_zeros": 16}"#,
+    );
+    let o = c.compare(&["--ulp", "1"]);
+    let s = out(&o);
+    assert_eq!(o.status.code(), Some(0), "{s}");
+    assert!(
+        s.contains("arg0: within 1 ulp: 8 of 8 f32 elements (kernel parameter) differ"),
+        "{s}"
+    );
+    assert!(s.contains("max 1 ulp"), "{s}");
+    assert!(s.contains("arg1: identical"), "{s}");
+    assert!(!s.contains("identical: 2 buffers"), "not identical: {s}");
+    assert!(
+        s.lines()
+            .last()
+            .unwrap()
+            .starts_with("within 1 ulp: 2 buffers"),
+        "{s}"
+    );
+
+    // without a tolerance the same buffers differ: elements, positions, values, ulp
+    let o = c.compare(&[]);
+    let s = out(&o);
+    assert_eq!(o.status.code(), Some(1), "{s}");
+    assert!(
+        s.contains(
+            "arg0: DIFFERENT: 8 of 8 f32 elements (kernel parameter) differ (8 beyond 0 ulp)"
+        ),
+        "{s}"
+    );
+    assert!(
+        s.contains("max 1 ulp, max abs error 1.1920928955078125e-7"),
+        "{s}"
+    );
+    assert!(
+        s.contains(
+            "  [5] (row 1, col 1): 1e0 (0x3f800000) vs 1.0000001192092896e0 (0x3f800001), 1 ulp"
+        ),
+        "{s}"
+    );
+    assert!(
+        s.lines()
+            .last()
+            .unwrap()
+            .starts_with("DIFFERENT: 1 of 2 buffers"),
+        "{s}"
+    );
+}
+
+#[test]
+fn the_launch_type_wins_and_bytes_stay_bytes() {
+    // the launch says u32: integers get no tolerance
+    let c = Case::new(
+        "launchtype",
+        NEXT_ABOVE_ONE,
+        "%uchar",
+        r#"{"buffer_zeros": 32, "type": "u32"}, {"buffer_zeros": 16}"#,
+    );
+    let o = c.compare(&["--ulp", "4"]);
+    let s = out(&o);
+    assert_eq!(o.status.code(), Some(1), "{s}");
+    assert!(
+        s.contains("8 of 8 u32 elements (launch \"type\") differ"),
+        "{s}"
+    );
+    assert!(s.contains("--ulp does not apply to arg0"), "{s}");
+    assert!(s.contains("  [0]: 1065353216 vs 1065353217"), "{s}");
+    // arg1 points to uchar (what LLVM front ends emit for every pointer): no type known
+    assert!(
+        s.contains("arg1: identical: 16 bytes (no type known: compared as bytes)"),
+        "{s}"
+    );
+
+    // identical means identical bytes
+    let c = Case::new(
+        "same",
+        "1",
+        "%uchar",
+        r#"{"buffer_zeros": 32}, {"buffer_zeros": 16}"#,
+    );
+    let o = c.compare(&["--ulp", "3"]);
+    let s = out(&o);
+    assert_eq!(o.status.code(), Some(0), "{s}");
+    assert!(s.lines().last().unwrap() == "identical: 2 buffers", "{s}");
+}
+
+#[test]
+fn errors_exit_2_with_one_line() {
+    let c = Case::new(
+        "err",
+        "1",
+        "%float",
+        r#"{"buffer_zeros": 32, "type": "f7"}, {"buffer_zeros": 16}"#,
+    );
+    let o = c.compare(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.starts_with("spv-sim: error:") && e.contains("f7"), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    let c = Case::new(
+        "badshape",
+        "1",
+        "%float",
+        r#"{"buffer_zeros": 32, "shape": [0, 4]}, {"buffer_zeros": 16}"#,
+    );
+    let o = c.compare(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("shape"), "{e}");
+}
