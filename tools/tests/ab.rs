@@ -82,6 +82,28 @@ fn broken_pass_is_caught_and_bisected_to_the_pass() {
     );
     let r = ab::compare_kernel(&kernel, &opts, &good, &good, &target);
     assert_eq!(r.verdict, Verdict::Equivalent);
+    // --ulp: the output buffer is f32 (from the kernel's parameter types); 1 ulp is not enough
+    // for the miscompiled subtraction, a huge tolerance accepts it as "within".
+    let tight = Options {
+        ulp: 1,
+        ..opts.clone()
+    };
+    let r = ab::compare_kernel(&kernel, &tight, &good, &broken, &target);
+    assert!(
+        matches!(&r.verdict, Verdict::Differs(d) if d.contains("beyond 1 ulp (as f32)")),
+        "{:?}",
+        r.verdict
+    );
+    let loose = Options {
+        ulp: u64::MAX / 2,
+        ..opts.clone()
+    };
+    let r = ab::compare_kernel(&kernel, &loose, &good, &broken, &target);
+    assert!(
+        matches!(&r.verdict, Verdict::Within(w) if w.starts_with("B: arg0:")),
+        "{:?}",
+        r.verdict
+    );
 
     let module = ab::load_kernel(&kernel).unwrap();
     let launch = spvopt_sim::Launch::from_file(&ab::launch_for(&kernel, &opts).unwrap()).unwrap();
@@ -139,7 +161,10 @@ fn corpus_ab_run_is_equivalent_in_all_formats() {
         "{table}{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(table.contains("118 kernels: 118 equivalent"), "{table}");
+    assert!(
+        table.contains("118 kernels: 118 equivalent, 0 within"),
+        "{table}"
+    );
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let kernels = r["kernels"].as_array().unwrap();
     assert_eq!(kernels.len(), 118);

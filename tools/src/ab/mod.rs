@@ -48,6 +48,8 @@ OPTIONS:
     --launches DIR      where NAME.launch.json files are
     --json FILE         write the whole report as JSON (`-` for stdout)
     --html FILE         write a self-contained HTML report with bar charts
+    --ulp N             floating-point buffers (element type from the kernel's parameter
+                        types) may differ by N units in the last place: verdict `within N ulp`
     --jobs N            kernels in parallel (default: all cores)
     --quiet             no table on stdout
     --help
@@ -58,7 +60,7 @@ Exit codes: 0 equivalent, 1 a kernel differs or failed, 2 usage error.
 ";
 
 /// Command-line options of the comparison.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Options {
     pub a: String,
     pub b: String,
@@ -68,6 +70,8 @@ pub struct Options {
     pub json: Option<String>,
     pub html: Option<String>,
     pub jobs: Option<usize>,
+    /// Tolerance for floating-point buffers, in units in the last place (0: bit-identical).
+    pub ulp: u64,
     pub quiet: bool,
     pub kernels: Vec<PathBuf>,
 }
@@ -110,6 +114,8 @@ pub struct Variant {
 pub enum Verdict {
     /// A, B and the original leave every buffer bit-identical.
     Equivalent,
+    /// Buffers differ only within `--ulp` (which variant, how much).
+    Within(String),
     /// Some buffer differs: which variant and where.
     Differs(String),
     /// No launch: statistics only.
@@ -141,9 +147,12 @@ pub struct Report {
 impl Report {
     /// Whether every kernel with a launch was proven equivalent and none failed.
     pub fn all_equivalent(&self) -> bool {
-        self.kernels
-            .iter()
-            .all(|k| matches!(k.verdict, Verdict::Equivalent | Verdict::NoLaunch))
+        self.kernels.iter().all(|k| {
+            matches!(
+                k.verdict,
+                Verdict::Equivalent | Verdict::Within(_) | Verdict::NoLaunch
+            )
+        })
     }
 }
 
@@ -349,6 +358,52 @@ pub fn sim_stats(out: &RunOutput) -> SimStats {
     }
 }
 
+/// How two runs' buffers compare with a tolerance of `ulp` units in the last place for
+/// floating-point buffers (`elems`: element type per parameter index).
+enum Comparison {
+    Identical,
+    Within(String),
+    Differs(String),
+}
+
+fn compare_runs(
+    a: &RunOutput,
+    b: &RunOutput,
+    elems: &[Option<spvopt_sim::compare::Elem>],
+    ulp: u64,
+) -> Comparison {
+    if ulp == 0 {
+        return first_difference(a, b).map_or(Comparison::Identical, Comparison::Differs);
+    }
+    let mut within = Vec::new();
+    for ((ia, da), (_, db)) in a.buffers.iter().zip(&b.buffers) {
+        let elem = elems.get(*ia).copied().flatten();
+        let c = spvopt_sim::compare::compare_buffers(da, db, elem, ulp, None, 1);
+        match c.verdict() {
+            spvopt_sim::compare::Verdict::Identical => {}
+            spvopt_sim::compare::Verdict::Within => within.push(format!(
+                "arg{ia}: {} elements within {ulp} ulp (max {})",
+                c.differing, c.max_ulp
+            )),
+            spvopt_sim::compare::Verdict::Different => {
+                let first = c.listed.first().map_or(String::new(), |d| {
+                    format!(", first at element {}: {} vs {}", d.index, d.a, d.b)
+                });
+                return Comparison::Differs(format!(
+                    "arg{ia}: {} elements beyond {ulp} ulp (as {}){first}",
+                    c.beyond,
+                    elem.map_or("bytes".into(), |e| e.name())
+                ));
+            }
+        }
+    }
+    if within.is_empty() {
+        Comparison::Identical
+    } else {
+        Comparison::Within(within.join("; "))
+    }
+}
+
 /// The first difference between two runs' buffers, if any.
 pub fn first_difference(a: &RunOutput, b: &RunOutput) -> Option<String> {
     if a.buffers.len() != b.buffers.len() {
@@ -442,10 +497,28 @@ pub fn compare_kernel(
         let (Some(o), Some(ra), Some(rb)) = (o, ra, rb) else {
             unreachable!("every variant ran: no failure was recorded")
         };
-        match (first_difference(o, ra), first_difference(o, rb)) {
-            (None, None) => Verdict::Equivalent,
-            (Some(d), _) => Verdict::Differs(format!("A vs original: {d}")),
-            (None, Some(d)) => Verdict::Differs(format!("B vs original: {d}")),
+        let elems = launch
+            .as_ref()
+            .map(|l| spvopt_sim::compare::param_elem_types(&original, &l.kernel))
+            .unwrap_or_default();
+        match (
+            compare_runs(o, ra, &elems, opts.ulp),
+            compare_runs(o, rb, &elems, opts.ulp),
+        ) {
+            (Comparison::Differs(d), _) => Verdict::Differs(format!("A vs original: {d}")),
+            (_, Comparison::Differs(d)) => Verdict::Differs(format!("B vs original: {d}")),
+            (Comparison::Identical, Comparison::Identical) => Verdict::Equivalent,
+            (wa, wb) => {
+                let text = |w: Comparison, which: &str| match w {
+                    Comparison::Within(t) => Some(format!("{which}: {t}")),
+                    _ => None,
+                };
+                let parts: Vec<String> = [text(wa, "A"), text(wb, "B")]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                Verdict::Within(parts.join("; "))
+            }
         }
     };
     report
@@ -533,6 +606,10 @@ pub fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
                 o.jobs = Some(v.parse().map_err(|_| format!("--jobs: bad number {v}"))?);
             }
             "--quiet" => o.quiet = true,
+            "--ulp" => {
+                let v = value(&mut i)?;
+                o.ulp = v.parse().map_err(|_| format!("--ulp: bad number {v}"))?;
+            }
             _ if arg.starts_with('-') && arg.len() > 1 => {
                 return Err(format!("unknown option {arg} (see --help)"))
             }

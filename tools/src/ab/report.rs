@@ -55,6 +55,7 @@ pub fn write_all(report: &Report, opts: &Options) -> Result<(), String> {
 fn verdict_text(v: &Verdict) -> String {
     match v {
         Verdict::Equivalent => "equivalent".into(),
+        Verdict::Within(w) => format!("within tolerance ({w})"),
         Verdict::Differs(d) => format!("DIFFERS ({d})"),
         Verdict::NoLaunch => "no launch".into(),
         Verdict::Error(e) => format!("ERROR ({e})"),
@@ -113,27 +114,15 @@ pub fn table(report: &Report) -> String {
             let _ = writeln!(s, "    {name:<24} {value}");
         }
     }
-    let equivalent = report
-        .kernels
-        .iter()
-        .filter(|k| k.verdict == Verdict::Equivalent)
-        .count();
+    let count = |f: fn(&Verdict) -> bool| report.kernels.iter().filter(|k| f(&k.verdict)).count();
+    let equivalent = count(|v| *v == Verdict::Equivalent);
+    let within = count(|v| matches!(v, Verdict::Within(_)));
+    let no_launch = count(|v| *v == Verdict::NoLaunch);
     let _ = writeln!(
         s,
-        "\n{} kernels: {equivalent} equivalent, {} without launch, {} differ or failed",
+        "\n{} kernels: {equivalent} equivalent, {within} within tolerance, {no_launch} without launch, {} differ or failed",
         report.kernels.len(),
-        report
-            .kernels
-            .iter()
-            .filter(|k| k.verdict == Verdict::NoLaunch)
-            .count(),
-        report.kernels.len()
-            - equivalent
-            - report
-                .kernels
-                .iter()
-                .filter(|k| k.verdict == Verdict::NoLaunch)
-                .count()
+        report.kernels.len() - equivalent - within - no_launch
     );
     s
 }
@@ -205,6 +194,7 @@ pub fn html(report: &Report) -> String {
     for k in &report.kernels {
         let class = match k.verdict {
             Verdict::Equivalent => "equivalent",
+            Verdict::Within(_) => "within",
             Verdict::Differs(_) => "differs",
             Verdict::NoLaunch => "nolaunch",
             Verdict::Error(_) => "error",
