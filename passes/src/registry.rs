@@ -6,6 +6,7 @@ use crate::fuse_block_loads::FuseBlockLoads;
 use crate::insert_prefetches::InsertPrefetches;
 use crate::legalize::Legalize;
 use crate::lower_builtins::LowerBuiltins;
+use crate::lower_mma::LowerMma;
 use crate::pass::{Pass, PassError};
 use crate::raise_builtins::RaiseBuiltins;
 use crate::split_block_loads::SplitBlockLoads;
@@ -156,11 +157,24 @@ pub static REGISTRY: &[PassInfo] = &[
         },
     },
     PassInfo {
+        name: "lower-mma",
+        description: "Make every OpSubgroupMatrixMultiplyAccumulateINTEL legal for --target: \
+                      split shapes the target lacks onto its MMA atoms (row chunks, K chains \
+                      with operand repacking) or emulate them with subgroup shuffles and fma \
+                      (no DPAS, unsupported subgroup size or element types); an MMA it can do \
+                      neither with is an error",
+        options: &[],
+        construct: |o| {
+            no_options("lower-mma", o)?;
+            Ok(Box::new(LowerMma))
+        },
+    },
+    PassInfo {
         name: "legalize",
         description: "Make the module legal for --target: move Function variables into the \
                       entry block, enforce the Level Zero environment rules (signedness), \
                       split unsupported 2D block and buffer prefetch shapes (or drop \
-                      prefetches), warn about unsupported MMA shapes, declare exactly the \
+                      prefetches), warn about MMAs lower-mma cannot lower, declare exactly the \
                       capabilities/extensions used",
         options: &[],
         construct: |o| {
@@ -171,7 +185,7 @@ pub static REGISTRY: &[PassInfo] = &[
 ];
 
 /// The passes of `-O`, in order (for the `--target` device).
-pub const OPTIMIZE_PIPELINE: &str = "raise-builtins,legalize,fuse-block-loads,dce";
+pub const OPTIMIZE_PIPELINE: &str = "raise-builtins,lower-mma,legalize,fuse-block-loads,dce";
 
 /// The registry entry called `name`.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
