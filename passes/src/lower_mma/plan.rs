@@ -511,3 +511,26 @@ pub fn classify(m: &Module, i: InstId, target: &Target) -> Result<Action, String
     let mma = decode(m, i)?;
     action(&mma, target)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_chunks_are_largest_first_and_aligned() {
+        let all = [1, 2, 4, 8];
+        assert_eq!(row_chunks(16, &all), [(0, 8), (8, 8)]);
+        assert_eq!(row_chunks(3, &all), [(0, 2), (2, 1)]);
+        assert_eq!(row_chunks(13, &all), [(0, 8), (8, 4), (12, 1)]);
+        assert_eq!(row_chunks(8, &all), [(0, 8)]);
+        // Without M = 1, an odd M cannot be cut.
+        assert!(row_chunks(3, &[2, 4, 8]).is_empty());
+        for m in 1..40 {
+            let c = row_chunks(m, &all);
+            assert_eq!(c.iter().map(|x| x.1).sum::<u32>(), m);
+            assert!(c
+                .iter()
+                .all(|&(r0, s)| r0 % s == 0 && r0 % 2 == 0 || r0 == 0));
+        }
+    }
+}
