@@ -68,12 +68,17 @@ impl Case {
                 64 => "ulong",
                 _ => return None,
             };
-            let s = if self.types == MmaTypes::Tf32ToF32 {
-                "float"
+            if self.types == MmaTypes::Tf32ToF32 {
+                // TF32 operands are 32-bit components: K/N of them per row. (Vectors above
+                // 16 components would need VectorAnyINTEL: that case is left out.)
+                let n = self.m * (self.k / self.sg);
+                if n > 16 {
+                    return None;
+                }
+                ("float", n)
             } else {
-                s
-            };
-            (s, self.m)
+                (s, self.m)
+            }
         } else if self.sg % self.k == 0 {
             ("float", self.m.div_ceil(self.sg / self.k))
         } else {
@@ -346,10 +351,14 @@ fn corpus_gemms_on_dg2_and_mtl_match_pvc() {
                 }
                 let c = counters.unwrap();
                 eprintln!(
-                    "{name} on {} (M=N={}, K=64): {} MMAs {}; simulated instructions {} \
+                    "{name} on {} ({}): {} MMAs {}; simulated instructions {} \
                      (pvc native {}, x{:.1}), MMA ops executed {} (pvc {})",
                     target.name,
-                    g.tile_m.max(16),
+                    if g.tile_m == 8 {
+                        "M=16 N=512 K=64"
+                    } else {
+                        "M=N=128 K=64"
+                    },
                     lm.stats.get("mma_candidates"),
                     lm.stats,
                     c.instructions,
