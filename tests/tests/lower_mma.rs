@@ -59,7 +59,7 @@ impl Case {
     /// (A, B, C = Result) as (scalar, count).
     fn operand_types(&self) -> Option<[(&'static str, u32); 3]> {
         let e = self.elem_bits();
-        let a = if self.k % self.sg == 0 {
+        let a = if self.k.is_multiple_of(self.sg) {
             let row = self.k / self.sg * e;
             let s = match row {
                 8 => "uchar",
@@ -79,7 +79,7 @@ impl Case {
             } else {
                 (s, self.m)
             }
-        } else if self.sg % self.k == 0 {
+        } else if self.sg.is_multiple_of(self.k) {
             ("float", self.m.div_ceil(self.sg / self.k))
         } else {
             return None;

@@ -9,6 +9,7 @@
 //!   constant invocation id (N ≤ K: invocation `k / (K/N)`, own element `(r, k mod (K/N))`;
 //!   N > K: invocation `(r mod (N/K))·K + k`, own slot `r / (N/K)`).
 //! * C[r][n] is component r of C.
+//!
 //! Integers: elements are sign- or zero-extended (Signed bits) to the Result width and the
 //! products and sums wrap there (`OpIMul` / `OpIAdd`): the low bits of the exact result,
 //! which is what the extension defines. Floats: elements are converted exactly to f32
@@ -40,7 +41,7 @@ fn element(
     b: &mut Builder,
     v: spvopt_ir::Id,
     t: &OperandType,
-    cache: &mut Vec<Option<spvopt_ir::Id>>,
+    cache: &mut [Option<spvopt_ir::Id>],
     offset: u32,
     elem: Elem,
     (ct, ct_bits): (spvopt_ir::Id, u32),
@@ -262,7 +263,7 @@ pub fn emulate(b: &mut Builder, mma: &Mma) -> Vec<spvopt_ir::Id> {
 
     // A: own elements, decoded once.
     let mut acache: Vec<Option<spvopt_ir::Id>> = vec![None; mma.a.count as usize];
-    let own = |b: &mut Builder, acache: &mut Vec<Option<spvopt_ir::Id>>, slot_offset: u32| {
+    let own = |b: &mut Builder, acache: &mut [Option<spvopt_ir::Id>], slot_offset: u32| {
         element(
             b,
             mma.a_id,

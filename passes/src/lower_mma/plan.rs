@@ -194,7 +194,7 @@ fn ab_elem(op: &OperandType, mask: u32, is_a: bool) -> Result<Elem, String> {
             let fits = if *e == Elem::Tf32 {
                 op.bits == 32
             } else {
-                op.bits % e.bits() == 0 && op.bits <= 64
+                op.bits.is_multiple_of(e.bits()) && op.bits <= 64
             };
             if fits {
                 Ok(*e)
@@ -278,13 +278,13 @@ pub fn decode(m: &Module, i: InstId) -> Result<Mma, String> {
         return Err("subgroup size 0".into());
     }
     let ea = u64::from(a_elem.bits());
-    let (a_layout, a_bits) = if k % sg == 0 {
+    let (a_layout, a_bits) = if k.is_multiple_of(sg) {
         let columns = k / sg;
         (
             ALayout::Columns { columns },
             u64::from(mm) * u64::from(columns) * ea,
         )
-    } else if sg % k == 0 {
+    } else if sg.is_multiple_of(k) {
         let groups = sg / k;
         (
             ALayout::RowGroups { groups },
@@ -400,7 +400,7 @@ fn split_plan(mma: &Mma, target: &Target, t: MmaTypes) -> Option<Action> {
         .flat_map(|s| s.m.iter().copied())
         .filter(|&mm| target.supports_mma(sg, mm, sg, atom_k, t))
         .collect();
-    if allowed.is_empty() || mma.k % atom_k != 0 {
+    if allowed.is_empty() || !mma.k.is_multiple_of(atom_k) {
         return None;
     }
     let k_chunks = mma.k / atom_k;
@@ -418,7 +418,7 @@ fn split_plan(mma: &Mma, target: &Target, t: MmaTypes) -> Option<Action> {
         }
         ALayout::RowGroups { groups } => {
             if k_chunks != 1
-                || rows.iter().any(|&(r0, _)| r0 % groups != 0)
+                || rows.iter().any(|&(r0, _)| !r0.is_multiple_of(groups))
                 || mma.a.count != mma.m.div_ceil(groups)
                 || mma.a.bits != mma.a_elem.bits()
             {
@@ -439,7 +439,7 @@ fn split_plan(mma: &Mma, target: &Target, t: MmaTypes) -> Option<Action> {
             return None;
         };
         let piece_bits = atom_k / sg * mma.a_elem.bits();
-        if atom_k % sg != 0
+        if !atom_k.is_multiple_of(sg)
             || columns * mma.a_elem.bits() > 64
             || !matches!(piece_bits, 8 | 16 | 32 | 64)
         {
@@ -447,7 +447,7 @@ fn split_plan(mma: &Mma, target: &Target, t: MmaTypes) -> Option<Action> {
         }
         // B chunks must be whole components.
         let chunk_bits = atom_k * mma.b_elem.bits();
-        if chunk_bits % mma.b.bits != 0 {
+        if !chunk_bits.is_multiple_of(mma.b.bits) {
             return None;
         }
     }
@@ -530,7 +530,7 @@ mod tests {
             assert_eq!(c.iter().map(|x| x.1).sum::<u32>(), m);
             assert!(c
                 .iter()
-                .all(|&(r0, s)| r0 % s == 0 && r0 % 2 == 0 || r0 == 0));
+                .all(|&(r0, s)| r0.is_multiple_of(s) && r0.is_multiple_of(2)));
         }
     }
 }

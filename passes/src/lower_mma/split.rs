@@ -13,6 +13,7 @@
 //!   invocation i needs original columns `tK' + i·c' .. + c'`, which invocation
 //!   `(tN + i) / j` holds at element offset `((tN + i) mod j)·c'` of each row: one
 //!   `OpSubgroupShuffleINTEL` per row (of the row as an integer of ≤ 64 bits) and a shift.
+//!
 //! Why exact: row chunks compute disjoint rows from the same data. A chain is the sequential
 //! sum in k order with the accumulator kept in the Result type between atoms, which for
 //! f32 and integer results is the same value as one MMA (integers wrap identically; the
