@@ -391,7 +391,44 @@ fn lower_mma_alone_handles_builtin_calls() {
     assert_eq!(st.get("mma_emulated"), st.get("mma_candidates"), "{st}");
     assert!(plan::mma_instructions(&out).is_empty());
     let out = spvopt_ir::load_words(&out.to_words()).unwrap();
-    same_results(&original, &out, &gemm_launch(g, 100, 104, 40)).unwrap();
+    let (m, n, k) = (100usize, 104usize, 40usize);
+    let launch = gemm_launch(g, m as u32, n as u32, k as u32);
+    same_results(&original, &out, &launch).unwrap();
+    // And against an independent reference (exact products summed in f64), within the
+    // tolerance of tests/sim_triton.rs: |c - ref| <= |ref| * 2^-10 + 1e-4 (fp32 accumulation,
+    // one rounding to fp16).
+    let halfs = |arg: &Arg| match arg {
+        Arg::Buffer { bytes, .. } => bytes
+            .chunks(2)
+            .map(|c| {
+                f64::from(spvopt_sim::numeric::f16_to_f32(u16::from_le_bytes([
+                    c[0], c[1],
+                ])))
+            })
+            .collect::<Vec<f64>>(),
+        _ => Vec::new(),
+    };
+    let (a, b) = (halfs(&launch.args[0]), halfs(&launch.args[1]));
+    let res = spvopt_sim::run(&out, &launch).unwrap();
+    let c = &res.buffers.iter().find(|x| x.0 == 2).expect("C").1;
+    let c: Vec<f64> = c
+        .chunks(2)
+        .map(|x| {
+            f64::from(spvopt_sim::numeric::f16_to_f32(u16::from_le_bytes([
+                x[0], x[1],
+            ])))
+        })
+        .collect();
+    for i in 0..m {
+        for j in 0..n {
+            let r: f64 = (0..k).map(|x| a[i * k + x] * b[x * n + j]).sum();
+            let got = c[i * n + j];
+            assert!(
+                (got - r).abs() <= r.abs() / 1024.0 + 1e-4,
+                "C[{i}][{j}] = {got}, reference {r}"
+            );
+        }
+    }
 }
 
 const F64_MMA: &str = "
