@@ -15,7 +15,8 @@
 //!    and loads/stores are lowered to ordinary memory accesses ([`lower_block_io`]).
 //!    `OpSubgroupBlockPrefetchINTEL` with a byte count the target ignores is split into
 //!    honoured sizes or dropped.
-//! 4. [`mma`]: MMA shapes/types the target lacks are reported as warnings (lower-mma's job).
+//! 4. [`mma`]: MMAs the target lacks are counted (`mma_for_lower_mma`); only those lower-mma
+//!    cannot lower either are reported as warnings.
 //! 5. [`capabilities`]: exactly the capabilities and extensions the module uses are declared
 //!    (from the grammar's requirements of every instruction and enum operand, plus type-based
 //!    ones); the SPIR-V version is raised to what the features need (above 1.4: an error).

@@ -11,6 +11,7 @@ pub mod fuse_block_loads;
 pub mod insert_prefetches;
 pub mod legalize;
 pub mod lower_builtins;
+pub mod lower_mma;
 pub mod manager;
 pub mod messages;
 pub mod pass;

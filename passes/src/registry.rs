@@ -6,6 +6,7 @@ use crate::fuse_block_loads::FuseBlockLoads;
 use crate::insert_prefetches::InsertPrefetches;
 use crate::legalize::Legalize;
 use crate::lower_builtins::LowerBuiltins;
+use crate::lower_mma::LowerMma;
 use crate::pass::{Pass, PassError};
 use crate::raise_builtins::RaiseBuiltins;
 use crate::split_block_loads::SplitBlockLoads;
@@ -156,12 +157,26 @@ pub static REGISTRY: &[PassInfo] = &[
         },
     },
     PassInfo {
+        name: "lower-mma",
+        description: "Make every OpSubgroupMatrixMultiplyAccumulateINTEL legal for --target: \
+                      split shapes the target lacks onto its MMA atoms (row chunks, K chains \
+                      with operand repacking) or emulate them with subgroup shuffles and fma \
+                      (no DPAS, unsupported subgroup size or element types); an MMA it can do \
+                      neither with is an error",
+        options: &[],
+        construct: |o| {
+            no_options("lower-mma", o)?;
+            Ok(Box::new(LowerMma))
+        },
+    },
+    PassInfo {
         name: "legalize",
         description: "Rewrite what it can for --target: move Function variables into the \
                       entry block, enforce the Level Zero environment rules (signedness), \
                       split unsupported 2D block and buffer prefetch shapes (or drop \
-                      prefetches), declare exactly the capabilities/extensions used; MMA \
-                      shapes the device lacks are only warned about (left unchanged)",
+                      prefetches), declare exactly the capabilities/extensions used; MMAs \
+                      are lower-mma's job: legalize warns only about those no pass can lower\
+                      (left unchanged)",
         options: &[],
         construct: |o| {
             no_options("legalize", o)?;
@@ -171,7 +186,7 @@ pub static REGISTRY: &[PassInfo] = &[
 ];
 
 /// The passes of `-O`, in order (for the `--target` device).
-pub const OPTIMIZE_PIPELINE: &str = "raise-builtins,legalize,fuse-block-loads,dce";
+pub const OPTIMIZE_PIPELINE: &str = "raise-builtins,lower-mma,legalize,fuse-block-loads,dce";
 
 /// Passes that work on the native 2D block IO / MMA instructions. On a module that holds
 /// calls to the OpenCL builtins instead (what Triton and clang/llvm-spirv emit), the pass

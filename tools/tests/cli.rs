@@ -351,13 +351,71 @@ fn optimize_pipeline_for_a_target_runs_on_triton_output() {
         .collect();
     assert_eq!(
         names,
-        ["raise-builtins", "legalize", "fuse-block-loads", "dce"]
+        [
+            "raise-builtins",
+            "lower-mma",
+            "legalize",
+            "fuse-block-loads",
+            "dce"
+        ]
     );
     assert_eq!(json["target"], "pvc");
     let m = spvopt_ir::load_bytes(&std::fs::read(&out).unwrap()).unwrap();
     assert!(m
         .all_insts()
         .any(|i| m.inst(i).is(spvopt_ir::spirv::Op::Subgroup2DBlockLoadINTEL)));
+}
+
+/// `-O --target dg2` / `mtl` on a pvc GEMM: every MMA emulated, no warning, exit 0; an MMA
+/// no pass can lower (f64) makes `-O` exit non-zero with the MMA's location on one line.
+#[test]
+fn optimize_for_dg2_and_mtl_lowers_mmas_and_fails_on_unlowerable_ones() {
+    let d = tmpdir("mma");
+    for target in ["dg2", "mtl"] {
+        let out = d.join(format!("{target}.spv"));
+        let o = spv_opt()
+            .args(["-O", "--skip-validation", "--target", target])
+            .arg(corpus("triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv"))
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{target}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("warning"), "{target}: {}", stderr(&o));
+        let m = spvopt_ir::load_bytes(&std::fs::read(&out).unwrap()).unwrap();
+        assert!(!m.all_insts().any(|i| m
+            .inst(i)
+            .is(spvopt_ir::spirv::Op::SubgroupMatrixMultiplyAccumulateINTEL)));
+    }
+    let input = d.join("f64.spvasm");
+    std::fs::write(
+        &input,
+        "OpCapability Addresses\nOpCapability Kernel\nOpCapability Float64\n\
+         OpCapability Vector16\nOpCapability SubgroupMatrixMultiplyAccumulateINTEL\n\
+         OpExtension \"SPV_INTEL_subgroup_matrix_multiply_accumulate\"\n\
+         OpMemoryModel Physical64 OpenCL\nOpEntryPoint Kernel %main \"main\"\n\
+         OpExecutionMode %main SubgroupSize 16\n%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n\
+         %double = OpTypeFloat 64\n%v2double = OpTypeVector %double 2\n\
+         %v16double = OpTypeVector %double 16\n%uint_16 = OpConstant %uint 16\n\
+         %z = OpConstantNull %v2double\n%s = OpConstantNull %v16double\n\
+         %fnty = OpTypeFunction %void\n%main = OpFunction %void None %fnty\n%entry = OpLabel\n\
+         %r = OpSubgroupMatrixMultiplyAccumulateINTEL %v2double %uint_16 %z %s %z\n\
+         OpReturn\nOpFunctionEnd\n",
+    )
+    .unwrap();
+    let o = spv_opt()
+        .args(["-O", "--skip-validation", "--target", "mtl"])
+        .arg(&input)
+        .arg("-o")
+        .arg(d.join("f64.spv"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(
+        e.contains("lower-mma") && e.contains("OpSubgroupMatrixMultiplyAccumulateINTEL %"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -250,7 +250,7 @@ impl Emit<'_> {
 
 /// The `SubgroupLocalInvocationId` Input variable, created if missing, and listed in every
 /// entry point's interface.
-fn lane_variable(m: &mut Module, types: &mut Interner) -> Id {
+pub(crate) fn lane_variable(m: &mut Module, types: &mut Interner) -> Id {
     let builtin = spirv::Decoration::BuiltIn as u32;
     let lid = spirv::BuiltIn::SubgroupLocalInvocationId as u32;
     let found = m

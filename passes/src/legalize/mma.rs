@@ -1,68 +1,34 @@
-//! MMA shapes and types the target lacks: reported, not changed.
+//! MMA shapes and types the target lacks: counted, and reported only when no pass can fix them.
 //!
-//! What: every `OpSubgroupMatrixMultiplyAccumulateINTEL` whose (subgroup size, M, N = subgroup
-//! size, K, types) the target does not support gets a warning with its location (counted as
-//! `mma_unsupported`); `lower-mma` is the pass that splits or emulates them.
+//! What: every `OpSubgroupMatrixMultiplyAccumulateINTEL` the target does not run natively is
+//! classified with lower-mma's own planner ([`crate::lower_mma::plan::classify`]): those
+//! lower-mma splits or emulates are counted as `mma_for_lower_mma` (no warning: `-O` runs
+//! lower-mma before legalize); those it cannot lower (f64 elements, non-constant K, no single
+//! subgroup size, malformed operands) get a warning with their location, counted as
+//! `mma_unsupported`.
 //! Why correct: nothing changes.
 
-use spirv::Op;
-use spvopt_analysis::target::MmaTypes;
 use spvopt_analysis::Target;
-use spvopt_ir::{Id, Module};
+use spvopt_ir::Module;
 
-use crate::block_io::module_subgroup_size;
+use crate::lower_mma::plan::{classify, mma_instructions, Action};
 use crate::pass::Statistics;
 
 use super::location;
 
-/// Component count and component type of a scalar or vector type.
-fn components(m: &Module, ty: Id) -> Option<(u32, Id)> {
-    let t = m.def_inst(ty)?;
-    if t.is(Op::TypeVector) {
-        Some((t.operand_word(1)?, t.operand_id(0)?))
-    } else {
-        Some((1, ty))
-    }
-}
-
-/// Adds a warning per unsupported MMA.
+/// Counts the MMAs lower-mma must lower and warns about those it cannot.
 pub fn report(m: &Module, target: &Target, stats: &mut Statistics) {
-    let sg = module_subgroup_size(m);
-    for f in m.function_ids() {
-        for &b in &m.function(f).blocks {
-            for i in m.block_insts(b) {
-                let inst = m.inst(i);
-                if !inst.is(Op::SubgroupMatrixMultiplyAccumulateINTEL) {
-                    continue;
-                }
-                let k = inst.operand_id(0).and_then(|k| m.const_int_value(k));
-                let mask = inst.operand_word(4).unwrap_or(0);
-                let Some((rows, elem)) = inst.result_type().and_then(|t| components(m, t)) else {
-                    continue;
-                };
-                let float_bits = m
-                    .def_inst(elem)
-                    .filter(|t| t.is(Op::TypeFloat))
-                    .and_then(|t| t.operand_word(0));
-                let types = MmaTypes::from_operands(mask, float_bits);
-                let supported = match (sg, k, types) {
-                    (Some(sg), Some(k), Some(types)) => {
-                        u32::try_from(k).is_ok_and(|k| target.supports_mma(sg, rows, sg, k, types))
-                    }
-                    _ => false,
-                };
-                if !supported {
-                    stats.add("mma_unsupported", 1);
-                    stats.warn(format!(
-                        "{}: MMA M={rows} N={} K={} types {} is not supported by target {} \
-                         (run lower-mma)",
-                        location(m, i),
-                        sg.map_or("?".into(), |s| s.to_string()),
-                        k.map_or("?".into(), |k| k.to_string()),
-                        types.map_or("unknown", MmaTypes::name),
-                        target.name
-                    ));
-                }
+    for i in mma_instructions(m) {
+        match classify(m, i, target) {
+            Ok(Action::Native) => {}
+            Ok(_) => stats.add("mma_for_lower_mma", 1),
+            Err(why) => {
+                stats.add("mma_unsupported", 1);
+                stats.warn(format!(
+                    "{}: MMA cannot be made legal for target {} (not by lower-mma either): {why}",
+                    location(m, i),
+                    target.name
+                ));
             }
         }
     }

@@ -1,0 +1,536 @@
+//! What one `OpSubgroupMatrixMultiplyAccumulateINTEL` is (dimensions, element types, operand
+//! layouts) and what `lower-mma` will do with it on a target: keep it, split it onto the
+//! target's atoms, emulate it, or report why it can do neither. `legalize` asks the same
+//! question ([`classify`]) so that it only warns about what no pass fixes.
+//!
+//! Element types follow the extension (and the simulator's reading, `sim/src/mma.rs`): A and B
+//! carry the element type the packed / TF32 operand bits name, else their component type (the
+//! Signed bits make integers signed); C and Result carry their component type (integers
+//! signed), or bfloat16 in 16-bit integers with MatrixCBFloat16 / MatrixResultBFloat16.
+
+use spirv::Op;
+use spvopt_analysis::target::MmaTypes;
+use spvopt_analysis::Target;
+use spvopt_ir::{Id, InstId, Module};
+
+use crate::block_io::module_subgroup_size;
+
+/// Operand bits of SPV_INTEL_subgroup_matrix_multiply_accumulate.
+pub mod bits {
+    pub const A_SIGNED: u32 = 0x1;
+    pub const B_SIGNED: u32 = 0x2;
+    pub const C_BF16: u32 = 0x4;
+    pub const RESULT_BF16: u32 = 0x8;
+    pub const A_INT8: u32 = 0x10;
+    pub const B_INT8: u32 = 0x20;
+    pub const A_INT4: u32 = 0x40;
+    pub const B_INT4: u32 = 0x80;
+    pub const A_TF32: u32 = 0x100;
+    pub const B_TF32: u32 = 0x200;
+    pub const A_F16: u32 = 0x400;
+    pub const B_F16: u32 = 0x800;
+    pub const A_BF16: u32 = 0x1000;
+    pub const B_BF16: u32 = 0x2000;
+    pub const ALL: u32 = 0x3fff;
+}
+
+/// The type of one matrix element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Elem {
+    Int { bits: u32, signed: bool },
+    F16,
+    Bf16,
+    Tf32,
+    F32,
+    F64,
+}
+
+impl Elem {
+    /// Bits one element occupies in its operand.
+    pub fn bits(self) -> u32 {
+        match self {
+            Elem::Int { bits, .. } => bits,
+            Elem::F16 | Elem::Bf16 => 16,
+            Elem::Tf32 | Elem::F32 => 32,
+            Elem::F64 => 64,
+        }
+    }
+    pub fn is_float(self) -> bool {
+        !matches!(self, Elem::Int { .. })
+    }
+}
+
+/// A scalar or vector operand type: component type id, component bits, float?, count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandType {
+    pub ty: Id,
+    pub component: Id,
+    pub bits: u32,
+    pub float: bool,
+    pub count: u32,
+}
+
+impl OperandType {
+    pub fn of(m: &Module, ty: Id) -> Option<OperandType> {
+        let t = m.def_inst(ty)?;
+        let (component, count) = if t.is(Op::TypeVector) {
+            (t.operand_id(0)?, t.operand_word(1)?)
+        } else {
+            (ty, 1)
+        };
+        let c = m.def_inst(component)?;
+        let float = c.is(Op::TypeFloat);
+        if !float && !c.is(Op::TypeInt) {
+            return None;
+        }
+        Some(OperandType {
+            ty,
+            component,
+            bits: c.operand_word(0)?,
+            float,
+            count,
+        })
+    }
+    pub fn total_bits(&self) -> u64 {
+        u64::from(self.bits) * u64::from(self.count)
+    }
+}
+
+/// How Matrix A is dealt over the invocations (the extension's three cases).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ALayout {
+    /// N ≤ K: invocation i holds columns `i·columns ..` of every row, row r in component r.
+    Columns { columns: u32 },
+    /// N > K: invocation `(r mod groups)·K + k` holds element (r, k) in slot `r / groups`.
+    RowGroups { groups: u32 },
+}
+
+/// One MMA, decoded.
+#[derive(Clone, Copy, Debug)]
+pub struct Mma {
+    pub inst: InstId,
+    pub result: Id,
+    pub k_id: Id,
+    pub a_id: Id,
+    pub b_id: Id,
+    pub c_id: Id,
+    pub mask: u32,
+    /// N = the subgroup size it executes at.
+    pub sg: u32,
+    pub m: u32,
+    pub k: u32,
+    pub a: OperandType,
+    pub b: OperandType,
+    pub c: OperandType,
+    pub r: OperandType,
+    pub a_elem: Elem,
+    pub b_elem: Elem,
+    pub c_elem: Elem,
+    pub r_elem: Elem,
+    pub a_layout: ALayout,
+    /// The target-table type class, when it is one.
+    pub types: Option<MmaTypes>,
+}
+
+impl Mma {
+    /// A short name of the element types for statistics (`f16*f16->f32`, `other`).
+    pub fn type_name(&self) -> &'static str {
+        self.types.map_or("other", MmaTypes::name)
+    }
+}
+
+/// What lower-mma does with one MMA.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The target runs it as is.
+    Native,
+    /// Row chunks `(first row, rows)` × `k_chunks` chained atoms of K = `atom_k` each.
+    Split {
+        rows: Vec<(u32, u32)>,
+        k_chunks: u32,
+        atom_k: u32,
+    },
+    /// Shuffles and FMAs.
+    Emulate,
+}
+
+/// The subgroup size the MMA at `_inst` executes at (today: the module's one `SubgroupSize`;
+/// per entry point once subgroup sizes are).
+pub fn mma_subgroup_size(m: &Module, _inst: InstId) -> Option<u32> {
+    module_subgroup_size(m)
+}
+
+fn ab_elem(op: &OperandType, mask: u32, is_a: bool) -> Result<Elem, String> {
+    let pick = |a: u32, b: u32| if is_a { a } else { b };
+    let which = if is_a { "A" } else { "B" };
+    let signed = mask & pick(bits::A_SIGNED, bits::B_SIGNED) != 0;
+    let kinds = [
+        (
+            pick(bits::A_INT8, bits::B_INT8),
+            Elem::Int { bits: 8, signed },
+        ),
+        (
+            pick(bits::A_INT4, bits::B_INT4),
+            Elem::Int { bits: 4, signed },
+        ),
+        (pick(bits::A_TF32, bits::B_TF32), Elem::Tf32),
+        (pick(bits::A_F16, bits::B_F16), Elem::F16),
+        (pick(bits::A_BF16, bits::B_BF16), Elem::Bf16),
+    ];
+    let set: Vec<Elem> = kinds
+        .iter()
+        .filter(|(b, _)| mask & b != 0)
+        .map(|&(_, e)| e)
+        .collect();
+    match set.as_slice() {
+        [] => Ok(match (op.float, op.bits) {
+            (false, b @ (8 | 16 | 32 | 64)) => Elem::Int { bits: b, signed },
+            (true, 16) => Elem::F16,
+            (true, 32) => Elem::F32,
+            (true, 64) => Elem::F64,
+            _ => return Err(format!("Matrix {which} has a {}-bit component", op.bits)),
+        }),
+        [e] => {
+            let fits = if *e == Elem::Tf32 {
+                op.bits == 32
+            } else {
+                op.bits.is_multiple_of(e.bits()) && op.bits <= 64
+            };
+            if fits {
+                Ok(*e)
+            } else {
+                Err(format!(
+                    "Matrix {which}: {}-bit components cannot hold {e:?} elements",
+                    op.bits
+                ))
+            }
+        }
+        _ => Err(format!(
+            "Matrix {which}: more than one element interpretation bit is set"
+        )),
+    }
+}
+
+fn acc_elem(op: &OperandType, bf16: bool, which: &str) -> Result<Elem, String> {
+    if bf16 {
+        return if op.bits == 16 && !op.float {
+            Ok(Elem::Bf16)
+        } else {
+            Err(format!(
+                "Matrix {which}: bfloat16 needs 16-bit integer components"
+            ))
+        };
+    }
+    match (op.float, op.bits) {
+        (false, b @ (8 | 16 | 32 | 64)) => Ok(Elem::Int {
+            bits: b,
+            signed: true,
+        }),
+        (true, 16) => Ok(Elem::F16),
+        (true, 32) => Ok(Elem::F32),
+        (true, 64) => Ok(Elem::F64),
+        _ => Err(format!("Matrix {which} has a {}-bit component", op.bits)),
+    }
+}
+
+/// Decodes the MMA at `i`, or says why it is malformed or unknown.
+pub fn decode(m: &Module, i: InstId) -> Result<Mma, String> {
+    let inst = m.inst(i);
+    let result = inst.result_id().ok_or("no result id")?;
+    let rt = inst.result_type().ok_or("no result type")?;
+    let k_id = inst.operand_id(0).ok_or("no K Dim")?;
+    let a_id = inst.operand_id(1).ok_or("no Matrix A")?;
+    let b_id = inst.operand_id(2).ok_or("no Matrix B")?;
+    let c_id = inst.operand_id(3).ok_or("no Matrix C")?;
+    let mask = inst.operand_word(4).unwrap_or(0);
+    if mask & !bits::ALL != 0 {
+        return Err(format!("unknown operand bits {:#x}", mask & !bits::ALL));
+    }
+    let k = m
+        .const_int_value(k_id)
+        .and_then(|k| u32::try_from(k).ok())
+        .filter(|&k| k > 0)
+        .ok_or("K Dim is not a positive integer constant")?;
+    let sg = mma_subgroup_size(m, i)
+        .ok_or("the module declares no single SubgroupSize for its kernels")?;
+    let ty = |id: Id, what: &str| {
+        m.type_of(id)
+            .and_then(|t| OperandType::of(m, t))
+            .ok_or_else(|| format!("Matrix {what} is not a scalar or vector of int or float"))
+    };
+    let a = ty(a_id, "A")?;
+    let b = ty(b_id, "B")?;
+    let c = ty(c_id, "C")?;
+    let r = OperandType::of(m, rt).ok_or("Result is not a scalar or vector of int or float")?;
+    let a_elem = ab_elem(&a, mask, true)?;
+    let b_elem = ab_elem(&b, mask, false)?;
+    let c_elem = acc_elem(&c, mask & bits::C_BF16 != 0, "C")?;
+    let r_elem = acc_elem(&r, mask & bits::RESULT_BF16 != 0, "Result")?;
+    let fl = a_elem.is_float();
+    if b_elem.is_float() != fl || c_elem.is_float() != fl || r_elem.is_float() != fl {
+        return Err("integer and floating-point operands are mixed".into());
+    }
+    let mm = r.count;
+    if c.count != mm {
+        return Err(format!("Matrix C has {} components, Result {mm}", c.count));
+    }
+    if sg == 0 {
+        return Err("subgroup size 0".into());
+    }
+    let ea = u64::from(a_elem.bits());
+    let (a_layout, a_bits) = if k.is_multiple_of(sg) {
+        let columns = k / sg;
+        (
+            ALayout::Columns { columns },
+            u64::from(mm) * u64::from(columns) * ea,
+        )
+    } else if sg.is_multiple_of(k) {
+        let groups = sg / k;
+        (
+            ALayout::RowGroups { groups },
+            u64::from(mm.div_ceil(groups)) * ea,
+        )
+    } else {
+        return Err(format!("K = {k} and N = {sg}: neither divides the other"));
+    };
+    if a.total_bits() != a_bits {
+        return Err(format!(
+            "Matrix A has {} bits per invocation, M = {mm} K = {k} N = {sg} needs {a_bits}",
+            a.total_bits()
+        ));
+    }
+    let b_bits = u64::from(k) * u64::from(b_elem.bits());
+    if b.total_bits() != b_bits {
+        return Err(format!(
+            "Matrix B has {} bits per invocation, K = {k} needs {b_bits}",
+            b.total_bits()
+        ));
+    }
+    let float_bits = (r_elem.is_float() && mask & bits::RESULT_BF16 == 0).then_some(r.bits);
+    let types = MmaTypes::from_operands(mask, float_bits)
+        .filter(|t| type_class_matches(*t, a_elem, b_elem, c_elem, r_elem));
+    Ok(Mma {
+        inst: i,
+        result,
+        k_id,
+        a_id,
+        b_id,
+        c_id,
+        mask,
+        sg,
+        m: mm,
+        k,
+        a,
+        b,
+        c,
+        r,
+        a_elem,
+        b_elem,
+        c_elem,
+        r_elem,
+        a_layout,
+        types,
+    })
+}
+
+/// Whether the decoded elements are exactly the table class (e.g. `Int8ToInt32` needs 32-bit
+/// C and Result; `F16ToF32` an f32 C).
+fn type_class_matches(t: MmaTypes, a: Elem, b: Elem, c: Elem, r: Elem) -> bool {
+    let i32e = Elem::Int {
+        bits: 32,
+        signed: true,
+    };
+    let int_ab = |e: Elem, bits: u32| matches!(e, Elem::Int { bits: x, .. } if x == bits);
+    match t {
+        MmaTypes::Int8ToInt32 => int_ab(a, 8) && int_ab(b, 8) && c == i32e && r == i32e,
+        MmaTypes::Int4ToInt32 => int_ab(a, 4) && int_ab(b, 4) && c == i32e && r == i32e,
+        MmaTypes::F16ToF32 => a == Elem::F16 && b == Elem::F16 && c == Elem::F32 && r == Elem::F32,
+        MmaTypes::F16ToF16 => a == Elem::F16 && b == Elem::F16 && c == Elem::F16 && r == Elem::F16,
+        MmaTypes::Bf16ToF32 => {
+            a == Elem::Bf16 && b == Elem::Bf16 && c == Elem::F32 && r == Elem::F32
+        }
+        MmaTypes::Bf16ToBf16 => {
+            a == Elem::Bf16 && b == Elem::Bf16 && c == Elem::Bf16 && r == Elem::Bf16
+        }
+        MmaTypes::Tf32ToF32 => {
+            a == Elem::Tf32 && b == Elem::Tf32 && c == Elem::F32 && r == Elem::F32
+        }
+    }
+}
+
+/// Rows `0..m` cut into chunks of 8, 4, 2, 1 rows (largest first, so every chunk starts at a
+/// multiple of its own size and of 2).
+pub fn row_chunks(m: u32, allowed: &[u32]) -> Vec<(u32, u32)> {
+    let mut sizes: Vec<u32> = allowed.to_vec();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    let mut out = Vec::new();
+    let mut r = 0;
+    while r < m {
+        let Some(&s) = sizes.iter().find(|&&s| s <= m - r) else {
+            return Vec::new();
+        };
+        out.push((r, s));
+        r += s;
+    }
+    out
+}
+
+/// What lower-mma does with `mma` on `target`, or why it cannot lower it.
+pub fn action(mma: &Mma, target: &Target) -> Result<Action, String> {
+    if let Some(t) = mma.types {
+        if target.supports_mma(mma.sg, mma.m, mma.sg, mma.k, t) {
+            return Ok(Action::Native);
+        }
+        if let Some(split) = split_plan(mma, target, t) {
+            return Ok(split);
+        }
+    }
+    emulable(mma)?;
+    Ok(Action::Emulate)
+}
+
+/// The split of `mma` onto atoms of the target, when one exists and is exact.
+fn split_plan(mma: &Mma, target: &Target, t: MmaTypes) -> Option<Action> {
+    let sg = mma.sg;
+    let atom_k = t.k();
+    let allowed: Vec<u32> = target
+        .mma_shapes
+        .iter()
+        .filter(|s| s.subgroup_size == sg && s.types == t && s.k == atom_k)
+        .flat_map(|s| s.m.iter().copied())
+        .filter(|&mm| target.supports_mma(sg, mm, sg, atom_k, t))
+        .collect();
+    if allowed.is_empty() || !mma.k.is_multiple_of(atom_k) {
+        return None;
+    }
+    let k_chunks = mma.k / atom_k;
+    let rows = row_chunks(mma.m, &allowed);
+    if rows.is_empty() {
+        return None;
+    }
+    // Per-row A data: rows must be whole components.
+    match mma.a_layout {
+        ALayout::Columns { columns } => {
+            let row_bits = columns * mma.a_elem.bits();
+            if mma.a.count != mma.m || mma.a.bits != row_bits {
+                return None;
+            }
+        }
+        ALayout::RowGroups { groups } => {
+            if k_chunks != 1
+                || rows.iter().any(|&(r0, _)| !r0.is_multiple_of(groups))
+                || mma.a.count != mma.m.div_ceil(groups)
+                || mma.a.bits != mma.a_elem.bits()
+            {
+                return None;
+            }
+        }
+    }
+    if k_chunks > 1 {
+        // A chain rounds the accumulator between atoms: only exact for f32 and integers.
+        if !matches!(mma.r_elem, Elem::F32 | Elem::Int { .. })
+            || !matches!(mma.c_elem, Elem::F32 | Elem::Int { .. })
+        {
+            return None;
+        }
+        // Repacking A needs the atom's columns per invocation to be whole (K ≥ N) and the
+        // original rows to fit a 64-bit integer.
+        let ALayout::Columns { columns } = mma.a_layout else {
+            return None;
+        };
+        let piece_bits = atom_k / sg * mma.a_elem.bits();
+        if !atom_k.is_multiple_of(sg)
+            || columns * mma.a_elem.bits() > 64
+            || !matches!(piece_bits, 8 | 16 | 32 | 64)
+        {
+            return None;
+        }
+        // B chunks must be whole components.
+        let chunk_bits = atom_k * mma.b_elem.bits();
+        if !chunk_bits.is_multiple_of(mma.b.bits) {
+            return None;
+        }
+    }
+    if k_chunks == 1 && rows.len() == 1 {
+        return None; // nothing to split: the shape itself is unsupported
+    }
+    Some(Action::Split {
+        rows,
+        k_chunks,
+        atom_k,
+    })
+}
+
+/// Whether the emulation handles these element types and operand shapes.
+fn emulable(mma: &Mma) -> Result<(), String> {
+    for (e, what) in [
+        (mma.a_elem, "A"),
+        (mma.b_elem, "B"),
+        (mma.c_elem, "C"),
+        (mma.r_elem, "Result"),
+    ] {
+        if e == Elem::F64 {
+            return Err(format!(
+                "Matrix {what} has f64 elements (no emulation for f64)"
+            ));
+        }
+        if let Elem::Int { bits: 64, .. } = e {
+            if what == "A" || what == "B" {
+                return Err(format!("Matrix {what} has 64-bit integer elements"));
+            }
+        }
+    }
+    for (op, e, what) in [(&mma.a, mma.a_elem, "A"), (&mma.b, mma.b_elem, "B")] {
+        if e.bits() > op.bits {
+            return Err(format!(
+                "Matrix {what}: {}-bit components are narrower than its elements",
+                op.bits
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every MMA of the module, in layout order.
+pub fn mma_instructions(m: &Module) -> Vec<InstId> {
+    let mut v = Vec::new();
+    for f in m.function_ids() {
+        for &b in &m.function(f).blocks {
+            for i in m.block_insts(b) {
+                if m.inst(i).is(Op::SubgroupMatrixMultiplyAccumulateINTEL) {
+                    v.push(i);
+                }
+            }
+        }
+    }
+    v
+}
+
+/// What lower-mma would do with the MMA at `i` on `target` (for `legalize`).
+pub fn classify(m: &Module, i: InstId, target: &Target) -> Result<Action, String> {
+    let mma = decode(m, i)?;
+    action(&mma, target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_chunks_are_largest_first_and_aligned() {
+        let all = [1, 2, 4, 8];
+        assert_eq!(row_chunks(16, &all), [(0, 8), (8, 8)]);
+        assert_eq!(row_chunks(3, &all), [(0, 2), (2, 1)]);
+        assert_eq!(row_chunks(13, &all), [(0, 8), (8, 4), (12, 1)]);
+        assert_eq!(row_chunks(8, &all), [(0, 8)]);
+        // Without M = 1, an odd M cannot be cut.
+        assert!(row_chunks(3, &[2, 4, 8]).is_empty());
+        for m in 1..40 {
+            let c = row_chunks(m, &all);
+            assert_eq!(c.iter().map(|x| x.1).sum::<u32>(), m);
+            assert!(c
+                .iter()
+                .all(|&(r0, s)| r0.is_multiple_of(s) && r0.is_multiple_of(2)));
+        }
+    }
+}
