@@ -151,13 +151,17 @@ impl RunReport {
                     .iter()
                     .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
                     .collect();
-                serde_json::json!({
+                let mut v = serde_json::json!({
                     "name": p.name,
                     "changed": p.changed,
                     "time_us": p.duration.as_micros() as u64,
                     "instructions_after": p.instructions_after,
                     "stats": stats,
-                })
+                });
+                if !p.stats.notes().is_empty() {
+                    v["notes"] = serde_json::Value::from(p.stats.notes().to_vec());
+                }
+                v
             })
             .collect();
         serde_json::json!({

@@ -1,16 +1,16 @@
 //! MMA shapes and types the target lacks: reported, not changed.
 //!
 //! What: every `OpSubgroupMatrixMultiplyAccumulateINTEL` whose (subgroup size, M, N = subgroup
-//! size, K, types) the target does not support gets a warning with its location (counted as
+//! size, K, types) the target does not support (the subgroup size is the function's, per
+//! [`KernelFacts`]: every kernel reaching it must declare the same `SubgroupSize`) gets a warning with its location (counted as
 //! `mma_unsupported`); `lower-mma` is the pass that splits or emulates them.
 //! Why correct: nothing changes.
 
 use spirv::Op;
 use spvopt_analysis::target::MmaTypes;
-use spvopt_analysis::Target;
+use spvopt_analysis::{Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Module};
 
-use crate::block_io::module_subgroup_size;
 use crate::pass::Statistics;
 
 use super::location;
@@ -26,9 +26,11 @@ fn components(m: &Module, ty: Id) -> Option<(u32, Id)> {
 }
 
 /// Adds a warning per unsupported MMA.
-pub fn report(m: &Module, target: &Target, stats: &mut Statistics) {
-    let sg = module_subgroup_size(m);
+pub fn report(m: &Module, target: &Target, facts: &KernelFacts, stats: &mut Statistics) {
     for f in m.function_ids() {
+        // N is the subgroup size of the kernels reaching this function.
+        let sg_fact = facts.subgroup_size(f);
+        let sg = sg_fact.known();
         for &b in &m.function(f).blocks {
             for i in m.block_insts(b) {
                 let inst = m.inst(i);
@@ -57,7 +59,13 @@ pub fn report(m: &Module, target: &Target, stats: &mut Statistics) {
                         "{}: MMA M={rows} N={} K={} types {} is not supported by target {} \
                          (run lower-mma)",
                         location(m, i),
-                        sg.map_or("?".into(), |s| s.to_string()),
+                        match sg_fact {
+                            Fact::Known(s) => s.to_string(),
+                            Fact::Conflicting => {
+                                "? (kernels with different SubgroupSize call this function)".into()
+                            }
+                            Fact::Unknown => "? (no SubgroupSize declared)".into(),
+                        },
                         k.map_or("?".into(), |k| k.to_string()),
                         types.map_or("unknown", MmaTypes::name),
                         target.name
