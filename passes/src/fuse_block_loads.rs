@@ -23,7 +23,8 @@
 //! operands are dynamically uniform (uniformity analysis); shapes are constants; the function's
 //! subgroup size is known (every kernel reaching it declares the same `SubgroupSize`, per
 //! [`KernelFacts`]; a helper shared by kernels of different sizes is left alone,
-//! `rejected_conflicting_subgroup_size`, the kernels' own loads are not); the fused count is one the target supports for the shape and the target's
+//! `rejected_conflicting_subgroup_size`, the kernels' own loads are not; a function no kernel
+//! calls, e.g. an exported helper clang kept after inlining it, `rejected_no_kernel_reaches_function`); the fused count is one the target supports for the shape and the target's
 //! register rule (IGC: each block fills whole GRFs, or subgroup size × element size = GRF) says
 //! the multi-block destination is the concatenation of the single-block ones; no instruction
 //! between the first and the last merged load may write memory the loads read (alias analysis)
@@ -634,6 +635,9 @@ impl Pass for FuseBlockLoads {
                         stats.add(
                             if sg_fact == Fact::Conflicting {
                                 "rejected_conflicting_subgroup_size"
+                            } else if !facts.is_reached(f) {
+                                // Dead or exported code no kernel calls (dce removes it).
+                                "rejected_no_kernel_reaches_function"
                             } else {
                                 "rejected_unknown_subgroup_size"
                             },

@@ -99,6 +99,17 @@ fn o_pvc_decides_per_kernel() {
         ] {
             assert_eq!(stat(&r, "fuse-block-loads", reason), 0, "{v}: {reason}");
         }
+        // Only the exported copies of inlined helpers (no kernel calls them) have no subgroup
+        // size; dce removes them.
+        if v != "i8" {
+            assert!(
+                stat(
+                    &r,
+                    "fuse-block-loads",
+                    "rejected_no_kernel_reaches_function"
+                ) > 0
+            );
+        }
     }
 }
 
