@@ -100,7 +100,7 @@ fn o_pvc_decides_per_kernel() {
             assert_eq!(stat(&r, "fuse-block-loads", reason), 0, "{v}: {reason}");
         }
         // Only the exported copies of inlined helpers (no kernel calls them) have no subgroup
-        // size; dce removes them.
+        // size (exported: dce keeps them).
         if v != "i8" {
             assert!(
                 stat(
@@ -253,4 +253,42 @@ fn launches_give_the_same_results_before_and_after_o_pvc_and_match_the_reference
         let c = &rb.buffers.iter().find(|(i, _)| *i == 0).unwrap().1;
         check_reference(&kernel, &l, c);
     }
+}
+
+/// insert-prefetches explains every load it considers (one note each); on the bf16 module the
+/// tiled kernels already prefetch one iteration ahead, and every 2D load of such a loop is
+/// counted as covered by its existing prefetch: new 2D prefetches go only to loops without one.
+#[test]
+fn insert_prefetches_accounts_for_every_load() {
+    let m = module("bf16");
+    let mut out = spvopt_ir::load_words(&m.to_words()).unwrap();
+    let r = run_pipeline(
+        &Pipeline::parse("raise-builtins,insert-prefetches").unwrap(),
+        &mut out,
+        &Target::by_name("pvc").unwrap(),
+        &mut Hooks::default(),
+    )
+    .unwrap();
+    let p = r
+        .passes
+        .iter()
+        .find(|p| p.name == "insert-prefetches")
+        .unwrap();
+    let notes = p.stats.notes();
+    assert_eq!(notes.len() as u64, p.stats.get("loads_considered"));
+    let covered = notes
+        .iter()
+        .filter(|n| n.contains("skipped_already_prefetched: covered by the existing prefetch"))
+        .count() as u64;
+    assert_eq!(covered, p.stats.get("skipped_already_prefetched"));
+    assert!(covered > 0);
+    for n in notes.iter().filter(|n| n.contains("OpSubgroup2DBlockLoad")) {
+        if n.contains(": prefetched: ") {
+            assert!(n.ends_with("the loop has no 2D prefetch"), "{n}");
+        }
+    }
+    let json = r.to_json();
+    assert!(json["passes"][1]["notes"]
+        .as_array()
+        .is_some_and(|a| a.len() == notes.len()));
 }
