@@ -28,7 +28,8 @@ fn load_blocks(m: &spvopt_ir::Module) -> std::collections::BTreeMap<(u8, u32, u3
 
 #[test]
 fn split_preserves_blocks_on_native_corpus() {
-    let native = spvopt_tests::spv_files_under(&spvopt_tests::corpus_dir().join("triton/native"));
+    let native =
+        spvopt_tests::spv_files_under(&spvopt_tests::corpus_dir().join("triton/native"));
     assert!(native.len() >= 4);
     let mut split_any = false;
     for p in native {

@@ -60,15 +60,18 @@ fn check(name: &str, original: &spvopt_ir::Module, launches: &[spvopt_sim::Launc
 fn fuse_on_native_and_raised_corpus() {
     for g in GEMMS.iter() {
         let launches = readme_launches(g);
-        let native_path = spvopt_tests::corpus_dir()
-            .join("triton/native")
+        let native_path = spvopt_tests::corpus_dir().join("triton/native")
             .join(g.file);
         if native_path.exists() {
             let m = spvopt_ir::load_bytes(&std::fs::read(&native_path).unwrap()).unwrap();
             check(&format!("native/{}", g.file), &m, &launches);
         }
         let builtin = spvopt_ir::load_bytes(
-            &std::fs::read(spvopt_tests::corpus_dir().join("triton").join(g.file)).unwrap(),
+            &std::fs::read(
+                spvopt_tests::corpus_dir().join("triton")
+                    .join(g.file),
+            )
+            .unwrap(),
         )
         .unwrap();
         let (raised, _) = run(&builtin, "raise-builtins");

@@ -154,8 +154,7 @@ fn legalize_for_dg2_gemms_are_simulator_identical() {
     let dg2 = Target::dg2();
     let mut checked = 0;
     for g in GEMMS.iter() {
-        let path = spvopt_tests::corpus_dir()
-            .join("triton/native")
+        let path = spvopt_tests::corpus_dir().join("triton/native")
             .join(g.file);
         if !path.exists() {
             continue;

@@ -45,8 +45,7 @@ fn stat(r: &RunReport, pass: &str, key: &str) -> u64 {
 fn strip_then_insert_matches_triton_coverage() {
     let mut checked = 0;
     for g in GEMMS.iter() {
-        let path = spvopt_tests::corpus_dir()
-            .join("triton/native")
+        let path = spvopt_tests::corpus_dir().join("triton/native")
             .join(g.file);
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
@@ -164,8 +163,7 @@ fn insert_prefetches_fixtures() {
 fn cooperative_strip_then_insert_on_gemms() {
     let mut checked = 0;
     for g in GEMMS.iter() {
-        let path = spvopt_tests::corpus_dir()
-            .join("triton/native")
+        let path = spvopt_tests::corpus_dir().join("triton/native")
             .join(g.file);
         let Ok(bytes) = std::fs::read(&path) else {
             continue;

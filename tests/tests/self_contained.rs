@@ -9,10 +9,7 @@ fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         let name = e.file_name().to_string_lossy().into_owned();
         if p.is_dir() {
             // Build output, git metadata and copied third-party material are not our sources.
-            if !matches!(
-                name.as_str(),
-                "target" | ".git" | "corpus" | "docs" | "fuzz-corpus"
-            ) {
+            if !matches!(name.as_str(), "target" | ".git" | "corpus" | "docs" | "fuzz-corpus") {
                 walk(&p, out);
             }
         } else if [".rs", ".py", ".sh", ".toml", ".md", ".json", "run"]
@@ -34,15 +31,11 @@ fn no_source_reads_outside_the_repository() {
     let offenders: Vec<String> = files
         .iter()
         .filter(|p| {
-            std::fs::read_to_string(p)
-                .is_ok_and(|s| s.contains(needle) || s.contains("/work/shared"))
+            std::fs::read_to_string(p).is_ok_and(|s| s.contains(needle) || s.contains("/work/shared"))
         })
         .map(|p| p.display().to_string())
         .collect();
-    assert!(
-        offenders.is_empty(),
-        "files that refer outside the repository: {offenders:?}"
-    );
+    assert!(offenders.is_empty(), "files that refer outside the repository: {offenders:?}");
     assert!(
         root.join("tests/corpus/triton/native").is_dir(),
         "the in-repository corpus is missing"
