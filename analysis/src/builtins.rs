@@ -271,40 +271,10 @@ pub fn builtin_uniformity(b: BuiltIn) -> BuiltinUniformity {
 }
 
 /// The work-group size of the kernel(s) of `m` when every entry point declares the same
-/// `LocalSize` or `MaxWorkgroupSizeINTEL` (used to prove y/z local ids uniform).
+/// `LocalSize` or `MaxWorkgroupSizeINTEL` (the whole-module view of
+/// [`crate::kernel_facts::KernelFacts`], which has it per function).
 pub fn known_workgroup_size(m: &Module) -> Option<[u32; 3]> {
-    let mut size: Option<[u32; 3]> = None;
-    let mut entries = 0;
-    for (_, inst) in m.section_insts(Section::EntryPoint) {
-        if inst.is(Op::EntryPoint) {
-            entries += 1;
-        }
-    }
-    let mut sized = 0;
-    for (_, inst) in m.section_insts(Section::ExecutionMode) {
-        if !inst.is(Op::ExecutionMode) {
-            continue;
-        }
-        let ops = inst.operands();
-        let mode = ops.get(1).copied();
-        let is_size = mode == Some(spirv::ExecutionMode::LocalSize as u32)
-            || mode == Some(spirv::ExecutionMode::MaxWorkgroupSizeINTEL as u32);
-        if !is_size || ops.len() < 5 {
-            continue;
-        }
-        let s = [ops[2], ops[3], ops[4]];
-        match size {
-            None => size = Some(s),
-            Some(prev) if prev == s => {}
-            Some(_) => return None,
-        }
-        sized += 1;
-    }
-    if sized >= entries && entries > 0 {
-        size
-    } else {
-        None
-    }
+    crate::kernel_facts::KernelFacts::build(m).module_workgroup_size_bound()
 }
 
 /// The function ids that are entry points.

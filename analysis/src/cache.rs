@@ -25,6 +25,7 @@ impl AnalysisSet {
     pub const UNIFORMITY: AnalysisSet = AnalysisSet(1 << 5);
     pub const CONSTANTS: AnalysisSet = AnalysisSet(1 << 6);
     pub const ALIAS: AnalysisSet = AnalysisSet(1 << 7);
+    pub const KERNEL_FACTS: AnalysisSet = AnalysisSet(1 << 8);
     pub const ALL: AnalysisSet = AnalysisSet(u32::MAX);
 
     pub fn contains(self, other: AnalysisSet) -> bool {

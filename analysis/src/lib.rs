@@ -6,6 +6,8 @@
 //! - [`dominators::Dominators`], [`post_dominators::PostDominators`]: the trees, O(1) queries.
 //! - [`loops::Loops`]: natural loops (with or without `OpLoopMerge`), nesting, blocks.
 //! - [`induction::Induction`]: induction variables, loop variance, affine forms (`32*i + %5`).
+//! - [`kernel_facts::KernelFacts`]: per entry point and per function (through the call graph)
+//!   subgroup size, work-group size, subgroups per work-group: `Known(v) | Conflicting | Unknown`.
 //! - [`uniformity::Uniformity`]: which values are the same in every invocation of a subgroup.
 //! - [`constants::Constants`]: constant folding of block shapes, MMA K, spec constants and
 //!   tensor layout/view state.
@@ -28,6 +30,7 @@ mod dom_tree;
 pub mod dominators;
 pub mod fxhash;
 pub mod induction;
+pub mod kernel_facts;
 pub mod known_bits;
 pub mod loops;
 pub mod operands;
@@ -45,6 +48,7 @@ pub use cfg::Cfg;
 pub use constants::Constants;
 pub use dominators::Dominators;
 pub use induction::Induction;
+pub use kernel_facts::{Fact, KernelFacts};
 pub use loops::{LoopId, Loops};
 pub use post_dominators::PostDominators;
 pub use print::{annotate, AnnotateError};

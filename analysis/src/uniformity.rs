@@ -6,8 +6,9 @@
 //! (bit k of a mask: component k may differ; scalars use all bits). Sources of divergence:
 //! - built-ins: `SubgroupLocalInvocationId`, `LocalInvocationIndex`, `GlobalLinearId`, the
 //!   subgroup masks and any built-in we do not know; `GlobalInvocationId`/`LocalInvocationId`
-//!   component 0, and components 1/2 too unless every entry point declares a work-group size
-//!   (`LocalSize`/`MaxWorkgroupSizeINTEL`) of 1 in that dimension. `WorkgroupId`,
+//!   component 0, and components 1/2 too unless every entry point reaching the reading function
+//!   declares a work-group size (`LocalSize`/`MaxWorkgroupSizeINTEL`) of 1 in that dimension
+//!   ([`KernelFacts`], per function: two kernels of one module may differ). `WorkgroupId`,
 //!   `NumWorkgroups`, `SubgroupId`, `SubgroupSize`, `NumSubgroups`, `SubgroupMaxSize`,
 //!   `WorkgroupSize`, `GlobalSize`, `GlobalOffset`, … are uniform. Built-ins are `Input`
 //!   variables decorated `BuiltIn` or imported as `__spirv_BuiltIn<Name>`;
@@ -54,13 +55,14 @@ use spvopt_ir::{BlockId, FuncId, Id, InstId, Module, Section};
 
 use crate::block_io::block_io;
 use crate::builtins::{
-    builtin_of_variable, builtin_uniformity, debug_names, entry_point_functions,
-    known_workgroup_size, BuiltinUniformity, CalleeKind, Callees,
+    builtin_of_variable, builtin_uniformity, debug_names, entry_point_functions, BuiltinUniformity,
+    CalleeKind, Callees,
 };
 use crate::cache::{Analyses, Analysis, AnalysisSet};
 use crate::cfg::Cfg;
 use crate::decorations::Decorations;
 use crate::dominators::Dominators;
+use crate::kernel_facts::{Fact, KernelFacts};
 use crate::loops::{LoopId, Loops};
 use crate::operands::for_each_value_operand;
 use crate::operands::{is_atomic_rmw, op_of};
@@ -229,6 +231,10 @@ struct Solver<'a> {
     /// Per instruction: 0 not evaluated yet, 1 evaluated, 2 queued for re-evaluation.
     state: Vec<u8>,
     builtin_masks: HashMap<Id, u64>,
+    /// `GlobalInvocationId`/`LocalInvocationId`-like variables (component count).
+    divergent_x: HashMap<Id, u32>,
+    /// Per function (by index): the components of those built-ins that may differ.
+    yz_divergent: Vec<u64>,
     params: Vec<Vec<Id>>,
     calls_to: HashMap<FuncId, Vec<InstId>>,
     func_of_id: HashMap<Id, FuncId>,
@@ -291,6 +297,8 @@ impl<'a> Solver<'a> {
             worklist: Vec::new(),
             state: vec![0; arena],
             builtin_masks: HashMap::default(),
+            divergent_x: HashMap::default(),
+            yz_divergent: Vec::new(),
             params: Vec::new(),
             calls_to: HashMap::default(),
             func_of_id: HashMap::default(),
@@ -327,7 +335,6 @@ impl<'a> Solver<'a> {
 
     fn init_builtins(&mut self, dec: &Decorations) {
         let m = self.m;
-        let wg = known_workgroup_size(m);
         let input = StorageClass::Input as u32;
         // Input variables without a BuiltIn decoration or linkage name may be named by OpName.
         let undecorated: HashSet<Id> = m
@@ -354,25 +361,50 @@ impl<'a> Solver<'a> {
             let mask = match builtin_of_variable(dec, &names, v).map(builtin_uniformity) {
                 Some(BuiltinUniformity::Uniform) => 0,
                 Some(BuiltinUniformity::DivergentX) if comps > 1 => {
-                    // x differs; y and z only when the work-group is not 1 wide there.
-                    let mut mask = bit(0);
-                    let [_, y, z] = wg.unwrap_or([0, 0, 0]);
-                    if y != 1 {
-                        mask |= bit(1);
-                    }
-                    if z != 1 {
-                        mask |= bit(2);
-                    }
-                    if mask == 0b111 && comps <= 3 {
-                        ALL
-                    } else {
-                        mask
-                    }
+                    // x differs; y and z only when the work-group of the reading function's
+                    // kernels is not 1 wide there (decided per function at the load).
+                    self.divergent_x.insert(v, comps);
+                    ALL
                 }
                 _ => ALL,
             };
             self.builtin_masks.insert(v, mask);
         }
+        if !self.divergent_x.is_empty() {
+            // Per function: components of a `GlobalInvocationId`/`LocalInvocationId` that may
+            // differ, from the work-group size bound of every kernel reaching the function.
+            let facts = KernelFacts::build(m);
+            self.yz_divergent = m
+                .function_ids()
+                .map(|f| {
+                    let mut mask = bit(0);
+                    for d in 1..3 {
+                        if facts.workgroup_size_bound_dim(f, d) != Fact::Known(1) {
+                            mask |= bit(d as u32);
+                        }
+                    }
+                    mask
+                })
+                .collect();
+        }
+    }
+
+    /// The divergence mask of a load of the whole built-in variable `v` in instruction `i`.
+    fn builtin_mask(&self, v: Id, i: InstId) -> Option<u64> {
+        let bm = *self.builtin_masks.get(&v)?;
+        let Some(&comps) = self.divergent_x.get(&v) else {
+            return Some(bm);
+        };
+        let mask = self
+            .func_of(i)
+            .and_then(|f| self.yz_divergent.get(f.index()))
+            .copied()
+            .unwrap_or(ALL);
+        Some(if mask == 0b111 && comps <= 3 {
+            ALL
+        } else {
+            mask
+        })
     }
 
     fn init_structure(&mut self) {
@@ -1056,7 +1088,7 @@ impl<'a> Solver<'a> {
         };
         match info.root {
             Root::Variable(v) => {
-                if let Some(&bm) = self.builtin_masks.get(&v) {
+                if let Some(bm) = self.builtin_mask(v, i) {
                     // Whole variable, or one component selected by a constant offset.
                     let var_ty = m.type_of(v).and_then(|t| pointer_of(m, t)).map(|(_, t)| t);
                     let ptr_pointee = m.type_of(p).and_then(|t| pointer_of(m, t)).map(|(_, t)| t);

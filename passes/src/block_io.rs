@@ -2,7 +2,8 @@
 //! several passes share (split, fuse, prefetch, legalize).
 
 use spirv::Op;
-use spvopt_ir::{Id, Inst, InstId, Module, Section};
+use spvopt_analysis::{Fact, KernelFacts};
+use spvopt_ir::{Id, Inst, InstId, Module};
 
 /// The kinds of 2D block instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -224,31 +225,16 @@ impl BlockShape {
 }
 
 /// The subgroup size every kernel entry point of the module declares with
-/// `OpExecutionMode SubgroupSize`, if they all declare the same one.
+/// `OpExecutionMode SubgroupSize`, if they all declare the same one. The whole-module view:
+/// passes ask [`subgroup_size_at`] (per function, [`KernelFacts`]) instead.
 pub fn module_subgroup_size(m: &Module) -> Option<u32> {
-    let mut size = None;
-    let mut entry_points = 0;
-    for (_, inst) in m.section_insts(Section::EntryPoint) {
-        if inst.operand_word(0) == Some(spirv::ExecutionModel::Kernel as u32) {
-            entry_points += 1;
-        }
-    }
-    let mut declared = 0;
-    for (_, inst) in m.section_insts(Section::ExecutionMode) {
-        if inst.is(Op::ExecutionMode)
-            && inst.operand_word(1) == Some(spirv::ExecutionMode::SubgroupSize as u32)
-        {
-            let s = inst.operand_word(2)?;
-            if size.is_some_and(|x| x != s) {
-                return None;
-            }
-            size = Some(s);
-            declared += 1;
-        }
-    }
-    (declared == entry_points && entry_points > 0)
-        .then_some(size)
-        .flatten()
+    KernelFacts::build(m).module_subgroup_size()
+}
+
+/// The subgroup size of the kernels that reach the function containing instruction `i`
+/// (`Known` when they all declare the same `SubgroupSize`).
+pub fn subgroup_size_at(facts: &KernelFacts, m: &Module, i: InstId) -> Fact<u32> {
+    facts.subgroup_size_at(m, i)
 }
 
 /// Every 2D block instruction of the module, in layout order.

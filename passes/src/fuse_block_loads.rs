@@ -20,8 +20,11 @@
 //!   may write the region or the first destination) becomes a copy of the first destination.
 //!
 //! When (everything else is counted as a rejection, by reason, in the statistics): all block
-//! operands are dynamically uniform (uniformity analysis); shapes are constants; the module has
-//! one subgroup size; the fused count is one the target supports for the shape and the target's
+//! operands are dynamically uniform (uniformity analysis); shapes are constants; the function's
+//! subgroup size is known (every kernel reaching it declares the same `SubgroupSize`, per
+//! [`KernelFacts`]; a helper shared by kernels of different sizes is left alone,
+//! `rejected_conflicting_subgroup_size`, the kernels' own loads are not; a function no kernel
+//! calls, e.g. an exported helper clang kept after inlining it, `rejected_no_kernel_reaches_function`); the fused count is one the target supports for the shape and the target's
 //! register rule (IGC: each block fills whole GRFs, or subgroup size × element size = GRF) says
 //! the multi-block destination is the concatenation of the single-block ones; no instruction
 //! between the first and the last merged load may write memory the loads read (alias analysis)
@@ -46,10 +49,12 @@ use spvopt_analysis::alias::{Alias, BlockFootprint};
 use spvopt_analysis::provenance::{Provenance, Root};
 use spvopt_analysis::target::BlockOp;
 use spvopt_analysis::uniformity::Uniformity;
-use spvopt_analysis::{Analyses, AnalysisSet, Cfg, Dominators, Loops, PostDominators, Target};
+use spvopt_analysis::{
+    Analyses, AnalysisSet, Cfg, Dominators, Fact, KernelFacts, Loops, PostDominators, Target,
+};
 use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module, Section};
 
-use crate::block_io::{module_subgroup_size, BlockKind, BlockOperands, BlockShape};
+use crate::block_io::{BlockKind, BlockOperands, BlockShape};
 use crate::pass::{Pass, PassError, PassResult, Statistics};
 
 pub struct FuseBlockLoads;
@@ -586,13 +591,7 @@ impl Pass for FuseBlockLoads {
             pdom: &pdom,
             loops: &loops,
         };
-        let ctx = Ctx {
-            target,
-            sg: module_subgroup_size(m),
-            alias: &alias,
-            uni: &uni,
-            prov: &prov,
-        };
+        let facts = analyses.get::<KernelFacts>(m);
         // Plan everything first (analyses describe the unmodified module), then rewrite.
         // (block of the fused operation, members in column order, position of the fused load)
         let mut plans: Vec<(BlockId, Vec<Candidate>, InstId)> = Vec::new();
@@ -601,6 +600,15 @@ impl Pass for FuseBlockLoads {
             // Plans and reuses of this function start here (the cross-block search only
             // looks at this function's, keeping the whole pass linear).
             let (plans_start, reuses_start) = (plans.len(), reuses.len());
+            // The subgroup size is the one of the kernels reaching this function.
+            let sg_fact = facts.subgroup_size(f);
+            let ctx = Ctx {
+                target,
+                sg: sg_fact.known(),
+                alias: &alias,
+                uni: &uni,
+                prov: &prov,
+            };
             let mut func_cands: Vec<(BlockId, Candidate)> = Vec::new();
             for &b in &m.function(f).blocks.clone() {
                 let cands = Self::candidates(m, &ctx, b, &mut stats);
@@ -624,7 +632,17 @@ impl Pass for FuseBlockLoads {
                         continue;
                     }
                     if ctx.sg.is_none() {
-                        stats.add("rejected_unknown_subgroup_size", group.len() as u64);
+                        stats.add(
+                            if sg_fact == Fact::Conflicting {
+                                "rejected_conflicting_subgroup_size"
+                            } else if !facts.is_reached(f) {
+                                // Dead or exported code no kernel calls (dce removes it).
+                                "rejected_no_kernel_reaches_function"
+                            } else {
+                                "rejected_unknown_subgroup_size"
+                            },
+                            group.len() as u64,
+                        );
                         continue;
                     }
                     // Repeated identical loads: reuse the first.
@@ -707,7 +725,8 @@ impl Pass for FuseBlockLoads {
             return Ok(PassResult::unchanged(stats));
         }
         let mut types = Interner::default();
-        let sg = module_subgroup_size(m).unwrap_or(0);
+        let sg_of =
+            |m: &Module, b: BlockId| facts.subgroup_size(m.block(b).func).known().unwrap_or(0);
         let mut merged_away = 0u64;
         for (b, members, at) in plans {
             let kind = members[0].ops.kind;
@@ -718,6 +737,7 @@ impl Pass for FuseBlockLoads {
                 }
             } else {
                 let across = members.iter().any(|c| m.inst_block(c.inst) != Some(b));
+                let sg = sg_of(&*m, b);
                 if fuse_loads(m, &mut types, b, sg, &members, at) {
                     merged_away += members.len() as u64 - 1;
                     stats.add("loads_fused", members.len() as u64);
@@ -730,6 +750,10 @@ impl Pass for FuseBlockLoads {
             }
         }
         for (first, again) in reuses {
+            let Some(b) = m.inst_block(first.inst) else {
+                continue;
+            };
+            let sg = sg_of(&*m, b);
             if reuse_load(m, &mut types, sg, &first, &again) {
                 merged_away += 1;
                 stats.add("loads_reused", 1);

@@ -56,9 +56,10 @@
 //! anywhere makes every load from non-`Input` memory dependent) on `SubgroupId`,
 //! `SubgroupLocalInvocationId`, `LocalInvocationId`, `GlobalInvocationId`,
 //! `LocalInvocationIndex` or `GlobalLinearId`; no branch of the function depends on them (so
-//! every subgroup runs the same loop iterations); the function is an entry point whose
-//! `LocalSize` / `MaxWorkgroupSizeINTEL` product divided by its `SubgroupSize` gives a
-//! power-of-two `S ≥ 2`. The `H` rows are split into `P` parts (`P` the largest power of two
+//! every subgroup runs the same loop iterations); every kernel reaching the function
+//! ([`KernelFacts`]) has the same number of subgroups per work-group `S`, a power of two
+//! `≥ 2` (`SubgroupsPerWorkgroup`, else its `LocalSize` / `MaxWorkgroupSizeINTEL` product divided
+//! by its `SubgroupSize`). The `H` rows are split into `P` parts (`P` the largest power of two
 //! `≤ S` dividing `H` whose `H/P`-row prefetch the target supports; `P ≥ 2`) and subgroup `s`
 //! prefetches rows `y + (s mod P)·H/P` (`SubgroupId` is read from its built-in variable, added
 //! with the entry points' interfaces when missing). Correctness is unchanged: the offset is
@@ -69,24 +70,27 @@ use std::collections::{HashMap, HashSet};
 
 use spirv::{BuiltIn, Capability, Op, StorageClass};
 use spvopt_analysis::affine::AffineExpr;
-use spvopt_analysis::alias::{Alias, BlockFootprint};
-use spvopt_analysis::block_io::BlockIoKind;
+use spvopt_analysis::alias::Alias;
 use spvopt_analysis::builtins::{builtin_of_variable, debug_names};
 use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::dominators::Dominators;
-use spvopt_analysis::induction::{Induction, LoopAffine};
+use spvopt_analysis::induction::Induction;
 use spvopt_analysis::loops::{LoopId, Loops};
-use spvopt_analysis::provenance::Root;
 use spvopt_analysis::target::BlockOp;
 use spvopt_analysis::types::{int_width, pointer_of, vector_of};
 use spvopt_analysis::uniformity::Uniformity;
-use spvopt_analysis::{Analyses, AnalysisSet, Cfg, Target};
+use spvopt_analysis::{Analyses, AnalysisSet, Cfg, Fact, KernelFacts, Target};
 use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module, Section};
 
 use crate::block_io::{BlockKind, BlockOperands};
 use crate::builtin_names::{ensure_capability, ensure_extension, has_capability};
+use crate::legalize::location;
 use crate::pass::{Pass, PassError, PassResult, Statistics};
 use crate::registry::PassOptions;
+
+#[path = "insert_prefetches/coverage.rs"]
+mod coverage;
+use coverage::{covers, same_base, Coverage, Existing};
 
 /// `Decoration CacheControlLoadINTEL`.
 const CACHE_CONTROL_LOAD: u32 = 6442;
@@ -378,7 +382,7 @@ fn read_only_root(m: &Module, mut p: Id) -> bool {
 }
 
 impl CoopInfo {
-    fn build(m: &Module) -> CoopInfo {
+    fn build(m: &Module, facts: &KernelFacts) -> CoopInfo {
         let dec = Decorations::build(m);
         let vars: Vec<Id> = m
             .section_insts(Section::Global)
@@ -489,48 +493,18 @@ impl CoopInfo {
                 }
             }
         }
-        let mut sizes: HashMap<Id, [u32; 3]> = HashMap::new();
-        let mut sg: HashMap<Id, u32> = HashMap::new();
-        for (_, inst) in m.section_insts(Section::ExecutionMode) {
-            if !inst.is(Op::ExecutionMode) {
-                continue;
-            }
-            let ops = inst.operands();
-            let (Some(f), Some(&mode)) = (inst.operand_id(0), ops.get(1)) else {
-                continue;
-            };
-            if (mode == spirv::ExecutionMode::LocalSize as u32
-                || mode == spirv::ExecutionMode::MaxWorkgroupSizeINTEL as u32)
-                && ops.len() >= 5
-            {
-                sizes.insert(f, [ops[2], ops[3], ops[4]]);
-            } else if mode == spirv::ExecutionMode::SubgroupSize as u32 && ops.len() >= 3 {
-                sg.insert(f, ops[2]);
-            }
-        }
+        // Subgroups per work-group of each function: `SubgroupsPerWorkgroup`, else the
+        // work-group size bound over the subgroup size, of every kernel reaching it
+        // (KernelFacts: Triton's kernels are wrappers calling the real kernel, which inherits).
         let mut subgroups = HashMap::new();
-        for (_, inst) in m.section_insts(Section::EntryPoint) {
-            let Some(f) = inst.operand_id(1).filter(|_| inst.is(Op::EntryPoint)) else {
+        for f in m.function_ids() {
+            let (Some(fr), Fact::Known(s)) =
+                (m.function_result(f), facts.subgroups_per_workgroup(f))
+            else {
                 continue;
             };
-            let (Some(size), Some(&sgs)) = (sizes.get(&f), sg.get(&f)) else {
-                continue;
-            };
-            let total = size
-                .iter()
-                .try_fold(1u64, |a, &d| a.checked_mul(u64::from(d)));
-            let s = total
-                .filter(|&t| sgs > 0 && t % u64::from(sgs) == 0)
-                .map(|t| t / u64::from(sgs))
-                .filter(|&s| s >= 2 && s.is_power_of_two() && s <= 1 << 16);
-            match (s, subgroups.get(&f)) {
-                (Some(s), None) => {
-                    subgroups.insert(f, s as u32);
-                }
-                (Some(s), Some(&prev)) if u64::from(prev) == s => {}
-                _ => {
-                    subgroups.insert(f, 0);
-                }
+            if s >= 2 && s.is_power_of_two() && s <= 1 << 16 {
+                subgroups.insert(fr, s);
             }
         }
         // Functions only called (transitively) from entry points with one known count inherit
@@ -559,23 +533,11 @@ impl CoopInfo {
                 if cs.iter().any(|c| divergent.contains(c)) && divergent.insert(*callee) {
                     changed = true;
                 }
-                if subgroups.contains_key(callee) {
-                    continue;
-                }
-                let counts: Vec<Option<u32>> =
-                    cs.iter().map(|c| subgroups.get(c).copied()).collect();
-                if let Some(Some(first)) = counts.first() {
-                    if counts.iter().all(|c| *c == Some(*first)) {
-                        subgroups.insert(*callee, *first);
-                        changed = true;
-                    }
-                }
             }
             if !changed {
                 break;
             }
         }
-        subgroups.retain(|_, s| *s != 0);
         CoopInfo {
             dependent,
             divergent,
@@ -584,126 +546,7 @@ impl CoopInfo {
     }
 }
 
-/// Existing prefetches of a loop, as (base object, pitch form or id, x-bytes and y split in the
-/// loop) for 2D and (root, offset split) for 1D.
-#[derive(Default)]
-struct Existing {
-    block_2d: Vec<(Root, Id, PitchKey, LoopAffine, LoopAffine)>,
-    buffer_1d: Vec<(Root, Id, LoopAffine)>,
-}
-
-/// How existing prefetches cover a load.
-enum Coverage {
-    None,
-    Region,
-    Object,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum PitchKey {
-    Form(AffineExpr),
-    Id(Id),
-}
-
-fn pitch_key(ind: &Induction, pitch: Id) -> PitchKey {
-    ind.form(pitch).map_or(PitchKey::Id(pitch), PitchKey::Form)
-}
-
-/// Same base object: the same provenance root when known, else the same pointer id.
-fn same_base(ra: Root, ia: Id, rb: Root, ib: Id) -> bool {
-    match (ra, rb) {
-        (Root::Unknown, _) | (_, Root::Unknown) => ia == ib,
-        _ => ra == rb,
-    }
-}
-
-/// Whether `diff` (prefetch minus load, in some component) is `k` steps ahead, up to a
-/// remainder that is smaller than one (constant) step or independent of the step's values.
-fn ahead_by(diff: &AffineExpr, step: &AffineExpr, k: i64) -> bool {
-    if step.as_constant() == Some(0) {
-        return true;
-    }
-    let Some(r) = diff.sub(&step.scale(k)) else {
-        return false;
-    };
-    if r.terms()
-        .iter()
-        .any(|t| step.terms().iter().any(|s| s.monomial == t.monomial))
-    {
-        return false;
-    }
-    match step.as_constant() {
-        Some(s) if s > 0 => (0..s).contains(&r.constant),
-        Some(s) => (s + 1..=0).contains(&r.constant),
-        None => true,
-    }
-}
-
-/// Whether a prefetch at `p` covers a load at `load` (per component) at distance ≥ 1.
-fn covers(load: &[&LoopAffine], p: &[&LoopAffine]) -> bool {
-    if load.len() != p.len() || load.iter().zip(p).any(|(a, b)| a.step != b.step) {
-        return false;
-    }
-    if load.iter().all(|a| a.step.as_constant() == Some(0)) {
-        return false;
-    }
-    let diffs: Option<Vec<AffineExpr>> = load
-        .iter()
-        .zip(p)
-        .map(|(a, b)| b.base.sub(&a.base))
-        .collect();
-    let Some(diffs) = diffs else { return false };
-    (1..=MAX_AHEAD).any(|k| diffs.iter().zip(load).all(|(d, a)| ahead_by(d, &a.step, k)))
-}
-
 impl<'a> Ctx<'a> {
-    fn existing(&self, m: &Module, l: LoopId) -> Existing {
-        let mut e = Existing::default();
-        let prov = self.alias.provenance();
-        for &b in self.loops.blocks(l) {
-            for i in m.block_insts(b) {
-                let inst = m.inst(i);
-                if inst.is(Op::SubgroupBlockPrefetchINTEL) {
-                    let Some(ptr) = inst.operand_id(0) else {
-                        continue;
-                    };
-                    let Some(info) = prov.info(ptr) else { continue };
-                    if let Some(s) = info
-                        .offset
-                        .as_ref()
-                        .and_then(|o| self.ind.split_in_loop(o, l))
-                    {
-                        e.buffer_1d.push((info.root, ptr, s));
-                    }
-                    continue;
-                }
-                let Some(bio) = self.alias.block_io(m, i) else {
-                    continue;
-                };
-                if bio.kind != BlockIoKind::Prefetch {
-                    continue;
-                }
-                let Some(fp) = self.alias.block_footprint(m, i) else {
-                    continue;
-                };
-                let (Some(x), Some(y)) = (
-                    self.ind.split_in_loop(&fp.x_bytes, l),
-                    self.ind.split_in_loop(&fp.y, l),
-                ) else {
-                    continue;
-                };
-                e.block_2d.push((
-                    fp.base.root,
-                    bio.base,
-                    pitch_key(self.ind, bio.mem_pitch),
-                    x,
-                    y,
-                ));
-            }
-        }
-        e
-    }
-
     /// Whether `v` is available right before `at` (its definition dominates it).
     fn available_at(&self, m: &Module, v: Id, at: InstId) -> bool {
         let Some(def) = m.def(v) else { return false };
@@ -911,10 +754,10 @@ impl<'a> Ctx<'a> {
             return Err("skipped_already_prefetched");
         }
         if let Some(fp) = self.alias.block_footprint(m, i) {
-            match self.covered_2d(&fp, &ops, l, existing) {
-                Coverage::Region => return Err("skipped_already_prefetched"),
-                Coverage::Object => return Err("skipped_already_prefetched_object"),
-                Coverage::None => {}
+            match self.covered_2d(m, &fp, &ops, l, existing) {
+                Coverage::Region(_) => return Err("skipped_already_prefetched"),
+                Coverage::Object(_) => return Err("skipped_already_prefetched_object"),
+                Coverage::None(_) => {}
             }
         }
         let pieces = pieces(
@@ -1052,44 +895,37 @@ impl<'a> Ctx<'a> {
         fallback.ok_or("cooperative_not_applied_unsplittable")
     }
 
-    /// Whether an existing prefetch of the loop covers the load's region at distance ≥ 1
-    /// ([`Coverage::Region`]) or at least prefetches the same object (base and pitch) with a
-    /// coordinate advancing in the loop ([`Coverage::Object`]: the producer manages this
-    /// buffer's prefetching itself, e.g. Triton's transposed-B GEMM, whose B prefetch walks the
-    /// other axis; adding ours would double the traffic).
-    fn covered_2d(
+    /// Why load `i` of loop `l` was or was not prefetched, and how the loop's existing
+    /// prefetches relate to it (one line for `--stats`' notes).
+    fn note(
         &self,
-        fp: &BlockFootprint,
-        ops: &BlockOperands,
+        m: &Module,
         l: LoopId,
+        i: InstId,
         existing: &Existing,
-    ) -> Coverage {
-        let (Some(x), Some(y)) = (
-            self.ind.split_in_loop(&fp.x_bytes, l),
-            self.ind.split_in_loop(&fp.y, l),
-        ) else {
-            return Coverage::None;
+        r: &Result<Plan, &'static str>,
+    ) -> String {
+        let decision = match r {
+            Ok(_) => "prefetched",
+            Err(reason) => reason,
         };
-        let pitch = pitch_key(self.ind, ops.memory_pitch);
-        let same_object: Vec<_> = existing
-            .block_2d
-            .iter()
-            .filter(|(root, base, p, _, _)| {
-                same_base(fp.base.root, ops.base, *root, *base) && *p == pitch
-            })
-            .collect();
-        if same_object
-            .iter()
-            .any(|(_, _, _, px, py)| covers(&[&x, &y], &[px, py]))
-        {
-            Coverage::Region
-        } else if same_object.iter().any(|(_, _, _, px, py)| {
-            px.step.as_constant() != Some(0) || py.step.as_constant() != Some(0)
-        }) {
-            Coverage::Object
+        let why = if m.inst(i).is(Op::SubgroupBlockReadINTEL) {
+            format!(
+                "{} buffer prefetch(es) in the loop",
+                existing.buffer_1d.len()
+            )
         } else {
-            Coverage::None
-        }
+            match (
+                self.alias.block_footprint(m, i),
+                BlockOperands::read(m.inst(i)),
+            ) {
+                (Some(fp), Some(ops)) => match self.covered_2d(m, &fp, &ops, l, existing) {
+                    Coverage::None(s) | Coverage::Region(s) | Coverage::Object(s) => s,
+                },
+                _ => "no footprint (base or coordinate unknown)".into(),
+            }
+        };
+        format!("{}: {decision}: {why}", location(m, i))
     }
 
     fn plan_1d(
@@ -1801,7 +1637,8 @@ impl Pass for InsertPrefetches {
         let ind = analyses.get::<Induction>(m);
         let uni = analyses.get::<Uniformity>(m);
         let alias = analyses.get::<Alias>(m);
-        let coop = self.cooperative.then(|| CoopInfo::build(m));
+        let facts = analyses.get::<KernelFacts>(m);
+        let coop = self.cooperative.then(|| CoopInfo::build(m, &facts));
         let ctx = Ctx {
             target,
             cfg: &cfg,
@@ -1863,6 +1700,7 @@ impl Pass for InsertPrefetches {
                     stats.add("cooperative_not_applied", 1);
                     stats.add("cooperative_not_applied_buffer", 1);
                 }
+                stats.note(ctx.note(m, l, i, &existing, &r));
                 match r {
                     Ok(p) => {
                         if p.prologue.is_none() {

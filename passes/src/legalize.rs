@@ -17,6 +17,10 @@
 //!    honoured sizes or dropped.
 //! 4. [`mma`]: MMAs the target lacks are counted (`mma_for_lower_mma`); only those lower-mma
 //!    cannot lower either are reported as warnings.
+//!
+//! Steps 3 and 4 take the subgroup size per function from [`KernelFacts`] (the `SubgroupSize`
+//! every kernel reaching the function declares), so a module whose kernels differ is handled
+//! per kernel.
 //! 5. [`capabilities`]: exactly the capabilities and extensions the module uses are declared
 //!    (from the grammar's requirements of every instruction and enum operand, plus type-based
 //!    ones); the SPIR-V version is raised to what the features need (above 1.4: an error).
@@ -39,7 +43,7 @@ pub mod mma;
 #[path = "legalize/split_shapes.rs"]
 pub mod split_shapes;
 
-use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_analysis::{Analyses, AnalysisSet, KernelFacts, Target};
 use spvopt_ir::{InstId, Module};
 
 use crate::pass::{Pass, PassError, PassResult, Statistics};
@@ -86,8 +90,11 @@ impl Pass for Legalize {
 
         function_variables::run(m, &mut stats);
         level_zero_env::fix(m, &mut stats, &mut errors);
-        split_shapes::run(m, target, &mut stats, &mut errors);
-        mma::report(m, target, &mut stats);
+        // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the
+        // steps above change neither execution modes nor calls.
+        let facts = KernelFacts::build(m);
+        split_shapes::run(m, target, &facts, &mut stats, &mut errors);
+        mma::report(m, target, &facts, &mut stats);
         capabilities::run(m, &mut stats, &mut errors);
 
         if !errors.is_empty() {

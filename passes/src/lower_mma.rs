@@ -51,7 +51,7 @@ pub mod split;
 
 use spirv::Op;
 use spvopt_analysis::target::MmaTypes;
-use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_analysis::{Analyses, AnalysisSet, KernelFacts, Target};
 use spvopt_ir::{Inst, Interner, Module};
 
 use crate::builtin_names::{linkages, parse_builtin, Builtin};
@@ -132,9 +132,12 @@ impl Pass for LowerMma {
         // 1. Decide, for every MMA, before changing anything.
         let mut work: Vec<(Mma, Action)> = Vec::new();
         let mut errors: Vec<String> = Vec::new();
+        let facts = analyses.get::<KernelFacts>(m);
         for i in plan::mma_instructions(m) {
             stats.add("mma_candidates", 1);
-            match plan::decode(m, i).and_then(|mma| plan::action(&mma, target).map(|a| (mma, a))) {
+            match plan::decode(m, &facts, i)
+                .and_then(|mma| plan::action(&mma, target).map(|a| (mma, a)))
+            {
                 Ok((mma, a)) => work.push((mma, a)),
                 Err(why) => errors.push(format!("{}: {why}", location(m, i))),
             }

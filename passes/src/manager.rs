@@ -264,6 +264,9 @@ impl RunReport {
                 if let Some(why) = &p.implicit {
                     v["implicit"] = serde_json::Value::from(why.clone());
                 }
+                if !p.stats.notes().is_empty() {
+                    v["notes"] = serde_json::Value::from(p.stats.notes().to_vec());
+                }
                 v
             })
             .collect();

@@ -5,13 +5,26 @@ use std::fmt;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::Module;
 
-/// Named counters a pass reports (`fused: 6`), in a stable order, and warnings (messages with
+/// Named counters a pass reports (`fused: 6`), in a stable order, warnings (messages with
 /// a location about things the pass left for later, e.g. MMA shapes a target lacks; the CLI
-/// prints them on stderr).
+/// prints them on stderr) and notes (why each item was or was not transformed; in `--stats`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Statistics(pub Vec<(&'static str, u64)>, pub Vec<String>);
+pub struct Statistics(
+    pub Vec<(&'static str, u64)>,
+    pub Vec<String>,
+    /// Notes: per-item explanations of a pass' decisions (`--stats` JSON `notes`).
+    pub Vec<String>,
+);
 
 impl Statistics {
+    /// Records a note (an explanation of one decision, e.g. why a load was not prefetched).
+    pub fn note(&mut self, message: String) {
+        self.2.push(message);
+    }
+    /// The notes recorded.
+    pub fn notes(&self) -> &[String] {
+        &self.2
+    }
     /// Records a warning.
     pub fn warn(&mut self, message: String) {
         self.1.push(message);

@@ -4,8 +4,9 @@
 //! become N instructions with Block Count 1; block b reads at column `x + b·Block Width` and
 //! writes its per-invocation data at byte offset `b · bytes-per-block` of the original
 //! destination. The inverse of `fuse-block-loads`, for A/B testing and as a test tool.
-//! When: the shape operands are constants, the module declares one subgroup size for all its
-//! kernels (needed to know the per-invocation size of a block), and the destination points to
+//! When: the shape operands are constants, every kernel reaching the load's function declares
+//! the same subgroup size ([`KernelFacts`]; needed to know the per-invocation size of a block),
+//! and the destination points to
 //! a scalar, vector or array whose component size divides the per-block offset.
 //! Why correct: the spec defines a multi-block load as the blocks loaded in row-major order,
 //! "the next block beginning immediately after the previous block", with block b's
@@ -14,10 +15,10 @@
 //! per element and unchanged. All operands are reused, so uniformity is unchanged.
 
 use spirv::{Op, StorageClass};
-use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_analysis::{Analyses, AnalysisSet, Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module};
 
-use crate::block_io::{block_instructions, module_subgroup_size, BlockKind, BlockOperands};
+use crate::block_io::{block_instructions, BlockKind, BlockOperands};
 use crate::pass::{Pass, PassError, PassResult, Statistics};
 
 pub struct SplitBlockLoads;
@@ -51,7 +52,7 @@ impl Pass for SplitBlockLoads {
     fn run(
         &mut self,
         m: &mut Module,
-        _: &mut Analyses,
+        analyses: &mut Analyses,
         _: &Target,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
@@ -60,7 +61,7 @@ impl Pass for SplitBlockLoads {
             .filter_map(|i| BlockOperands::read(m.inst(i)).map(|o| (i, o)))
             .filter(|(_, o)| matches!(o.kind, BlockKind::Load | BlockKind::LoadTransform))
             .collect();
-        let sg = module_subgroup_size(m);
+        let facts = analyses.get::<KernelFacts>(m);
         let mut types = Interner::default();
         for (at, ops) in candidates {
             let Some(shape) = ops.shape(m) else {
@@ -70,9 +71,17 @@ impl Pass for SplitBlockLoads {
             if shape.count <= 1 {
                 continue;
             }
-            let Some(sg) = sg else {
-                stats.add("skipped_unknown_subgroup_size", 1);
-                continue;
+            // The subgroup size of the kernels reaching the load's function.
+            let sg = match facts.subgroup_size_at(m, at) {
+                Fact::Known(sg) => sg,
+                Fact::Conflicting => {
+                    stats.add("skipped_conflicting_subgroup_size", 1);
+                    continue;
+                }
+                Fact::Unknown => {
+                    stats.add("skipped_unknown_subgroup_size", 1);
+                    continue;
+                }
             };
             let Some(per_block) = shape.bytes_per_invocation_per_block(ops.kind, sg) else {
                 stats.add("skipped_bad_shape", 1);

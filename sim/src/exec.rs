@@ -19,6 +19,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
+use spvopt_analysis::Fact;
 use spvopt_ir::spirv::{self, Op};
 
 use crate::error::SimError;
@@ -1122,12 +1123,22 @@ pub fn run(m: &spvopt_ir::Module, launch: &Launch) -> Result<RunOutput, SimError
         .find(|(n, _)| *n == launch.kernel)
         .map(|e| e.1)
         .ok_or_else(|| SimError::Launch(format!("no entry point named `{}`", launch.kernel)))?;
-    let sgsize = probe
-        .sg_size_mode
-        .get(&entry_id)
-        .copied()
-        .or(launch.subgroup_size)
-        .unwrap_or(16);
+    // The entry point's own SubgroupSize (KernelFacts: the analysis every pass uses), else the
+    // launch's, else 16.
+    let facts = spvopt_analysis::KernelFacts::build(m);
+    let declared = facts
+        .entry_by_name(&launch.kernel)
+        .map_or(Fact::Unknown, |e| e.subgroup_size);
+    let sgsize = match declared {
+        Fact::Known(n) => n,
+        Fact::Conflicting => {
+            return Err(SimError::Module(format!(
+                "kernel `{}` declares two different SubgroupSize execution modes",
+                launch.kernel
+            )))
+        }
+        Fact::Unknown => launch.subgroup_size.unwrap_or(16),
+    };
     if sgsize == 0 || sgsize > 64 {
         return Err(SimError::Launch(format!(
             "subgroup size {sgsize} is outside the simulator's range 1..=64"

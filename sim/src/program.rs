@@ -171,8 +171,6 @@ pub struct Program {
     pub funcs: Vec<DFunc>,
     pub func_of_id: HashMap<u32, usize>,
     pub entries: Vec<(String, u32)>,
-    /// SubgroupSize execution mode per entry function id.
-    pub sg_size_mode: HashMap<u32, u32>,
     pub globals: Vec<GlobalVar>,
     pub ptr_bytes: u32,
     pub fp_rounding: HashMap<u32, u32>,
@@ -251,7 +249,6 @@ impl Program {
             funcs: Vec::new(),
             func_of_id: HashMap::new(),
             entries: Vec::new(),
-            sg_size_mode: HashMap::new(),
             globals: Vec::new(),
             ptr_bytes: 8,
             fp_rounding: HashMap::new(),
@@ -330,15 +327,6 @@ impl Program {
             if ops.len() >= 3 {
                 let name = spvopt_ir::grammar::decode_string(&ops[2..]).unwrap_or("");
                 p.entries.push((name.to_string(), ops[1]));
-            }
-        }
-        for (_, inst) in m.section_insts(Section::ExecutionMode) {
-            let ops = inst.operands();
-            if inst.is(Op::ExecutionMode)
-                && ops.len() >= 3
-                && ops[1] == spirv::ExecutionMode::SubgroupSize as u32
-            {
-                p.sg_size_mode.insert(ops[0], ops[2]);
             }
         }
 

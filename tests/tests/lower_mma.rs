@@ -26,7 +26,13 @@ fn run(m: &mut Module, pipeline: &str, target: &Target) -> Result<RunReport, Str
 fn illegal_mmas(m: &Module, target: &Target) -> Vec<String> {
     plan::mma_instructions(m)
         .into_iter()
-        .filter(|&i| !matches!(plan::classify(m, i, target), Ok(plan::Action::Native)))
+        .filter(|&i| {
+            let facts = spvopt_analysis::KernelFacts::build(m);
+            !matches!(
+                plan::classify(m, &facts, i, target),
+                Ok(plan::Action::Native)
+            )
+        })
         .map(|i| spvopt_passes::legalize::location(m, i))
         .collect()
 }

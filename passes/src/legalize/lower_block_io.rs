@@ -316,7 +316,7 @@ fn lower_one(
     sg: Option<u32>,
     types: &mut Interner,
 ) -> Result<(), String> {
-    let sg = sg.ok_or("the module declares no single SubgroupSize for its kernels")?;
+    let sg = sg.ok_or("the kernels reaching this function declare no single SubgroupSize")?;
     let shape = ops
         .shape(m)
         .ok_or("the shape operands are not integer constants")?;

@@ -8,7 +8,7 @@
 //! `mma_unsupported`.
 //! Why correct: nothing changes.
 
-use spvopt_analysis::Target;
+use spvopt_analysis::{KernelFacts, Target};
 use spvopt_ir::Module;
 
 use crate::lower_mma::plan::{classify, mma_instructions, Action};
@@ -17,9 +17,9 @@ use crate::pass::Statistics;
 use super::location;
 
 /// Counts the MMAs lower-mma must lower and warns about those it cannot.
-pub fn report(m: &Module, target: &Target, stats: &mut Statistics) {
+pub fn report(m: &Module, target: &Target, facts: &KernelFacts, stats: &mut Statistics) {
     for i in mma_instructions(m) {
-        match classify(m, i, target) {
+        match classify(m, facts, i, target) {
             Ok(Action::Native) => {}
             Ok(_) => stats.add("mma_for_lower_mma", 1),
             Err(why) => {

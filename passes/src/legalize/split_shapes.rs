@@ -31,10 +31,10 @@
 
 use spirv::{Op, StorageClass};
 use spvopt_analysis::target::BlockOp;
-use spvopt_analysis::Target;
+use spvopt_analysis::{Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
-use crate::block_io::{block_instructions, module_subgroup_size, BlockKind, BlockOperands};
+use crate::block_io::{block_instructions, BlockKind, BlockOperands};
 use crate::pass::Statistics;
 
 use super::location;
@@ -164,10 +164,18 @@ fn addressing_scalar(m: &Module, pointer: Id) -> Option<(Id, u32)> {
 }
 
 /// Legalizes every 2D block op and buffer prefetch.
-pub fn run(m: &mut Module, target: &Target, stats: &mut Statistics, errors: &mut Vec<String>) {
-    let sg = module_subgroup_size(m);
+pub fn run(
+    m: &mut Module,
+    target: &Target,
+    facts: &KernelFacts,
+    stats: &mut Statistics,
+    errors: &mut Vec<String>,
+) {
     let mut types = Interner::default();
     for at in block_instructions(m) {
+        // The subgroup size of the kernels reaching this instruction's function.
+        let sg_fact = facts.subgroup_size_at(m, at);
+        let sg = sg_fact.known();
         let Some(ops) = BlockOperands::read(m.inst(at)) else {
             errors.push(format!(
                 "{}: malformed 2D block instruction",
@@ -213,10 +221,12 @@ pub fn run(m: &mut Module, target: &Target, stats: &mut Statistics, errors: &mut
                      data identical{}",
                     location(m, at),
                     describe(),
-                    if sg.is_none() {
-                        " (the module declares no single SubgroupSize)"
-                    } else {
-                        ""
+                    match sg_fact {
+                        Fact::Known(_) => "",
+                        Fact::Conflicting => {
+                            " (kernels with different SubgroupSize call this function)"
+                        }
+                        Fact::Unknown => " (no SubgroupSize declared for this function's kernels)",
                     }
                 ));
             }
@@ -243,7 +253,7 @@ fn apply(
     // Byte offsets of the pieces' data (none for prefetches).
     let mut data: Option<(Id, u32, u32, u32)> = None; // (pointer, scalar bytes, per block, per rows)
     if let Some(p) = ops.private {
-        let sg = sg.ok_or("the module declares no single SubgroupSize")?;
+        let sg = sg.ok_or("the kernels reaching this function declare no single SubgroupSize")?;
         let whole = crate::block_io::BlockShape {
             element_size: e,
             width: w,

@@ -13,7 +13,7 @@ use spvopt_analysis::target::MmaTypes;
 use spvopt_analysis::Target;
 use spvopt_ir::{Id, InstId, Module};
 
-use crate::block_io::module_subgroup_size;
+use spvopt_analysis::KernelFacts;
 
 /// Operand bits of SPV_INTEL_subgroup_matrix_multiply_accumulate.
 pub mod bits {
@@ -154,10 +154,10 @@ pub enum Action {
     Emulate,
 }
 
-/// The subgroup size the MMA at `_inst` executes at (today: the module's one `SubgroupSize`;
-/// per entry point once subgroup sizes are).
-pub fn mma_subgroup_size(m: &Module, _inst: InstId) -> Option<u32> {
-    module_subgroup_size(m)
+/// The subgroup size the MMA at `inst` executes at: the `SubgroupSize` every kernel reaching
+/// its function declares ([`KernelFacts`], the same fact legalize and fuse-block-loads use).
+pub fn mma_subgroup_size(facts: &KernelFacts, m: &Module, inst: InstId) -> Option<u32> {
+    facts.subgroup_size_at(m, inst).known()
 }
 
 fn ab_elem(op: &OperandType, mask: u32, is_a: bool) -> Result<Elem, String> {
@@ -234,7 +234,7 @@ fn acc_elem(op: &OperandType, bf16: bool, which: &str) -> Result<Elem, String> {
 }
 
 /// Decodes the MMA at `i`, or says why it is malformed or unknown.
-pub fn decode(m: &Module, i: InstId) -> Result<Mma, String> {
+pub fn decode(m: &Module, facts: &KernelFacts, i: InstId) -> Result<Mma, String> {
     let inst = m.inst(i);
     let result = inst.result_id().ok_or("no result id")?;
     let rt = inst.result_type().ok_or("no result type")?;
@@ -251,8 +251,8 @@ pub fn decode(m: &Module, i: InstId) -> Result<Mma, String> {
         .and_then(|k| u32::try_from(k).ok())
         .filter(|&k| k > 0)
         .ok_or("K Dim is not a positive integer constant")?;
-    let sg = mma_subgroup_size(m, i)
-        .ok_or("the module declares no single SubgroupSize for its kernels")?;
+    let sg = mma_subgroup_size(facts, m, i)
+        .ok_or("the kernels reaching this function declare no single SubgroupSize")?;
     let ty = |id: Id, what: &str| {
         m.type_of(id)
             .and_then(|t| OperandType::of(m, t))
@@ -507,8 +507,13 @@ pub fn mma_instructions(m: &Module) -> Vec<InstId> {
 }
 
 /// What lower-mma would do with the MMA at `i` on `target` (for `legalize`).
-pub fn classify(m: &Module, i: InstId, target: &Target) -> Result<Action, String> {
-    let mma = decode(m, i)?;
+pub fn classify(
+    m: &Module,
+    facts: &KernelFacts,
+    i: InstId,
+    target: &Target,
+) -> Result<Action, String> {
+    let mma = decode(m, facts, i)?;
     action(&mma, target)
 }
 
