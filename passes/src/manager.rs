@@ -220,6 +220,11 @@ pub fn run_pipeline(
         let duration = start.elapsed();
         if result.changed {
             analyses.invalidate_except(result.preserved);
+            // The invariants every later pass and the emitter rely on (linear; see README).
+            spvopt_ir::verify(m).map_err(|e| PassError::Malformed {
+                pass: step.info.name.to_string(),
+                message: e.to_string(),
+            })?;
         }
         if let Some(f) = hooks.after_pass.as_mut() {
             f(step.info.name, m);
@@ -240,5 +245,8 @@ pub fn run_pipeline(
             instructions_after: m.instruction_count(),
         });
     }
+    // Every module we hand back loads again: ids a pass left sparse (e.g. dce removing most of
+    // a module) are renumbered to fit the loader's size-based id limit.
+    m.compact_ids_if_sparse();
     Ok(report)
 }
