@@ -50,9 +50,10 @@ pub enum LoadErrorKind {
     /// A function-local id used outside its function.
     ForeignLocalId {
         id: IdDesc,
-        defined_in: IdDesc,
-        /// `None`: used at module level.
-        used_in: Option<IdDesc>,
+        /// Result id of the function defining it.
+        defined_in: u32,
+        /// Result id of the function using it; `None`: used at module level.
+        used_in: Option<u32>,
     },
     /// A use before the definition where SPIR-V allows no forward reference.
     UsedBeforeDefinition(IdDesc),
@@ -130,9 +131,9 @@ impl fmt::Display for LoadErrorKind {
                 defined_in,
                 used_in,
             } => {
-                write!(f, "id {id} is local to function {defined_in} but used ")?;
+                write!(f, "id {id} is local to function %{defined_in} but used ")?;
                 match used_in {
-                    Some(g) => write!(f, "in function {g}"),
+                    Some(g) => write!(f, "in function %{g}"),
                     None => write!(f, "at module level"),
                 }
             }

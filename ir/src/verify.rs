@@ -360,10 +360,9 @@ impl Verifier<'_> {
         IdDesc::of(self.m, word)
     }
 
-    fn function_desc(&self, scope: u32) -> IdDesc {
+    fn function_desc(&self, scope: u32) -> u32 {
         let f = &self.m.functions[scope as usize];
-        let w = self.m.inst(f.def).result_id().map_or(0, Id::word);
-        self.desc(w)
+        self.m.inst(f.def).result_id().map_or(0, Id::word)
     }
 
     /// Whether block `b` of function `f` is reachable from its entry (computed once per

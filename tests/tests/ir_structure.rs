@@ -59,7 +59,7 @@ fn parameter_of_another_function_is_rejected() {
     assert!(e.to_string().contains("\"ext_param\""), "{e}");
     // The byte offset is the OpStore's.
     let bytes = asm(&text);
-    let w = (e.offset / 4) as usize;
+    let w = e.offset / 4;
     let word = u32::from_le_bytes(bytes[w * 4..w * 4 + 4].try_into().unwrap());
     assert_eq!(word & 0xffff, spvopt_ir::spirv::Op::Store as u32);
 }
