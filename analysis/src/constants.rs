@@ -580,6 +580,12 @@ impl Constants {
             tracked.iter().enumerate().map(|(k, &v)| (v, k)).collect();
         let var_index = |id: Id| index_of.get(&id).copied();
         let nv = tracked.len();
+        // The state is one entry per tracked variable per block: bound it (hostile inputs with
+        // thousands of both would need gigabytes); beyond the budget nothing is known, as when
+        // the iteration does not converge.
+        if nv.saturating_mul(rpo.len()) > TENSOR_DATAFLOW_ENTRIES {
+            return;
+        }
         let mut out: HashMap<BlockId, Vec<Lat>> = HashMap::default();
         let mut lat: HashMap<Id, Lat> = HashMap::default();
         let mut converged = false;
@@ -692,6 +698,9 @@ impl Constants {
         }
     }
 }
+
+/// Largest number of (block, tracked variable) states the tensor data-flow keeps (16 MiB).
+const TENSOR_DATAFLOW_ENTRIES: usize = 1 << 20;
 
 /// Lattice of tensor states during data-flow.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -147,7 +147,7 @@ impl Analysis for Induction {
 impl Induction {
     /// Computes the analysis.
     pub fn build(m: &Module, cfg: &Cfg, loops: Rc<Loops>) -> Induction {
-        let bound = m.header.bound as usize + 1;
+        let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let mut ind = Induction {
             forms: vec![Form::NONE; bound],
             arena: Vec::new(),

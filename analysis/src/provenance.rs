@@ -97,7 +97,7 @@ impl Provenance {
     pub fn build(m: &Module, cfg: &Cfg, ind: &Induction) -> Provenance {
         let dec = Decorations::build(m);
         let callees = Callees::build(m, &dec);
-        let bound = m.header.bound as usize + 1;
+        let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let mut p = Provenance {
             index: vec![0; bound],
             ..Provenance::default()

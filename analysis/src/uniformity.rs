@@ -281,7 +281,7 @@ impl<'a> Solver<'a> {
     ) -> Solver<'a> {
         let dec = Decorations::build(m);
         let callees = Callees::build(m, &dec);
-        let bound = m.header.bound as usize + 1;
+        let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let arena = m.arena_len();
         let mut s = Solver {
             m,

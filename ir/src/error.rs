@@ -21,10 +21,15 @@ pub enum LoadErrorKind {
     TruncatedHeader(usize),
     BadMagic(u32),
     ZeroWordCount,
-    PastEnd { word_count: usize, remaining: usize },
+    PastEnd {
+        word_count: usize,
+        remaining: usize,
+    },
     IdZero,
-    IdOutOfBound { id: u32, bound: u32 },
-    IdTooLarge(u32),
+    IdOutOfBound {
+        id: u32,
+        bound: u32,
+    },
     DuplicateDefinition(u32),
     UndefinedId(u32),
     Operands(String),
@@ -34,6 +39,58 @@ pub enum LoadErrorKind {
     OutsideFunction,
     UnterminatedFunction,
     NestedFunction,
+    /// An id above the limit for the module's size (dense per-id tables).
+    IdTooLargeForSize {
+        id: u32,
+        limit: u32,
+        words: usize,
+    },
+    /// A result id the module's definition table does not know (a pass bypassed it).
+    UnregisteredId(u32),
+    /// A function-local id used outside its function.
+    ForeignLocalId {
+        id: IdDesc,
+        /// Result id of the function defining it.
+        defined_in: u32,
+        /// Result id of the function using it; `None`: used at module level.
+        used_in: Option<u32>,
+    },
+    /// A use before the definition where SPIR-V allows no forward reference.
+    UsedBeforeDefinition(IdDesc),
+    /// An operand of the wrong kind (a non-type as a type, a non-function as callee, ...).
+    WrongOperandKind {
+        id: IdDesc,
+        expected: &'static str,
+        found: String,
+    },
+}
+
+/// An id and its `OpName`, if any: displayed as `%12 ("acc")`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdDesc {
+    pub id: u32,
+    pub name: Option<String>,
+}
+
+impl IdDesc {
+    /// The id `word` of `m` with its `OpName` (a scan of the debug section: for errors only).
+    pub fn of(m: &crate::Module, word: u32) -> IdDesc {
+        let name = m
+            .section_insts(crate::Section::Debug)
+            .find(|(_, i)| i.is(spirv::Op::Name) && i.words.first() == Some(&word))
+            .and_then(|(_, i)| crate::grammar::decode_string(&i.words[1..]).map(str::to_string));
+        IdDesc { id: word, name }
+    }
+}
+
+impl fmt::Display for IdDesc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "%{}", self.id)?;
+        if let Some(n) = &self.name {
+            write!(f, " ({n:?})")?;
+        }
+        Ok(())
+    }
 }
 
 impl fmt::Display for LoadErrorKind {
@@ -54,11 +111,6 @@ impl fmt::Display for LoadErrorKind {
             ),
             IdZero => write!(f, "id 0 is not a valid id"),
             IdOutOfBound { id, bound } => write!(f, "id %{id} is not below the id bound {bound}"),
-            IdTooLarge(id) => write!(
-                f,
-                "id %{id} exceeds the supported maximum {} (SPIR-V's universal id bound limit is 4194303)",
-                crate::loader::MAX_ID
-            ),
             DuplicateDefinition(id) => write!(f, "id %{id} is defined twice"),
             UndefinedId(id) => write!(f, "id %{id} is used but never defined"),
             Operands(m) => write!(f, "{m}"),
@@ -68,6 +120,29 @@ impl fmt::Display for LoadErrorKind {
             OutsideFunction => write!(f, "function-body instruction outside a function"),
             UnterminatedFunction => write!(f, "module ends inside a function (no OpFunctionEnd)"),
             NestedFunction => write!(f, "OpFunction inside a function (missing OpFunctionEnd)"),
+            IdTooLargeForSize { id, limit, words } => write!(
+                f,
+                "id %{id} is above {limit}, the largest id spv-opt accepts in a module of {words} \
+                 words (ids index dense tables; renumber them, e.g. spirv-opt --compact-ids)"
+            ),
+            UnregisteredId(id) => write!(f, "result id %{id} is missing from the definition table"),
+            ForeignLocalId {
+                id,
+                defined_in,
+                used_in,
+            } => {
+                write!(f, "id {id} is local to function %{defined_in} but used ")?;
+                match used_in {
+                    Some(g) => write!(f, "in function %{g}"),
+                    None => write!(f, "at module level"),
+                }
+            }
+            UsedBeforeDefinition(id) => write!(f, "id {id} is used before its definition"),
+            WrongOperandKind {
+                id,
+                expected,
+                found,
+            } => write!(f, "operand {id} must be {expected}, but is {found}"),
         }
     }
 }

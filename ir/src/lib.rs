@@ -9,8 +9,10 @@
 //! - [`grammar`] knows which operand words are ids, literals and strings.
 //! - [`Interner`] gives "the id of type/constant X", creating it when missing.
 //! - [`DefUse`] is the def-use analysis.
+//! - [`verify`] checks the structural invariants passes rely on; every loaded module passes it.
 //! - [`text`] (feature `spirv-tools`) assembles, disassembles and validates through SPIRV-Tools.
 
+mod compact;
 pub mod def_use;
 pub mod emitter;
 pub mod error;
@@ -22,12 +24,14 @@ pub mod loader;
 pub mod module;
 #[cfg(feature = "spirv-tools")]
 pub mod text;
+pub mod verify;
 
 pub use def_use::DefUse;
-pub use error::{LoadError, LoadErrorKind};
+pub use error::{IdDesc, LoadError, LoadErrorKind};
 pub use id::{BlockId, FuncId, Id, InstId};
 pub use inst::Inst;
 pub use interning::Interner;
 pub use loader::{load_bytes, load_words};
 pub use module::{BlockData, Function, Header, Module, Section};
 pub use spirv;
+pub use verify::verify;

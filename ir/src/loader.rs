@@ -2,8 +2,8 @@
 //!
 //! One pass over the words. Each instruction's operands are walked with the grammar to check
 //! its structure (word counts, strings, ids below the bound, known ext-inst sets), placed in its
-//! logical-layout section or function block, and its definition recorded. After the walk every
-//! used id must have a definition. Nothing is allocated per operand: operand words are copied
+//! logical-layout section or function block, and its definition recorded. After the walk the
+//! module must pass [`crate::verify()`] (ids defined, in scope, in order, of the right kind). Nothing is allocated per operand: operand words are copied
 //! inline into the instruction.
 
 use crate::error::{LoadError, LoadErrorKind};
@@ -17,6 +17,16 @@ const MAGIC: u32 = 0x0723_0203;
 /// Largest id value we accept (exclusive). Per-id side tables are dense, so an id's value sets
 /// their size; SPIR-V's universal limit on the id bound is 4,194,303, we allow 4× that.
 pub const MAX_ID: u32 = 1 << 24;
+
+/// Ids below this are accepted in any module.
+pub const SMALL_MODULE_ID_LIMIT: u32 = 1 << 16;
+
+/// The largest id (exclusive) accepted in a module of `words` words: dense per-id tables then
+/// cost O(module size) whatever ids the module claims. Every defined id needs an instruction
+/// of at least two words, so a module whose ids are numbered compactly stays far below it.
+pub fn id_limit(words: usize) -> u32 {
+    (words.min(MAX_ID as usize) as u32).max(SMALL_MODULE_ID_LIMIT)
+}
 
 /// Loads a module from bytes (little- or big-endian SPIR-V).
 pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
@@ -107,8 +117,8 @@ enum Place {
 struct Loader<'a> {
     words: &'a [u32],
     m: Module,
-    /// Bit set of ids used as operands (checked against definitions at the end).
-    used: Vec<u64>,
+    /// Ids at or above this are rejected ([`id_limit`]).
+    id_limit: u32,
     /// Debug instructions waiting for the next function (or the end of the module).
     pending: Vec<InstId>,
 }
@@ -132,12 +142,13 @@ fn load_words_inner(words: &[u32]) -> Result<Module, LoadError> {
     let mut l = Loader {
         words,
         m,
-        used: Vec::new(),
+        id_limit: id_limit(words.len()),
         pending: Vec::new(),
     };
     l.run()?;
     let mut m = l.m;
     m.header.bound = header.bound;
+    crate::verify::verify(&m)?;
     Ok(m)
 }
 
@@ -192,15 +203,20 @@ impl Loader<'_> {
             _ => {}
         }
         self.m.trailing = std::mem::take(&mut self.pending);
-        self.check_all_defined()
+        Ok(())
     }
 
     fn check_operands(&mut self, inst: &Inst, offset: usize, bound: u32) -> Result<(), LoadError> {
         let name = || Some(inst.name().into_owned());
         let mut bad: Option<LoadErrorKind> = None;
-        let used = &mut self.used;
+        let limit = self.id_limit;
+        let too_large = |id: u32| LoadErrorKind::IdTooLargeForSize {
+            id,
+            limit,
+            words: self.words.len(),
+        };
         let words = &inst.words;
-        let mut check_use = |w: u32, bad: &mut Option<LoadErrorKind>| {
+        let check_use = |w: u32, bad: &mut Option<LoadErrorKind>| {
             if bad.is_some() {
                 return;
             }
@@ -208,14 +224,8 @@ impl Loader<'_> {
                 *bad = Some(LoadErrorKind::IdZero);
             } else if w >= bound {
                 *bad = Some(LoadErrorKind::IdOutOfBound { id: w, bound });
-            } else if w >= MAX_ID {
-                *bad = Some(LoadErrorKind::IdTooLarge(w));
-            } else {
-                let i = (w / 64) as usize;
-                if i >= used.len() {
-                    used.resize(i + 1, 0);
-                }
-                used[i] |= 1 << (w % 64);
+            } else if w >= limit {
+                *bad = Some(too_large(w));
             }
         };
         // Fast path: plain single-word operands; only ids need checking.
@@ -228,8 +238,8 @@ impl Loader<'_> {
                     bad = bad.or(Some(LoadErrorKind::IdZero));
                 } else if r >= bound {
                     bad = bad.or(Some(LoadErrorKind::IdOutOfBound { id: r, bound }));
-                } else if r >= MAX_ID {
-                    bad = bad.or(Some(LoadErrorKind::IdTooLarge(r)));
+                } else if r >= limit {
+                    bad = bad.or(Some(too_large(r)));
                 }
             }
             return match bad {
@@ -249,8 +259,8 @@ impl Loader<'_> {
                         bad = Some(LoadErrorKind::IdZero);
                     } else if w >= bound {
                         bad = Some(LoadErrorKind::IdOutOfBound { id: w, bound });
-                    } else if w >= MAX_ID {
-                        bad = Some(LoadErrorKind::IdTooLarge(w));
+                    } else if w >= limit {
+                        bad = Some(too_large(w));
                     }
                 }
                 _ => {}
@@ -420,49 +430,6 @@ impl Loader<'_> {
         self.m.functions[f.index()].end = end;
         *place = Place::BetweenFunctions;
         Ok(end)
-    }
-
-    fn check_all_defined(&self) -> Result<(), LoadError> {
-        for (chunk_index, &bits) in self.used.iter().enumerate() {
-            let mut b = bits;
-            while b != 0 {
-                let bit = b.trailing_zeros();
-                b &= b - 1;
-                let idn = chunk_index as u32 * 64 + bit;
-                let id = Id::new(idn).expect("bit 0 of chunk 0 is id 0, never set");
-                if self.m.def(id).is_none() {
-                    return Err(self.undefined_error(id));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Finds the first use of an undefined id to report where it is.
-    fn undefined_error(&self, id: Id) -> LoadError {
-        let mut pos = 5;
-        while pos < self.words.len() {
-            let wc = (self.words[pos] >> 16) as usize;
-            let opcode = (self.words[pos] & 0xffff) as u16;
-            let body = &self.words[pos + 1..pos + wc];
-            let mut found = false;
-            let _ = grammar::walk_operands(opcode, body, &self.m, |s| {
-                if matches!(s.kind, SlotKind::Id | SlotKind::ResultType)
-                    && body[s.index] == id.word()
-                {
-                    found = true;
-                }
-            });
-            if found {
-                return err(
-                    pos * 4,
-                    Some(opcode_display(opcode).into_owned()),
-                    LoadErrorKind::UndefinedId(id.word()),
-                );
-            }
-            pos += wc.max(1);
-        }
-        err(0, None, LoadErrorKind::UndefinedId(id.word()))
     }
 }
 

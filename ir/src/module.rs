@@ -615,6 +615,17 @@ impl Module {
         }
     }
 
+    /// Reorders the functions stably by `key` (e.g. declarations first), keeping every block's
+    /// function index right. Linear in the number of blocks (plus the sort).
+    pub fn reorder_functions<K: Ord>(&mut self, mut key: impl FnMut(&Function) -> K) {
+        self.functions.sort_by_cached_key(|f| key(f));
+        for (n, func) in self.functions.iter().enumerate() {
+            for &b in &func.blocks {
+                self.blocks[b.index()].func = FuncId::from_index(n);
+            }
+        }
+    }
+
     // ---- whole-module iteration -----------------------------------------------------------
 
     /// Every live instruction in emission order (collected first: a plain loop is much faster

@@ -24,9 +24,9 @@
 //! Why correct: the builtins are specified with the semantics of the native instructions
 //! (see `raise-builtins`); the calls pass the same values in the builtin's parameter order,
 //! and a pointer bitcast changes no address. Declarations are placed before all function
-//! definitions (SPIR-V logical layout); the module is re-indexed afterwards so function and
-//! block tables stay consistent.
-//! Cost: linear in module size (one scan, one re-index).
+//! definitions (SPIR-V logical layout); `Module::reorder_functions` keeps the block → function
+//! table consistent (no reload: the pass cannot fail on a module the loader accepted).
+//! Cost: linear in module size (one scan, one stable sort of the functions).
 
 use std::collections::HashMap;
 
@@ -473,19 +473,9 @@ impl Pass for LowerBuiltins {
         if !new_decls.is_empty() && ensure_capability(m, Capability::Linkage) {
             stats.add("capabilities_added", 1);
         }
-        // 6. Declarations first (stable), then re-index so function/block tables agree.
+        // 6. Declarations first (stable); block → function indices follow.
         if !new_decls.is_empty() {
-            let funcs = std::mem::take(&mut m.functions);
-            let (decls, defs): (Vec<_>, Vec<_>) =
-                funcs.into_iter().partition(|f| f.blocks.is_empty());
-            m.functions = decls.into_iter().chain(defs).collect();
-            let big_endian = m.header.big_endian;
-            let words = m.to_words();
-            *m = spvopt_ir::load_words(&words).map_err(|e| PassError::Failed {
-                pass: "lower-builtins",
-                message: format!("re-indexing the lowered module failed: {e}"),
-            })?;
-            m.header.big_endian = big_endian;
+            m.reorder_functions(|f| !f.blocks.is_empty());
         }
         Ok(PassResult {
             changed: true,

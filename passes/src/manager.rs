@@ -401,6 +401,9 @@ pub fn run_pipeline(
             }
         }
     }
+    // Every module we hand back loads again: ids a pass left sparse (e.g. dce removing most of
+    // a module) are renumbered to fit the loader's size-based id limit.
+    m.compact_ids_if_sparse();
     Ok(report)
 }
 
@@ -421,6 +424,11 @@ fn run_step(
     let duration = start.elapsed();
     if result.changed {
         analyses.invalidate_except(result.preserved);
+        // The invariants every later pass and the emitter rely on (linear; see README).
+        spvopt_ir::verify(m).map_err(|e| PassError::Malformed {
+            pass: info.name.to_string(),
+            message: e.to_string(),
+        })?;
     }
     if let Some(f) = hooks.after_pass.as_mut() {
         match implicit {

@@ -104,6 +104,10 @@ pub enum PassError {
     BadPipeline { pipeline: String, message: String },
     #[error("after pass {pass}: output does not validate: {message}")]
     Validation { pass: String, message: String },
+    /// The pass produced a module that breaks the structural invariants
+    /// ([`spvopt_ir::verify`]): a bug in the pass; the module is not written.
+    #[error("pass {pass} produced a malformed module: {message}")]
+    Malformed { pass: String, message: String },
 }
 
 /// A transformation of a module.

@@ -96,6 +96,11 @@ impl Pass for SplitBlockLoads {
                 stats.add("skipped_destination_type", 1);
                 continue;
             }
+            // Block offsets are `b * per_block` for b < count: a hostile shape could overflow.
+            if shape.count.checked_mul(per_block).is_none() {
+                stats.add("skipped_bad_shape", 1);
+                continue;
+            }
             let Some(coord_ty) = m.type_of(ops.coordinate) else {
                 stats.add("skipped_coordinate_type", 1);
                 continue;

@@ -241,7 +241,7 @@ impl Program {
 
     /// Decodes `m` for execution. `sg_size` sizes cooperative-matrix values.
     pub fn decode(m: &Module, sg_size: u32) -> Result<Program, SimError> {
-        let bound = m.header.bound as usize + 1;
+        let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let mut p = Program {
             types: vec![None; bound],
             locs: vec![Loc::default(); bound],

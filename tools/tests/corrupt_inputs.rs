@@ -1,10 +1,84 @@
 //! 1,000 corrupted variants of corpus files (truncations, flipped words, huge word counts,
-//! bad header fields) given to `spv-opt --skip-validation`: every run exits 0 (the corruption
-//! happened to leave a loadable module, e.g. a changed constant) or 1 with a one-line
-//! `spv-opt: error:` message — never a panic, a signal or a hang. Structural corruptions
-//! (truncation inside an instruction, word count 0 or past the end) must give 1.
+//! bad header fields) given to `spv-opt --skip-validation` with every pass alone and `-O`, on
+//! every target (variant n: pipeline n mod P, target n/P mod 6): every run exits 0 (the
+//! corruption happened to leave a loadable module, e.g. a changed constant) with an output that
+//! reloads (so it passes `spvopt_ir::verify`), or 1 with a one-line `spv-opt: error:` message —
+//! never a panic, a signal or a hang. Structural corruptions (truncation inside an instruction,
+//! word count 0 or past the end) must give 1. Every run's peak RSS (wait4) must stay below the
+//! memory budget 64 MiB + 40 × input size.
 
-use std::process::Command;
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+/// Runs `spv-opt ARGS`; returns exit code, stderr and the child's peak RSS in bytes. Measured
+/// by `/usr/bin/time` when present: it fork()s spv-opt from its own small process, so the
+/// figure is spv-opt's alone. A child spawned straight from this (large, multi-threaded) test
+/// process shares its address space until exec, and Linux counts that in the child's
+/// `ru_maxrss`; without `/usr/bin/time` we use that (an upper bound) via `wait4`.
+// The child is reaped by `libc::wait4` (for its rusage), not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn run_measured(args: &[&std::ffi::OsStr], n: usize) -> (Option<i32>, String, u64) {
+    let time = std::path::Path::new("/usr/bin/time");
+    let rss_file = std::env::temp_dir().join(format!("spvopt-rss-{}-{n}", std::process::id()));
+    let mut cmd = if time.exists() {
+        let mut c = Command::new(time);
+        c.arg("-f").arg("%M").arg("-o").arg(&rss_file);
+        c.arg(env!("CARGO_BIN_EXE_spv-opt"));
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_spv-opt"))
+    };
+    let mut child = cmd
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: plain libc call on our own child's pid with valid out-pointers; std's `Child`
+    // is not waited on afterwards.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4 failed");
+    let code = if libc::WIFEXITED(status) {
+        Some(libc::WEXITSTATUS(status))
+    } else {
+        None
+    };
+    // ru_maxrss and %M are in KiB on Linux.
+    let kib = match std::fs::read_to_string(&rss_file) {
+        Ok(t) => {
+            let _ = std::fs::remove_file(&rss_file);
+            // `time` prints "Command exited with non-zero status N" before %M when N != 0.
+            let last = t.lines().last().unwrap_or("").trim().to_string();
+            last.parse::<u64>().expect("/usr/bin/time printed %M")
+        }
+        Err(_) => usage.ru_maxrss as u64,
+    };
+    (code, err, kib * 1024)
+}
+
+/// Every pass alone, then `-O`.
+fn pipelines() -> Vec<Vec<String>> {
+    let mut v: Vec<Vec<String>> = spvopt_passes::REGISTRY
+        .iter()
+        .map(|p| vec![format!("--{}", p.name)])
+        .collect();
+    v.push(vec!["-O".to_string()]);
+    v
+}
+
+const TARGETS: [&str; 6] = ["generic", "pvc", "bmg", "lnl", "dg2", "mtl"];
+const MIB: u64 = 1024 * 1024;
 
 struct Rng(u64);
 impl Rng {
@@ -20,7 +94,7 @@ impl Rng {
 }
 
 #[test]
-fn corrupted_inputs_give_exit_1_and_a_message() {
+fn corrupted_inputs_through_every_pipeline_and_target() {
     let files = [
         "triton/nodbg/softmax_fp32_1024_w4_sg16__pvc.spv",
         "triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv",
@@ -32,6 +106,8 @@ fn corrupted_inputs_give_exit_1_and_a_message() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut ok, mut failed, mut structural) = (0, 0, 0);
+    let (mut max_rss, mut max_share) = (0u64, 0f64);
+    let pipelines = pipelines();
     for n in 0..1000 {
         let orig = std::fs::read(root.join(files[n % files.len()])).unwrap();
         let mut b = orig.clone();
@@ -104,35 +180,70 @@ fn corrupted_inputs_give_exit_1_and_a_message() {
         let input = dir.join(format!("c{n}.spv"));
         std::fs::write(&input, &b).unwrap();
         let out = dir.join(format!("c{n}.out.spv"));
-        let o = Command::new(env!("CARGO_BIN_EXE_spv-opt"))
-            .args(["--skip-validation", "--strip-debug", "--dce"])
-            .arg(&input)
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        match o.status.code() {
+        let pipeline = &pipelines[n % pipelines.len()];
+        let target = TARGETS[(n / pipelines.len()) % TARGETS.len()];
+        let os = std::ffi::OsStr::new;
+        let mut args: Vec<&std::ffi::OsStr> = vec![os("--skip-validation")];
+        args.extend(pipeline.iter().map(|p| os(p.as_str())));
+        args.extend([os("--target"), os(target), input.as_os_str()]);
+        args.extend([os("-o"), out.as_os_str()]);
+        let (code, err, rss) = run_measured(&args, n);
+        let budget = 64 * MIB + 40 * b.len() as u64;
+        if rss >= budget {
+            let keep = std::env::temp_dir().join(format!("spvopt-over-budget-{n}.spv"));
+            std::fs::write(&keep, &b).unwrap();
+            panic!(
+                "variant {n} {pipeline:?} {target}: peak RSS {rss} >= budget {budget} (input: {})",
+                keep.display()
+            );
+        }
+        max_rss = max_rss.max(rss);
+        max_share = max_share.max(rss as f64 / budget as f64);
+        match code {
             Some(0) => {
                 assert!(!must_fail, "variant {n} (kind {kind}) should have failed");
+                let written = std::fs::read(&out).unwrap();
+                if let Err(e) = spvopt_ir::load_bytes(&written) {
+                    panic!("variant {n} {pipeline:?} {target}: output does not load: {e}");
+                }
                 ok += 1;
             }
             Some(1) => {
                 assert!(err.starts_with("spv-opt: error:"), "variant {n}: {err}");
-                assert_eq!(err.trim_end().lines().count(), 1, "variant {n}: {err}");
+                let errors = err
+                    .lines()
+                    .filter(|l| l.starts_with("spv-opt: error:"))
+                    .count();
+                assert_eq!(errors, 1, "variant {n}: {err}");
+                assert!(
+                    err.lines()
+                        .all(|l| l.starts_with("spv-opt: error:")
+                            || l.starts_with("spv-opt: warning:")),
+                    "variant {n}: {err}"
+                );
                 assert!(!out.exists(), "variant {n}: output written despite error");
                 failed += 1;
                 if must_fail {
                     structural += 1;
                 }
             }
-            other => panic!("variant {n} (kind {kind}): exit {other:?}: {err}"),
+            other => {
+                panic!("variant {n} {pipeline:?} {target} (kind {kind}): exit {other:?}: {err}")
+            }
         }
         let _ = std::fs::remove_file(&input);
         let _ = std::fs::remove_file(&out);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("1000 variants: {failed} rejected with exit 1 ({structural} structural), {ok} still loadable");
+    eprintln!(
+        "1000 variants over {} pipelines x {} targets: {failed} rejected with exit 1 \
+         ({structural} structural), {ok} written and reloaded; peak RSS max {:.1} MiB, \
+         at most {:.0}% of the budget 64 MiB + 40 x input",
+        pipelines.len(),
+        TARGETS.len(),
+        max_rss as f64 / MIB as f64,
+        max_share * 100.0
+    );
     assert!(
         failed >= 600,
         "most corruptions must be rejected, got {failed}"
@@ -170,7 +281,7 @@ fn passes_never_panic_on_damaged_modules_that_load() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let (mut loaded, mut runs) = (0, 0);
-    for n in 0..150 {
+    for n in 0..400 {
         let mut b = std::fs::read(root.join(files[n % files.len()])).unwrap();
         let words = b.len() / 4;
         for _ in 0..1 + rng.below(3) {

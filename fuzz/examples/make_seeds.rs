@@ -1,0 +1,54 @@
+//! Writes the seed corpora of the fuzz targets from `tests/corpus` (run from `fuzz/`):
+//! `corpus/load_emit/` gets every corpus module as is, `corpus/pipeline/` every module once per
+//! pipeline with the target cycling (2 selector bytes, see `split_selector`), `corpus/sim/` every
+//! module with 8 launch bytes. Fails if a corpus module does not load.
+//!
+//! `cargo run --release --example make_seeds`
+
+use std::path::{Path, PathBuf};
+
+fn modules(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            modules(&p, out);
+        } else if p.extension().is_some_and(|x| x == "spv") {
+            out.push(p);
+        }
+    }
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    modules(&root.join("../tests/corpus"), &mut files);
+    files.sort();
+    let n_pipelines = spvopt_fuzz::pipelines().len();
+    for t in ["load_emit", "pipeline", "sim"] {
+        std::fs::create_dir_all(root.join("corpus").join(t)).unwrap();
+    }
+    let mut written = 0;
+    for (k, f) in files.iter().enumerate() {
+        let bytes = std::fs::read(f).unwrap();
+        if let Err(e) = spvopt_ir::load_bytes(&bytes) {
+            panic!("{}: {e}", f.display());
+        }
+        let stem = format!("c{k:03}");
+        std::fs::write(root.join("corpus/load_emit").join(&stem), &bytes).unwrap();
+        for p in 0..n_pipelines {
+            let mut seed = vec![p as u8, (p + k) as u8];
+            seed.extend_from_slice(&bytes);
+            std::fs::write(root.join(format!("corpus/pipeline/{stem}_p{p:02}")), seed).unwrap();
+            written += 1;
+        }
+        let mut seed = vec![32, 32, 1, 0, 1, 0, (k & 1) as u8, k as u8];
+        seed.extend_from_slice(&bytes);
+        std::fs::write(root.join(format!("corpus/sim/{stem}")), seed).unwrap();
+    }
+    println!(
+        "{} corpus modules: {} load_emit, {written} pipeline, {} sim seeds",
+        files.len(),
+        files.len(),
+        files.len()
+    );
+}

@@ -1,0 +1,443 @@
+//! Structural invariants every pass and analysis relies on, checked on a [`Module`].
+//!
+//! The loader runs [`verify`] on every module it loads (so no module that breaks them ever
+//! reaches a pass, with or without spirv-val), and the pass manager runs it on every pass's
+//! output. spirv-val's full validation stays optional; these are the checks our own code needs:
+//!
+//! - every used id is defined, once;
+//! - ids are defined before they are used, except where SPIR-V allows forward references:
+//!   entry points, execution modes, debug names and annotations (anything), function ids
+//!   (calls, entry points), labels inside their function (branches, merges, `OpPhi` parents),
+//!   `OpPhi` values, ids declared by `OpTypeForwardPointer`, debug / non-semantic `OpExtInst`,
+//!   and uses inside blocks unreachable from the function's entry (spirv-val skips dominance
+//!   there too);
+//! - function-local ids (parameters, labels, body results) are used only inside their function
+//!   (names and decorations may refer to them);
+//! - operand types passes depend on: result types are types, `OpFunction`'s type is an
+//!   `OpTypeFunction`, an `OpFunctionCall` callee and an `OpEntryPoint` function are
+//!   `OpFunction`s, `OpPhi` parents and branch / merge targets are labels of the same function,
+//!   `OpLoad` / `OpStore` pointers have pointer type.
+//!
+//! Cost: two walks over the instructions and one 8-byte entry per id below the highest defined
+//! id (the module's size, never the header's bound); linear.
+
+use spirv::Op;
+
+use crate::error::{IdDesc, LoadError, LoadErrorKind};
+use crate::grammar::{self, SlotKind};
+use crate::id::{BlockId, Id, InstId};
+use crate::module::{Module, Section};
+
+const NONE: u32 = u32::MAX;
+const GLOBAL: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+struct Def {
+    /// Position of the defining instruction in emission order (NONE: not defined).
+    seq: u32,
+    /// Function index of a function-local id, GLOBAL for module-level ids.
+    scope: u32,
+    inst: Option<InstId>,
+}
+
+/// Where an instruction sits.
+#[derive(Clone, Copy)]
+struct Site {
+    inst: InstId,
+    /// Byte offset in the emitted module.
+    offset: usize,
+    seq: u32,
+    /// Function index, or GLOBAL.
+    scope: u32,
+    section: Option<Section>,
+    block: Option<BlockId>,
+}
+
+/// Checks the structural invariants (see the module docs). The error names the instruction
+/// (byte offset in the emitted module, opcode), the id and its `OpName`, if any.
+pub fn verify(m: &Module) -> Result<(), LoadError> {
+    let mut v = Verifier {
+        m,
+        defs: vec![
+            Def {
+                seq: NONE,
+                scope: GLOBAL,
+                inst: None
+            };
+            m.id_capacity()
+        ],
+        forward_pointers: Vec::new(),
+        reachable: Vec::new(),
+    };
+    v.define()?;
+    v.forward_pointers.sort_unstable();
+    walk(m, |site| v.check_inst(site))
+}
+
+/// Calls `f` with every live instruction in emission order and where it sits.
+fn walk(m: &Module, mut f: impl FnMut(Site) -> Result<(), LoadError>) -> Result<(), LoadError> {
+    let mut offset = 20usize;
+    let mut seq = 0u32;
+    let mut visit = |inst: InstId,
+                     scope: u32,
+                     section: Option<Section>,
+                     block: Option<BlockId>|
+     -> Result<(), LoadError> {
+        let site = Site {
+            inst,
+            offset,
+            seq,
+            scope,
+            section,
+            block,
+        };
+        offset += m.inst(inst).word_count() * 4;
+        seq += 1;
+        f(site)
+    };
+    for s in Section::ALL {
+        for &i in m.section(s) {
+            visit(i, GLOBAL, Some(s), None)?;
+        }
+    }
+    for (n, func) in m.functions.iter().enumerate() {
+        let n = n as u32;
+        for &i in &func.prefix {
+            visit(i, GLOBAL, None, None)?;
+        }
+        visit(func.def, GLOBAL, None, None)?;
+        for &i in &func.header {
+            visit(i, n, None, None)?;
+        }
+        for &b in &func.blocks {
+            visit(m.block(b).label, n, None, Some(b))?;
+            for i in m.block_insts(b) {
+                visit(i, n, None, Some(b))?;
+            }
+        }
+        visit(func.end, n, None, None)?;
+    }
+    for &i in &m.trailing {
+        visit(i, GLOBAL, None, None)?;
+    }
+    Ok(())
+}
+
+struct Verifier<'a> {
+    m: &'a Module,
+    defs: Vec<Def>,
+    /// Ids declared by `OpTypeForwardPointer` (sorted after the first walk).
+    forward_pointers: Vec<u32>,
+    /// Per block (arena index), lazily per function: reachable from the function's entry?
+    reachable: Vec<u8>,
+}
+
+impl Verifier<'_> {
+    fn define(&mut self) -> Result<(), LoadError> {
+        let m = self.m;
+        let defs = &mut self.defs;
+        let fwd = &mut self.forward_pointers;
+        walk(m, |site| {
+            let inst = m.inst(site.inst);
+            if inst.is(Op::TypeForwardPointer) {
+                if let Some(p) = inst.operand_word(0) {
+                    fwd.push(p);
+                }
+            }
+            let Some(r) = inst.result_id() else {
+                return Ok(());
+            };
+            // Module-level ids defined between functions (debug ext insts) are global.
+            let Some(d) = defs.get_mut(r.index()) else {
+                // Above the definition table: the module's def table does not know it.
+                return Err(site_err(m, site, LoadErrorKind::UnregisteredId(r.word())));
+            };
+            if d.seq != NONE {
+                return Err(site_err(
+                    m,
+                    site,
+                    LoadErrorKind::DuplicateDefinition(r.word()),
+                ));
+            }
+            *d = Def {
+                seq: site.seq,
+                scope: site.scope,
+                inst: Some(site.inst),
+            };
+            Ok(())
+        })
+    }
+
+    fn check_inst(&mut self, site: Site) -> Result<(), LoadError> {
+        let m = self.m;
+        let inst = m.inst(site.inst);
+        let words = &inst.words;
+        let mut first_err: Option<LoadErrorKind> = None;
+        let mut check = |k: usize, is_type: bool, v: &mut Self| {
+            if first_err.is_none() {
+                first_err = v.check_use(site, words[k], is_type).err();
+            }
+        };
+        let has_type = inst.has_result_type();
+        if !grammar::for_each_use_fast(inst.opcode(), words, |k| check(k, has_type && k == 0, self))
+        {
+            let mut slots: smallvec::SmallVec<[(usize, bool); 16]> = smallvec::SmallVec::new();
+            let _ = m.walk(inst, |s| match s.kind {
+                SlotKind::ResultType => slots.push((s.index, true)),
+                SlotKind::Id => slots.push((s.index, false)),
+                _ => {}
+            });
+            for (k, is_type) in slots {
+                check(k, is_type, self);
+            }
+        }
+        if let Some(kind) = first_err {
+            return Err(site_err(m, site, kind));
+        }
+        self.check_operand_kinds(site)
+            .map_err(|kind| site_err(m, site, kind))
+    }
+
+    /// Scope, order, and "is a type" for one used id.
+    fn check_use(&mut self, site: Site, word: u32, is_type: bool) -> Result<(), LoadErrorKind> {
+        let m = self.m;
+        let d = match Id::new(word).and_then(|id| self.defs.get(id.index())) {
+            Some(d) if d.seq != NONE => *d,
+            _ => return Err(LoadErrorKind::UndefinedId(word)),
+        };
+        let def_inst = d.inst.map(|i| m.inst(i));
+        let def_op = def_inst.map_or(0, |i| i.opcode());
+        // Names and decorations may refer to anything, anywhere; entry points and execution
+        // modes may refer forward.
+        let names = matches!(site.section, Some(Section::Debug | Section::Annotation));
+        let anywhere = names
+            || matches!(
+                site.section,
+                Some(Section::EntryPoint | Section::ExecutionMode)
+            );
+        if d.scope != GLOBAL && d.scope != site.scope && !names {
+            return Err(LoadErrorKind::ForeignLocalId {
+                id: self.desc(word),
+                defined_in: self.function_desc(d.scope),
+                used_in: (site.scope != GLOBAL).then(|| self.function_desc(site.scope)),
+            });
+        }
+        if is_type && !is_type_decl(def_op) {
+            return Err(self.wrong_kind(word, "a type", def_op));
+        }
+        if d.seq > site.seq && !anywhere && !self.forward_ok(site, word, d, def_op) {
+            return Err(LoadErrorKind::UsedBeforeDefinition(self.desc(word)));
+        }
+        Ok(())
+    }
+
+    fn forward_ok(&mut self, site: Site, word: u32, d: Def, def_op: u16) -> bool {
+        let inst = self.m.inst(site.inst);
+        def_op == Op::Function as u16
+            || (def_op == Op::Label as u16 && d.scope == site.scope)
+            || (inst.is(Op::Phi) && d.scope == site.scope)
+            || self.forward_pointers.binary_search(&word).is_ok()
+            || (inst.is(Op::ExtInst)
+                && inst
+                    .operand_id(0)
+                    .and_then(|s| self.m.ext_set(s))
+                    .is_some_and(grammar::ExtSet::is_debug_or_non_semantic))
+            || site
+                .block
+                .is_some_and(|b| !self.is_reachable(site.scope, b))
+            // A definition in a later block of the same function: SPIR-V wants blocks in
+            // dominance order, but the Khronos LLVM/SPIR-V translator does not always emit
+            // them so (tests/corpus/opencl-samples), and drivers accept it. The id is still
+            // function-local and defined in this function; only a use before its definition
+            // within one block stays an error.
+            || (d.scope == site.scope
+                && site.scope != GLOBAL
+                && d.inst.and_then(|i| self.m.inst_block(i)) != site.block)
+    }
+
+    /// Operand kinds the passes depend on.
+    fn check_operand_kinds(&mut self, site: Site) -> Result<(), LoadErrorKind> {
+        let inst = self.m.inst(site.inst);
+        let ops = inst.operands();
+        let Some(op) = inst.op() else { return Ok(()) };
+        match op {
+            Op::Function => self.expect(ops.get(1), Op::TypeFunction, "an OpTypeFunction"),
+            Op::FunctionCall => self.expect(ops.first(), Op::Function, "an OpFunction"),
+            Op::EntryPoint => self.expect(ops.get(1), Op::Function, "an OpFunction"),
+            Op::Phi => {
+                for parent in ops.iter().skip(1).step_by(2) {
+                    self.expect_label(site, *parent)?;
+                }
+                Ok(())
+            }
+            Op::Branch | Op::LoopMerge => {
+                let n = if op == Op::Branch { 1 } else { 2 };
+                for t in ops.iter().take(n) {
+                    self.expect_label(site, *t)?;
+                }
+                Ok(())
+            }
+            Op::SelectionMerge => self.expect_label(site, ops.first().copied().unwrap_or(0)),
+            Op::BranchConditional => {
+                for t in ops.iter().skip(1).take(2) {
+                    self.expect_label(site, *t)?;
+                }
+                Ok(())
+            }
+            Op::Switch => {
+                self.expect_label(site, ops.get(1).copied().unwrap_or(0))?;
+                // Targets: every id operand after the selector and default is a label.
+                let mut targets: smallvec::SmallVec<[u32; 16]> = smallvec::SmallVec::new();
+                let _ = self.m.walk(inst, |s| {
+                    if s.kind == SlotKind::Id && s.index >= 2 {
+                        targets.push(inst.words[s.index]);
+                    }
+                });
+                for t in targets {
+                    self.expect_label(site, t)?;
+                }
+                Ok(())
+            }
+            Op::Load => self.expect_pointer(ops.first()),
+            Op::Store => self.expect_pointer(ops.first()),
+            _ => Ok(()),
+        }
+    }
+
+    fn def_op(&self, word: u32) -> u16 {
+        Id::new(word)
+            .and_then(|id| self.defs.get(id.index()))
+            .and_then(|d| d.inst)
+            .map_or(0, |i| self.m.inst(i).opcode())
+    }
+
+    fn expect(&self, word: Option<&u32>, op: Op, what: &'static str) -> Result<(), LoadErrorKind> {
+        let w = word.copied().unwrap_or(0);
+        let found = self.def_op(w);
+        if found == op as u16 {
+            Ok(())
+        } else {
+            Err(self.wrong_kind(w, what, found))
+        }
+    }
+
+    fn expect_label(&self, site: Site, word: u32) -> Result<(), LoadErrorKind> {
+        self.expect(Some(&word), Op::Label, "a label of the same function")?;
+        let scope = Id::new(word).map_or(GLOBAL, |id| self.defs[id.index()].scope);
+        if scope == site.scope {
+            Ok(())
+        } else {
+            Err(self.wrong_kind(word, "a label of the same function", Op::Label as u16))
+        }
+    }
+
+    fn expect_pointer(&self, word: Option<&u32>) -> Result<(), LoadErrorKind> {
+        let w = word.copied().unwrap_or(0);
+        let ty = Id::new(w)
+            .and_then(|id| self.defs.get(id.index()))
+            .and_then(|d| d.inst)
+            .and_then(|i| self.m.inst(i).result_type());
+        let ty_op = ty.map_or(0, |t| self.def_op(t.word()));
+        if ty_op == Op::TypePointer as u16 || ty_op == Op::TypeUntypedPointerKHR as u16 {
+            Ok(())
+        } else {
+            Err(LoadErrorKind::WrongOperandKind {
+                id: self.desc(w),
+                expected: "a pointer",
+                found: match ty {
+                    Some(t) => format!("a value of type %{}", t.word()),
+                    None => "not a value".into(),
+                },
+            })
+        }
+    }
+
+    fn wrong_kind(&self, word: u32, expected: &'static str, found: u16) -> LoadErrorKind {
+        LoadErrorKind::WrongOperandKind {
+            id: self.desc(word),
+            expected,
+            found: if found == 0 {
+                "not defined by an instruction".into()
+            } else {
+                format!("defined by {}", crate::inst::opcode_display(found))
+            },
+        }
+    }
+
+    fn desc(&self, word: u32) -> IdDesc {
+        IdDesc::of(self.m, word)
+    }
+
+    fn function_desc(&self, scope: u32) -> u32 {
+        let f = &self.m.functions[scope as usize];
+        self.m.inst(f.def).result_id().map_or(0, Id::word)
+    }
+
+    /// Whether block `b` of function `f` is reachable from its entry (computed once per
+    /// function, only when a forward reference needs it; linear in the function's blocks).
+    fn is_reachable(&mut self, f: u32, b: BlockId) -> bool {
+        if f == GLOBAL {
+            return true;
+        }
+        let m = self.m;
+        if self.reachable.is_empty() {
+            self.reachable = vec![UNKNOWN; m.block_arena_len()];
+        }
+        if self.reachable[b.index()] == UNKNOWN {
+            let blocks = &m.functions[f as usize].blocks;
+            for &x in blocks {
+                self.reachable[x.index()] = UNREACHABLE;
+            }
+            let mut stack: Vec<BlockId> = blocks.first().copied().into_iter().collect();
+            while let Some(x) = stack.pop() {
+                if std::mem::replace(&mut self.reachable[x.index()], REACHABLE) == REACHABLE {
+                    continue;
+                }
+                let Some(t) = m.block_terminator(x) else {
+                    continue;
+                };
+                let defs = &self.defs;
+                m.for_each_used_id(t, |id| {
+                    let Some(d) = defs.get(id.index()) else {
+                        return;
+                    };
+                    if d.scope != f {
+                        return;
+                    }
+                    if let Some(i) = d.inst.filter(|&i| m.inst(i).is(Op::Label)) {
+                        if let Some(nb) = m.inst_block(i) {
+                            stack.push(nb);
+                        }
+                    }
+                });
+            }
+        }
+        self.reachable[b.index()] == REACHABLE
+    }
+}
+
+const UNKNOWN: u8 = 0;
+const REACHABLE: u8 = 1;
+const UNREACHABLE: u8 = 2;
+
+/// Whether `opcode` declares a type (`OpType*` with a result).
+fn is_type_decl(opcode: u16) -> bool {
+    static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        (0..=u16::MAX)
+            .map(|op| {
+                grammar::inst_desc(op)
+                    .is_some_and(|d| d.name.starts_with("OpType") && d.has_result())
+            })
+            .collect()
+    });
+    t[opcode as usize]
+}
+
+fn site_err(m: &Module, site: Site, kind: LoadErrorKind) -> LoadError {
+    LoadError {
+        offset: site.offset,
+        instruction: Some(m.inst(site.inst).name().into_owned()),
+        kind,
+    }
+}
