@@ -1,28 +1,7 @@
 //! `spv-opt` command line: flags, I/O conventions, atomic output, errors.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn spv_opt() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_spv-opt"))
-}
-
-fn corpus(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/corpus")
-        .join(rel)
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("spvopt-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{corpus, spv_opt, stderr, tmpdir};
 
 const SMALL: &str = "\
 OpCapability Addresses

@@ -2,35 +2,16 @@
 //! `--print-changed`, the `--check-env` summary, builtin-call input through single passes, and
 //! `--validate-after-each` not blaming a pass for an error already in its input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn spv_opt() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_spv-opt"))
-}
-
-fn corpus(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/corpus")
-        .join(rel)
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("spvopt-rep-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{corpus, spv_opt, stderr, tmpdir};
 
 const GEMM: &str = "triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv";
 
 #[test]
 fn verbose_prints_one_line_per_pass_with_counts() {
-    let d = tmpdir("v");
+    let d = tmpdir("rep-v");
     let o = spv_opt()
         .args(["-v", "--fuse-block-loads", "--target", "pvc"])
         .arg(corpus(GEMM))
@@ -56,7 +37,7 @@ fn verbose_prints_one_line_per_pass_with_counts() {
 
 #[test]
 fn repeated_warnings_are_grouped_with_names_and_reach_the_stats() {
-    let d = tmpdir("warn");
+    let d = tmpdir("rep-warn");
     let stats = d.join("stats.json");
     // Three f64 MMAs: no pass can lower them, so legalize warns about each.
     let input = d.join("f64.spvasm");
@@ -110,7 +91,7 @@ fn repeated_warnings_are_grouped_with_names_and_reach_the_stats() {
 
 #[test]
 fn print_changed_diffs_only_passes_that_changed() {
-    let d = tmpdir("pc");
+    let d = tmpdir("rep-pc");
     let o = spv_opt()
         .args([
             "--print-changed",
@@ -150,7 +131,7 @@ fn print_changed_diffs_only_passes_that_changed() {
 
 #[test]
 fn check_env_says_when_all_is_well() {
-    let d = tmpdir("env");
+    let d = tmpdir("rep-env");
     let out = d.join("legal.spv");
     let o = spv_opt()
         .args(["--legalize", "--target", "pvc"])
@@ -191,7 +172,7 @@ fn every_shipped_kernel_optimizes_without_skip_validation() {
         }
     }
     assert!(files.len() >= 19, "{files:?}");
-    let d = tmpdir("all");
+    let d = tmpdir("rep-all");
     for f in &files {
         let o = spv_opt()
             .args(["-O", "--target", "pvc", "--validate-after-each"])
@@ -206,7 +187,7 @@ fn every_shipped_kernel_optimizes_without_skip_validation() {
 
 #[test]
 fn validate_after_each_does_not_blame_a_pass_for_its_input() {
-    let d = tmpdir("blame");
+    let d = tmpdir("rep-blame");
     // Invalid input (an OpTypeVector of 5 components without VectorAnyINTEL) that no pass fixes.
     let input = d.join("bad.spvasm");
     std::fs::write(
