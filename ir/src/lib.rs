@@ -16,6 +16,7 @@ mod compact;
 pub mod def_use;
 pub mod emitter;
 pub mod error;
+mod global_order;
 pub mod grammar;
 pub mod id;
 pub mod inst;

@@ -6,6 +6,8 @@
 
 pub mod block_io;
 pub mod builtin_names;
+mod cfg_edit;
+pub mod convert_tensor_addressing;
 pub mod dce;
 pub mod fuse_block_loads;
 pub mod insert_prefetches;

@@ -1,6 +1,7 @@
 //! The one static pass registry. The CLI flags (`--NAME`), `--list-passes`, pipeline strings
 //! (`"strip-debug,dce"`), `-O` and the library all read it.
 
+use crate::convert_tensor_addressing::ConvertTensorAddressing;
 use crate::dce::DeadCodeElimination;
 use crate::fuse_block_loads::FuseBlockLoads;
 use crate::insert_prefetches::InsertPrefetches;
@@ -154,6 +155,19 @@ pub static REGISTRY: &[PassInfo] = &[
         construct: |o| {
             no_options("lower-builtins", o)?;
             Ok(Box::new(LowerBuiltins))
+        },
+    },
+    PassInfo {
+        name: "convert-tensor-addressing",
+        description: "Turn Subgroup-scope cooperative matrices (SPV_KHR_cooperative_matrix, \
+                      SPV_NV_tensor_addressing layouts/views) into per-invocation data in the \
+                      Intel MMA layouts: MulAdd becomes OpSubgroupMatrixMultiplyAccumulateINTEL \
+                      atoms, tensor and strided loads/stores 2D block IO where legal, else an \
+                      exact per-element loop (every clamp mode, view, clip, block size)",
+        options: &[],
+        construct: |o| {
+            no_options("convert-tensor-addressing", o)?;
+            Ok(Box::new(ConvertTensorAddressing))
         },
     },
     PassInfo {

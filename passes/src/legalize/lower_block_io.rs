@@ -58,6 +58,8 @@
 //! element (`OpSelectionMerge`), continue block, continuation.
 
 use spirv::{Op, StorageClass};
+
+use crate::cfg_edit::{move_block_before, split_block_after};
 use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module, Section};
 
 use crate::block_io::{BlockKind, BlockOperands};
@@ -349,8 +351,7 @@ fn lower_one(
         int_width(m, t).ok_or("surface operand is not an integer")?;
     }
     int_width(m, coord_elem).ok_or("coordinate is not an integer vector")?;
-    let b0 = m.inst_block(at).ok_or("not in a block")?;
-    let func = m.block(b0).func;
+    m.inst_block(at).ok_or("not in a block")?;
 
     // Types and constants.
     let boolt = types.bool(m);
@@ -383,45 +384,10 @@ fn lower_one(
     let lane_width = int_width(m, lane_var_ty).ok_or("lane variable is not an integer")?;
 
     // Split the block: everything after `at` moves to `after`.
+    let split = split_block_after(m, at).ok_or("not in a block")?;
+    let (b0, after, after_label) = (split.before, split.after, split.after_label);
     let b0_label = m.block_label(b0);
-    let after_label = m.fresh_id();
-    let after = m.insert_block_after(b0, after_label);
-    let mut tail = Vec::new();
-    let mut i = m.next_inst(at);
-    while let Some(x) = i {
-        tail.push(x);
-        i = m.next_inst(x);
-    }
-    for x in tail {
-        m.move_to_end(x, after);
-    }
     m.erase(at);
-    // Phis that named the old block as a predecessor now name the continuation.
-    let blocks: Vec<BlockId> = m.function(func).blocks.clone();
-    for &b in &blocks {
-        let phis: Vec<InstId> = m
-            .block_insts(b)
-            .take_while(|&x| m.inst(x).is(Op::Phi) || m.inst(x).is(Op::Line))
-            .filter(|&x| m.inst(x).is(Op::Phi))
-            .collect();
-        for p in phis {
-            let inst = m.inst_mut(p);
-            let ops = inst.operands_mut();
-            for k in (1..ops.len()).step_by(2) {
-                if ops[k] == b0_label.word() {
-                    ops[k] = after_label.word();
-                }
-            }
-        }
-    }
-    // A loop header stays the header (its OpLoopMerge moves back below, before the branch).
-    let loop_merge = m.block_insts(after).find(|&x| m.inst(x).is(Op::LoopMerge));
-    if let Some(lm) = loop_merge {
-        let ops = m.inst_mut(lm).operands_mut();
-        if ops[1] == b0_label.word() {
-            ops[1] = after_label.word();
-        }
-    }
 
     // Setup in the old block.
     let mut e = Emit { m, cur: b0 };
@@ -457,9 +423,7 @@ fn lower_one(
         e.val(Op::Bitcast, fn_v, &[private.word()])
     };
     let header_label = e.m.fresh_id();
-    if let Some(lm) = loop_merge {
-        e.m.move_to_end(lm, b0);
-    }
+    split.keep_loop_header(e.m);
     e.void(Op::Branch, &[header_label.word()]);
 
     // Loop header.
@@ -645,13 +609,7 @@ fn lower_one(
         ),
     );
     e.void(Op::Branch, &[header_label.word()]);
-    let fblocks = &mut e.m.functions[func.index()].blocks;
-    fblocks.retain(|&x| x != cont);
-    let pos = fblocks
-        .iter()
-        .position(|&x| x == after)
-        .unwrap_or(fblocks.len());
-    fblocks.insert(pos, cont);
+    move_block_before(e.m, cont, after);
     Ok(())
 }
 

@@ -1,0 +1,642 @@
+//! The exact per-element path: a cooperative-matrix load or store becomes a loop over the
+//! invocation's slots; slot `k` holds element (r, c) of the matrix (see [`Distribution`]), whose
+//! address is computed as the specification defines it and which is loaded or stored inside a
+//! diamond only where the access happens.
+//!
+//! Tensor addressing (`docs/notes/tensor-addressing.md` §3, the simulator's
+//! `element_access`, which tensor-hw checks against an H100): the view's clip (64-bit
+//! compares), `idx = r'·min(N, clipColSpan) + c'`, the permuted split over the view's (or the
+//! span's) dimensions and its strides, the split over the span, then per dimension
+//! `c = spanCoord + offset` against the dimension with the clamp mode (stores: every mode but
+//! Undefined drops), block coordinate `c / blockSize` times the stride; the element index is
+//! counted in matrix components from the pointer. Out-of-bounds loads give the clamp value's
+//! low bits (Undefined: the same, the specification leaves the value undefined), clipped
+//! loads keep `Object`'s element, and dropped stores write nothing. All arithmetic is 64-bit
+//! (offsets sign-extended), so no intermediate wraps where the specification's math does not.
+//! Divisors the specification leaves undefined at 0 are replaced by 1.
+//!
+//! Strided (`OpCooperativeMatrixLoadKHR`/`StoreKHR`): element (r, c) is at byte
+//! `r·Stride·sizeof(pointee) + c·sizeof(component)` (RowMajor) or with r and c swapped
+//! (ColumnMajor), as SPV_KHR_cooperative_matrix defines.
+
+use spirv::{Op, StorageClass};
+use spvopt_analysis::tensor_layout::{Field, TensorLayoutState, TensorViewState};
+use spvopt_ir::{Id, Inst, InstId, Module};
+
+use super::builder::Builder;
+use super::distribution::{Deal, Distribution};
+use super::tensor_values::{LayoutField, ViewField};
+use crate::cfg_edit::split_block_after;
+
+/// Tensor clamp modes.
+pub mod clamp {
+    pub const UNDEFINED: u32 = 0;
+    pub const CONSTANT: u32 = 1;
+    pub const CLAMP_TO_EDGE: u32 = 2;
+    pub const REPEAT: u32 = 3;
+    pub const REPEAT_MIRRORED: u32 = 4;
+}
+
+/// The lowered form of one matrix type.
+#[derive(Clone, Copy, Debug)]
+pub struct Matrix {
+    pub dist: Distribution,
+    /// Component type and its size in bytes.
+    pub component: Id,
+    pub bytes: u32,
+    pub is_float: bool,
+    /// The per-invocation type (vector of `slots` components, or the component type).
+    pub lowered: Id,
+}
+
+/// A view operand.
+pub struct View {
+    pub value: Id,
+    pub state: Option<TensorViewState>,
+    pub dims: u32,
+    pub has_dims: bool,
+    pub perm: Vec<u32>,
+}
+
+/// How element addresses are formed.
+pub enum Addressing {
+    Tensor {
+        layout: Id,
+        state: Option<Box<TensorLayoutState>>,
+        dims: u32,
+        clamp: u32,
+        view: Option<View>,
+    },
+    Strided {
+        column_major: bool,
+        stride: Id,
+    },
+}
+
+/// Load or store.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// `object` gives the elements a clipped load keeps.
+    /// `ty` is the result's (original, cooperative-matrix) type, replaced later with the rest.
+    Load {
+        result: Id,
+        ty: Id,
+        object: Id,
+    },
+    Store {
+        object: Id,
+    },
+}
+
+/// The u32 value of one field: folded constant, the setter's operand, or read from the value.
+fn field(b: &mut Builder, f: Option<Field>, value: Id, index: u32) -> Id {
+    match f {
+        Some(Field::Const(c)) => b.c32(c as u32),
+        Some(Field::Value(v)) => v,
+        _ => {
+            let t = b.u32t();
+            b.val(Op::CompositeExtract, t, &[value.word(), index])
+        }
+    }
+}
+
+/// Tensor-addressing fields as 64-bit values, read once before the loop.
+struct TensorFields {
+    block: Vec<Id>,
+    dimension: Vec<Id>,
+    stride: Vec<Id>,
+    offset: Vec<Id>,
+    span: Vec<Id>,
+    clamp_value: Id,
+    view: Option<ViewFields>,
+}
+
+struct ViewFields {
+    dims: Vec<Id>,
+    strides: Vec<Id>,
+    clip: [Id; 4],
+    perm: Vec<u32>,
+}
+
+fn read_fields(b: &mut Builder, a: &Addressing) -> Option<TensorFields> {
+    let Addressing::Tensor {
+        layout,
+        state,
+        dims,
+        view,
+        ..
+    } = a
+    else {
+        return None;
+    };
+    let (layout, dims) = (*layout, *dims);
+    let st = state.as_deref();
+    let get = |b: &mut Builder, f: LayoutField, sf: Option<Field>, signed: bool| {
+        let v = field(b, sf, layout, f.index(dims));
+        if signed {
+            b.sext64(v)
+        } else {
+            b.zext64(v)
+        }
+    };
+    let pick = |v: Option<&Vec<Field>>, d: u32| v.and_then(|x| x.get(d as usize).copied());
+    let mut t = TensorFields {
+        block: Vec::new(),
+        dimension: Vec::new(),
+        stride: Vec::new(),
+        offset: Vec::new(),
+        span: Vec::new(),
+        clamp_value: Id::new(1).expect("nonzero"),
+        view: None,
+    };
+    for d in 0..dims {
+        let bs = get(
+            b,
+            LayoutField::BlockSize(d),
+            pick(st.map(|s| &s.block_size), d),
+            false,
+        );
+        t.block.push(b.nonzero64(bs));
+        t.dimension.push(get(
+            b,
+            LayoutField::Dimension(d),
+            pick(st.map(|s| &s.dimension), d),
+            false,
+        ));
+        t.stride.push(get(
+            b,
+            LayoutField::Stride(d),
+            pick(st.map(|s| &s.stride), d),
+            false,
+        ));
+        t.offset.push(get(
+            b,
+            LayoutField::Offset(d),
+            pick(st.map(|s| &s.offset), d),
+            true,
+        ));
+        t.span.push(get(
+            b,
+            LayoutField::Span(d),
+            pick(st.map(|s| &s.span), d),
+            false,
+        ));
+    }
+    t.clamp_value = field(
+        b,
+        st.map(|s| s.clamp_value),
+        layout,
+        LayoutField::ClampValue.index(dims),
+    );
+    if let Some(v) = view {
+        let vs = v.state.as_ref();
+        let mut vf = ViewFields {
+            dims: Vec::new(),
+            strides: Vec::new(),
+            clip: [t.clamp_value; 4],
+            perm: v.perm.clone(),
+        };
+        let vpick = |x: Option<&Vec<Field>>, d: u32| x.and_then(|y| y.get(d as usize).copied());
+        for d in 0..v.dims {
+            if v.has_dims {
+                let x = field(
+                    b,
+                    vpick(vs.map(|s| &s.dimension), d),
+                    v.value,
+                    ViewField::Dimension(d).index(v.dims),
+                );
+                vf.dims.push(b.zext64(x));
+                let s = field(
+                    b,
+                    vpick(vs.map(|s| &s.stride), d),
+                    v.value,
+                    ViewField::Stride(d).index(v.dims),
+                );
+                vf.strides.push(b.zext64(s));
+            }
+        }
+        if !v.has_dims {
+            // The span's dimensions and row-major strides.
+            vf.dims = t.span.clone();
+            let mut acc = b.c64(1);
+            let mut s = vec![acc; v.dims as usize];
+            for d in (0..v.dims as usize).rev() {
+                s[d] = acc;
+                acc = b.op64(Op::IMul, acc, t.span[d]);
+            }
+            vf.strides = s;
+        }
+        for k in 0..4u32 {
+            let x = field(
+                b,
+                vs.map(|s| s.clip[k as usize]),
+                v.value,
+                ViewField::Clip(k).index(v.dims),
+            );
+            vf.clip[k as usize] = b.zext64(x);
+        }
+        t.view = Some(vf);
+    }
+    Some(t)
+}
+
+/// Where element (r, c) is: byte offset from the pointer, and the conditions for touching it.
+struct Place {
+    byte_offset: Id,
+    /// False where the view's clip excludes the element.
+    in_clip: Option<Id>,
+    /// False where the element is out of bounds and not clamped.
+    in_bounds: Option<Id>,
+}
+
+/// What is accessed: clamp mode, store or load, matrix columns, component bytes.
+#[derive(Clone, Copy)]
+struct AccessKind {
+    clamp_mode: u32,
+    store: bool,
+    cols: u32,
+    es: u32,
+}
+
+fn tensor_place(b: &mut Builder, t: &TensorFields, k: AccessKind, r: Id, c: Id) -> Place {
+    let AccessKind {
+        clamp_mode,
+        store,
+        cols,
+        es,
+    } = k;
+    let u64t = b.u64t();
+    let (zero, one) = (b.c64(0), b.c64(1));
+    let n = b.c64(u64::from(cols));
+    let mut in_clip = None;
+    let mut idx;
+    match &t.view {
+        None => {
+            let rn = b.op64(Op::IMul, r, n);
+            idx = b.op64(Op::IAdd, rn, c);
+        }
+        Some(v) => {
+            let [ro, rs, co, cs] = v.clip;
+            let r_end = b.op64(Op::IAdd, ro, rs);
+            let c_end = b.op64(Op::IAdd, co, cs);
+            let a = b.cmp(Op::UGreaterThanEqual, r, ro);
+            let bb = b.cmp(Op::ULessThan, r, r_end);
+            let cc = b.cmp(Op::UGreaterThanEqual, c, co);
+            let d = b.cmp(Op::ULessThan, c, c_end);
+            let x = b.and(a, bb);
+            let y = b.and(cc, d);
+            in_clip = Some(b.and(x, y));
+            let r2 = b.op64(Op::ISub, r, ro);
+            let c2 = b.op64(Op::ISub, c, co);
+            let narrow = b.cmp(Op::ULessThan, n, cs);
+            let w = b.select(u64t, narrow, n, cs);
+            let rw = b.op64(Op::IMul, r2, w);
+            idx = b.op64(Op::IAdd, rw, c2);
+            let vd = v.perm.len();
+            let mut coord = vec![zero; vd];
+            for d in (0..vd).rev() {
+                let i = v.perm[d] as usize;
+                let dim = b.nonzero64(v.dims[i]);
+                coord[i] = b.op64(Op::UMod, idx, dim);
+                idx = b.op64(Op::UDiv, idx, dim);
+            }
+            let mut acc = zero;
+            for (&x, &s) in coord.iter().zip(&v.strides) {
+                let p = b.op64(Op::IMul, x, s);
+                acc = b.op64(Op::IAdd, acc, p);
+            }
+            idx = acc;
+        }
+    }
+    let ld = t.span.len();
+    let mut span_coord = vec![zero; ld];
+    for d in (0..ld).rev() {
+        let s = b.nonzero64(t.span[d]);
+        span_coord[d] = b.op64(Op::UMod, idx, s);
+        idx = b.op64(Op::UDiv, idx, s);
+    }
+    let mode = if store && clamp_mode != clamp::UNDEFINED {
+        clamp::CONSTANT
+    } else {
+        clamp_mode
+    };
+    let mut in_bounds: Option<Id> = None;
+    let mut elem = zero;
+    for (d, &sc) in span_coord.iter().enumerate() {
+        let dim = t.dimension[d];
+        let mut x = b.op64(Op::IAdd, sc, t.offset[d]);
+        let lo = b.cmp(Op::SLessThan, x, zero);
+        let hi = b.cmp(Op::SGreaterThanEqual, x, dim);
+        match mode {
+            clamp::CLAMP_TO_EDGE => {
+                let last = b.op64(Op::ISub, dim, one);
+                let top = b.select(u64t, hi, last, x);
+                x = b.select(u64t, lo, zero, top);
+            }
+            clamp::REPEAT => {
+                let dnz = b.nonzero64(dim);
+                x = b.op64(Op::SMod, x, dnz);
+            }
+            clamp::REPEAT_MIRRORED => {
+                let two = b.c64(2);
+                let d2 = b.op64(Op::IMul, dim, two);
+                let period = b.op64(Op::ISub, d2, two);
+                let pnz = b.nonzero64(period);
+                let m = b.op64(Op::SMod, x, pnz);
+                let back = b.cmp(Op::SGreaterThanEqual, m, dim);
+                let reflected = b.op64(Op::ISub, period, m);
+                x = b.select(u64t, back, reflected, m);
+            }
+            _ => {
+                // Constant (and Undefined, whose out-of-bounds value is undefined): no access.
+                let oob = b.cmp(Op::LogicalOr, lo, hi);
+                let boolt = b.boolt();
+                let ok = b.val(Op::LogicalNot, boolt, &[oob.word()]);
+                in_bounds = Some(match in_bounds {
+                    None => ok,
+                    Some(prev) => b.and(prev, ok),
+                });
+            }
+        }
+        let bc = b.op64(Op::SDiv, x, t.block[d]);
+        let p = b.op64(Op::IMul, bc, t.stride[d]);
+        elem = b.op64(Op::IAdd, elem, p);
+    }
+    let esz = b.c64(u64::from(es));
+    Place {
+        byte_offset: b.op64(Op::IMul, elem, esz),
+        in_clip,
+        in_bounds,
+    }
+}
+
+/// The (row, column) of slot `k` of invocation `lane` (both u32), as u64 values.
+fn position(b: &mut Builder, d: &Distribution, lane: Id, k: Id) -> (Id, Id) {
+    let u32t = b.u32t();
+    let (r, c) = match d.deal {
+        Deal::Columns { pack } => {
+            let per_group = b.c32(d.rows * pack);
+            let p = b.c32(pack);
+            let gw = b.c32(d.sg * pack);
+            let g = b.val(Op::UDiv, u32t, &[k.word(), per_group.word()]);
+            let w = b.val(Op::UMod, u32t, &[k.word(), per_group.word()]);
+            let r = b.val(Op::UDiv, u32t, &[w.word(), p.word()]);
+            let wp = b.val(Op::UMod, u32t, &[w.word(), p.word()]);
+            let g0 = b.val(Op::IMul, u32t, &[g.word(), gw.word()]);
+            let lp = b.val(Op::IMul, u32t, &[lane.word(), p.word()]);
+            let c0 = b.val(Op::IAdd, u32t, &[g0.word(), lp.word()]);
+            let c = b.val(Op::IAdd, u32t, &[c0.word(), wp.word()]);
+            (r, c)
+        }
+        Deal::Flat => {
+            let sg = b.c32(d.sg);
+            let cols = b.c32(d.cols);
+            let ks = b.val(Op::IMul, u32t, &[k.word(), sg.word()]);
+            let e = b.val(Op::IAdd, u32t, &[ks.word(), lane.word()]);
+            let r = b.val(Op::UDiv, u32t, &[e.word(), cols.word()]);
+            let c = b.val(Op::UMod, u32t, &[e.word(), cols.word()]);
+            (r, c)
+        }
+    };
+    (b.zext64(r), b.zext64(c))
+}
+
+/// Size in bytes of the pointee of pointer type `pt` (scalars and vectors).
+fn pointee_bytes(m: &Module, pointee: Id) -> Option<u32> {
+    let t = m.def_inst(pointee)?;
+    match t.op()? {
+        Op::TypeInt | Op::TypeFloat => Some(t.operand_word(0)? / 8),
+        Op::TypeVector => Some(pointee_bytes(m, t.operand_id(0)?)? * t.operand_word(1)?),
+        Op::TypeCooperativeMatrixKHR => pointee_bytes(m, t.operand_id(0)?),
+        _ => None,
+    }
+}
+
+/// Converts the load or store `at` to the per-element loop. `lane_var` is the
+/// `SubgroupLocalInvocationId` variable; `memory_access` the mask for the new accesses.
+#[allow(clippy::too_many_arguments)]
+pub fn convert(
+    b: &mut Builder,
+    at: InstId,
+    lane_var: Id,
+    dir: Direction,
+    pointer: Id,
+    mat: &Matrix,
+    addressing: &Addressing,
+    memory_access: u32,
+) -> Result<(), String> {
+    let m = &mut *b.m;
+    let ptr_ty = m.type_of(pointer).ok_or("the pointer has no type")?;
+    let (sc, pointee) = m
+        .def_inst(ptr_ty)
+        .filter(|t| t.is(Op::TypePointer))
+        .and_then(|t| Some((t.operand_word(0)?, t.operand_id(1)?)))
+        .ok_or("the pointer operand is not a pointer")?;
+    let psize =
+        pointee_bytes(m, pointee).ok_or("the pointer's pointee is not a scalar or vector")?;
+    let storage = StorageClass::from_u32(sc).ok_or("unknown storage class")?;
+    let block = m.inst_block(at).ok_or("not in a block")?;
+    let func = m.block(block).func;
+    let entry = *m
+        .function(func)
+        .blocks
+        .first()
+        .ok_or("function without blocks")?;
+
+    // The matrix's per-invocation storage, in the entry block.
+    let fn_vec = b.types.pointer(b.m, StorageClass::Function, mat.lowered);
+    let fn_elem = b.types.pointer(b.m, StorageClass::Function, mat.component);
+    let var = b.m.fresh_id();
+    let first_non_var =
+        b.m.block_insts(entry)
+            .find(|&i| !b.m.inst(i).is(Op::Variable));
+    let var_inst = Inst::new(
+        Op::Variable,
+        Some(fn_vec),
+        Some(var),
+        &[StorageClass::Function as u32],
+    );
+    match first_non_var {
+        Some(i) => b.m.insert_before(i, var_inst),
+        None => b.m.append_inst(entry, var_inst),
+    };
+
+    let split = split_block_after(b.m, at).ok_or("not in a block")?;
+    b.m.erase(at);
+    b.cur = split.before;
+
+    // Setup: lane, initial contents, byte pointer, fields.
+    let u32t = b.u32t();
+    let lane_ty =
+        b.m.def_inst(b.m.type_of(lane_var).ok_or("lane variable has no type")?)
+            .and_then(|p| p.operand_id(1))
+            .ok_or("lane variable type")?;
+    let lane_raw = b.val(Op::Load, lane_ty, &[lane_var.word()]);
+    let lane = if lane_ty == u32t {
+        lane_raw
+    } else {
+        b.val(Op::UConvert, u32t, &[lane_raw.word()])
+    };
+    let object = match dir {
+        Direction::Load { object, .. } | Direction::Store { object } => object,
+    };
+    b.void(Op::Store, &[var.word(), object.word()]);
+    let u8t = b.types.int(b.m, 8);
+    let p8 = b.types.pointer(b.m, storage, u8t);
+    let pe = b.types.pointer(b.m, storage, mat.component);
+    let base = if ptr_ty == p8 {
+        pointer
+    } else {
+        b.val(Op::Bitcast, p8, &[pointer.word()])
+    };
+    let fields = read_fields(b, addressing);
+    let store = matches!(dir, Direction::Store { .. });
+    // The value an out-of-bounds load gives: the clamp value's low bits.
+    let clamp_value = match &fields {
+        Some(f) if !store => {
+            let bits = mat.bytes * 8;
+            let it = b.types.int(b.m, bits);
+            let raw = match bits {
+                32 => f.clamp_value,
+                _ => b.val(Op::UConvert, it, &[f.clamp_value.word()]),
+            };
+            Some(if mat.is_float {
+                b.val(Op::Bitcast, mat.component, &[raw.word()])
+            } else if it == mat.component {
+                raw
+            } else {
+                b.val(Op::Bitcast, mat.component, &[raw.word()])
+            })
+        }
+        _ => None,
+    };
+    let strided = match addressing {
+        Addressing::Strided {
+            column_major,
+            stride,
+        } => {
+            let st = b.m.type_of(*stride).ok_or("the stride has no type")?;
+            let s64 = if b.m.def_inst(st).and_then(|t| t.operand_word(0)) == Some(64) {
+                *stride
+            } else {
+                b.zext64(*stride)
+            };
+            let ps = b.c64(u64::from(psize));
+            Some((*column_major, b.op64(Op::IMul, s64, ps)))
+        }
+        Addressing::Tensor { .. } => None,
+    };
+    let clamp_mode = match addressing {
+        Addressing::Tensor { clamp, .. } => *clamp,
+        Addressing::Strided { .. } => clamp::UNDEFINED,
+    };
+    split.keep_loop_header(b.m);
+    let slots = mat.dist.slots();
+    let es = mat.bytes;
+    let mem: Vec<u32> = if memory_access == 0 {
+        Vec::new()
+    } else {
+        vec![memory_access]
+    };
+    b.counted_loop(slots, split.after, |b, k| {
+        let (r, c) = position(b, &mat.dist, lane, k);
+        let place = match (&fields, strided) {
+            (Some(t), _) => {
+                let kind = AccessKind {
+                    clamp_mode,
+                    store,
+                    cols: mat.dist.cols,
+                    es,
+                };
+                tensor_place(b, t, kind, r, c)
+            }
+            (None, Some((column_major, row_bytes))) => {
+                let (major, minor) = if column_major { (c, r) } else { (r, c) };
+                let a = b.op64(Op::IMul, major, row_bytes);
+                let esz = b.c64(u64::from(es));
+                let bo = b.op64(Op::IMul, minor, esz);
+                Place {
+                    byte_offset: b.op64(Op::IAdd, a, bo),
+                    in_clip: None,
+                    in_bounds: None,
+                }
+            }
+            (None, None) => return Err("no addressing".into()),
+        };
+        let slot_ptr = if slots == 1 {
+            var
+        } else {
+            b.val(Op::InBoundsAccessChain, fn_elem, &[var.word(), k.word()])
+        };
+        let ok = match (place.in_clip, place.in_bounds) {
+            (Some(x), Some(y)) => Some(b.and(x, y)),
+            (x, y) => x.or(y),
+        };
+        let access = |b: &mut Builder| -> Id {
+            let p = b.val(
+                Op::PtrAccessChain,
+                p8,
+                &[base.word(), place.byte_offset.word()],
+            );
+            b.val(Op::Bitcast, pe, &[p.word()])
+        };
+        if store {
+            let v = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
+            let write = |b: &mut Builder| -> Result<(), String> {
+                let p = access(b);
+                let mut w = vec![p.word(), v.word()];
+                w.extend_from_slice(&mem);
+                b.void(Op::Store, &w);
+                Ok(())
+            };
+            match ok {
+                None => write(b)?,
+                Some(ok) => {
+                    b.if_then(ok, write)?;
+                }
+            }
+        } else {
+            let read = |b: &mut Builder| -> Id {
+                let p = access(b);
+                let mut w = vec![p.word()];
+                w.extend_from_slice(&mem);
+                b.val(Op::Load, mat.component, &w)
+            };
+            let got = match ok {
+                None => read(b),
+                Some(ok) => {
+                    let fallback = match (place.in_clip, place.in_bounds) {
+                        (Some(ic), Some(_)) => {
+                            let cur = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
+                            let cv = clamp_value.ok_or("no clamp value")?;
+                            b.select(mat.component, ic, cv, cur)
+                        }
+                        (Some(_), None) => b.val(Op::Load, mat.component, &[slot_ptr.word()]),
+                        _ => clamp_value.ok_or("no clamp value")?,
+                    };
+                    let mut loaded = None;
+                    let (from, end) = b.if_then(ok, |b| {
+                        loaded = Some(read(b));
+                        Ok(())
+                    })?;
+                    let (from_l, end_l) = (b.m.block_label(from), b.m.block_label(end));
+                    let v = loaded.ok_or("no load")?;
+                    b.val(
+                        Op::Phi,
+                        mat.component,
+                        &[v.word(), end_l.word(), fallback.word(), from_l.word()],
+                    )
+                }
+            };
+            b.void(Op::Store, &[slot_ptr.word(), got.word()]);
+        }
+        Ok(())
+    })?;
+    if let Direction::Load { result, ty, .. } = dir {
+        b.m.prepend_inst(
+            split.after,
+            Inst::new(Op::Load, Some(ty), Some(result), &[var.word()]),
+        );
+    }
+    Ok(())
+}
