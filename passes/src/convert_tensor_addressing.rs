@@ -35,16 +35,18 @@
 //! both forms. The MMA chain computes the same sums as MulAdd (K chained through C); the
 //! operand layouts are the INTEL extension's.
 
+mod block_path;
 mod builder;
 pub mod distribution;
 mod element_access;
 mod mul_add;
 mod tensor_values;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use spirv::Op;
 use spvopt_analysis::tensor_layout::TensorState;
+use spvopt_analysis::uniformity::Uniformity;
 use spvopt_analysis::{Analyses, Constants, Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
@@ -54,7 +56,7 @@ use crate::pass::{Pass, PassError, PassResult, Statistics};
 use crate::util::is_side_effect_free;
 use builder::Builder;
 use distribution::{Distribution, MatrixUse};
-use element_access::{clamp, Addressing, Direction, Matrix, View};
+use element_access::{clamp, Addressing, Direction, Matrix, Path, View};
 use mul_add::AbKind;
 use tensor_values::{layout_words, view_words, Consts};
 
@@ -143,6 +145,7 @@ fn plan(m: &mut Module, types: &mut Interner, sg: u32) -> Result<Plan, String> {
                     id,
                     Matrix {
                         dist,
+                        use_,
                         component: comp,
                         bytes: bits / 8,
                         is_float,
@@ -179,23 +182,44 @@ fn plan(m: &mut Module, types: &mut Interner, sg: u32) -> Result<Plan, String> {
     Ok(Plan { matrices, tensors })
 }
 
-/// Splits memory operands: (mask for the per-element accesses, words consumed).
-fn memory_operands(ops: &[u32]) -> (u32, usize) {
+/// Memory operands of a load/store.
+struct MemoryOperands {
+    /// The mask for the per-element accesses: Volatile and Nontemporal carry over.
+    element_mask: u32,
+    /// The `Aligned` literal.
+    aligned: Option<u32>,
+    /// Words consumed.
+    words: usize,
+}
+
+fn memory_operands(ops: &[u32]) -> MemoryOperands {
     let Some(&mask) = ops.first() else {
-        return (0, 0);
+        return MemoryOperands {
+            element_mask: 0,
+            aligned: None,
+            words: 0,
+        };
     };
+    let aligned = (mask & 0x2 != 0).then(|| ops.get(1).copied()).flatten();
     let mut n = 1;
     for bit in [0x2u32, 0x8, 0x10, 0x10000, 0x20000] {
         if mask & bit != 0 {
             n += 1;
         }
     }
-    // Volatile and Nontemporal carry over to each element access.
-    (mask & (0x1 | 0x4), n)
+    MemoryOperands {
+        element_mask: mask & (0x1 | 0x4),
+        aligned,
+        words: n,
+    }
 }
 
 struct Converter<'a> {
     plan: &'a Plan,
+    target: &'a Target,
+    /// Tensor loads/stores whose pointer, layout and view are subgroup-uniform and whose block
+    /// is reached by the whole subgroup (block-op operands may then be checked at run time).
+    uniform_accesses: HashSet<InstId>,
     tensor_states: &'a HashMap<Id, TensorState>,
     lane_var: Id,
     stats: &'a mut Statistics,
@@ -268,7 +292,8 @@ impl Converter<'_> {
                     id(1).ok_or("object")?,
                     id(2).ok_or("layout")?,
                 );
-                let (mem, used) = memory_operands(&ops[3..]);
+                let mo = memory_operands(&ops[3..]);
+                let used = mo.words;
                 let ta = ops.get(3 + used).copied().unwrap_or(0);
                 if ta & !0x1 != 0 {
                     return Err("decode functions (block-quantised loads) are not supported".into());
@@ -303,6 +328,30 @@ impl Converter<'_> {
                     Some(TensorState::Layout(s)) => Some(Box::new(s.clone())),
                     _ => None,
                 };
+                let pointer_is_global = m
+                    .type_of(pointer)
+                    .and_then(|t| m.def_inst(t))
+                    .and_then(|t| t.operand_word(0))
+                    == Some(spirv::StorageClass::CrossWorkgroup as u32);
+                let (view_transposed, structure_error) = match &view {
+                    _ if !pointer_is_global => (None, Some("the pointer is not CrossWorkgroup")),
+                    None => (None, None),
+                    Some(v) if v.has_dims => (None, Some("a view with its own dimensions")),
+                    Some(v) if v.perm == [0, 1] => (Some(false), None),
+                    Some(v) if v.perm == [1, 0] => (Some(true), None),
+                    Some(_) => (None, Some("a view over more than 2 dimensions")),
+                };
+                let request = block_path::Request {
+                    target: self.target,
+                    mat: &mat,
+                    use_: mat.use_,
+                    store: !load,
+                    clamp,
+                    view_transposed,
+                    structure_error,
+                    aligned: mo.aligned,
+                    uniform: self.uniform_accesses.contains(&at),
+                };
                 let addressing = Addressing::Tensor {
                     layout,
                     state,
@@ -325,7 +374,8 @@ impl Converter<'_> {
                     cur: block,
                     before: None,
                 };
-                element_access::convert(
+                let here = location(b.m, at);
+                let path = element_access::convert(
                     &mut b,
                     at,
                     self.lane_var,
@@ -333,16 +383,25 @@ impl Converter<'_> {
                     pointer,
                     &mat,
                     &addressing,
-                    mem,
+                    mo.element_mask,
+                    Some(&request),
                 )?;
+                let what = if load { "load" } else { "store" };
                 self.stats.add(
-                    if load {
-                        "fallback_tensor_loads"
-                    } else {
-                        "fallback_tensor_stores"
+                    match (&path, load) {
+                        (Path::Block, true) => "block_tensor_loads",
+                        (Path::Block, false) => "block_tensor_stores",
+                        (Path::RuntimeChecked, true) => "runtime_checked_tensor_loads",
+                        (Path::RuntimeChecked, false) => "runtime_checked_tensor_stores",
+                        (Path::Fallback(_), true) => "fallback_tensor_loads",
+                        (Path::Fallback(_), false) => "fallback_tensor_stores",
                     },
                     1,
                 );
+                if let Path::Fallback(why) = path {
+                    self.stats
+                        .note(format!("{here}: per-element tensor {what}: {why}"));
+                }
             }
             Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR => {
                 let load = op == Op::CooperativeMatrixLoadKHR;
@@ -357,7 +416,7 @@ impl Converter<'_> {
                     ));
                 }
                 let stride = id(rest + 1);
-                let (mem, _) = memory_operands(ops.get(rest + 2..).unwrap_or(&[]));
+                let mem = memory_operands(ops.get(rest + 2..).unwrap_or(&[])).element_mask;
                 let (mat, dir) = if load {
                     let r = inst.result_id().ok_or("no result")?;
                     let ty = inst.result_type().ok_or("no type")?;
@@ -402,6 +461,7 @@ impl Converter<'_> {
                     &mat,
                     &addressing,
                     mem,
+                    None,
                 )?;
                 self.stats.add(
                     if load {
@@ -695,6 +755,7 @@ fn merge_duplicate_types(m: &mut Module) -> HashMap<Id, Id> {
 fn convert(
     m: &mut Module,
     analyses: &mut Analyses,
+    target: &Target,
     stats: &mut Statistics,
 ) -> Result<bool, String> {
     let has_matrices = m
@@ -729,6 +790,7 @@ fn convert(
             .filter_map(|r| consts.tensor_state(r).map(|s| (r, s.clone())))
             .collect()
     };
+    let uniform_accesses = uniform_tensor_accesses(m, analyses);
     let mut types = Interner::default();
     let plan = plan(m, &mut types, sg)?;
     let lane_var = lane_variable(m, &mut types);
@@ -744,6 +806,8 @@ fn convert(
     // bitcast first.
     let mut conv = Converter {
         plan: &plan,
+        target,
+        uniform_accesses,
         tensor_states: &tensor_states,
         lane_var,
         stats,
@@ -829,6 +893,40 @@ fn convert(
     Ok(true)
 }
 
+/// Tensor loads/stores whose pointer, layout and view are subgroup-uniform, in blocks the whole
+/// subgroup reaches.
+fn uniform_tensor_accesses(m: &Module, analyses: &mut Analyses) -> HashSet<InstId> {
+    let u = analyses.get::<Uniformity>(m);
+    let mut out = HashSet::new();
+    for i in m.all_insts() {
+        let inst = m.inst(i);
+        if !(inst.is(Op::CooperativeMatrixLoadTensorNV)
+            || inst.is(Op::CooperativeMatrixStoreTensorNV))
+        {
+            continue;
+        }
+        let Some(b) = m.inst_block(i) else { continue };
+        if u.is_divergent_control(b) {
+            continue;
+        }
+        let ops = inst.operands();
+        let mo = memory_operands(ops.get(3..).unwrap_or(&[]));
+        let ta = ops.get(3 + mo.words).copied().unwrap_or(0);
+        let mut ids = vec![ops[0], ops[2]];
+        if ta & 0x1 != 0 {
+            ids.extend(ops.get(4 + mo.words).copied());
+        }
+        if ids
+            .iter()
+            .filter_map(|&w| Id::new(w))
+            .all(|id| u.is_uniform(id))
+        {
+            out.insert(i);
+        }
+    }
+    out
+}
+
 fn location_or_unknown(m: &Module, at: InstId) -> String {
     if m.inst_block(at).is_some() {
         location(m, at)
@@ -861,11 +959,11 @@ impl Pass for ConvertTensorAddressing {
         &mut self,
         m: &mut Module,
         analyses: &mut Analyses,
-        _target: &Target,
+        target: &Target,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         let original = m.clone();
-        match convert(m, analyses, &mut stats) {
+        match convert(m, analyses, target, &mut stats) {
             Ok(false) => Ok(PassResult::unchanged(stats)),
             Ok(true) => Ok(PassResult {
                 changed: true,

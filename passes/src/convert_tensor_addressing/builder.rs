@@ -52,34 +52,128 @@ impl Builder<'_> {
         self.m.insert_block_after(after, l)
     }
 
-    /// 64-bit binary op.
+    /// The value of a constant integer (zero-extended) or boolean.
+    pub fn known(&self, v: Id) -> Option<u64> {
+        let i = self.m.def_inst(v)?;
+        match i.op()? {
+            Op::ConstantTrue => Some(1),
+            Op::ConstantFalse => Some(0),
+            _ => self.m.const_int_value(v),
+        }
+    }
+    fn bool_const(&mut self, b: bool) -> Id {
+        self.types.bool_const(self.m, b)
+    }
+
+    /// 64-bit binary op, folded when both operands are constants (or by x·1, x+0, x/1).
     pub fn op64(&mut self, op: Op, a: Id, b: Id) -> Id {
+        let (ka, kb) = (self.known(a), self.known(b));
+        if let (Some(x), Some(y)) = (ka, kb) {
+            let v = match op {
+                Op::IAdd => Some(x.wrapping_add(y)),
+                Op::ISub => Some(x.wrapping_sub(y)),
+                Op::IMul => Some(x.wrapping_mul(y)),
+                Op::UDiv if y != 0 => Some(x / y),
+                Op::UMod if y != 0 => Some(x % y),
+                Op::SDiv if y != 0 => Some((x as i64).wrapping_div(y as i64) as u64),
+                Op::SMod if y != 0 => Some((x as i64).rem_euclid((y as i64).abs()) as u64)
+                    .filter(|_| (y as i64) > 0),
+                Op::BitwiseAnd => Some(x & y),
+                _ => None,
+            };
+            if let Some(v) = v {
+                return self.c64(v);
+            }
+        }
+        match (op, ka, kb) {
+            (Op::IAdd, Some(0), _) => return b,
+            (Op::IAdd | Op::ISub, _, Some(0)) => return a,
+            (Op::IMul, Some(1), _) => return b,
+            (Op::IMul | Op::UDiv | Op::SDiv, _, Some(1)) => return a,
+            (Op::IMul, Some(0), _) | (Op::IMul, _, Some(0)) => return self.c64(0),
+            _ => {}
+        }
         let t = self.u64t();
         self.val(op, t, &[a.word(), b.word()])
     }
+    /// Comparison or logical op, folded on constants.
     pub fn cmp(&mut self, op: Op, a: Id, b: Id) -> Id {
+        let (ka, kb) = (self.known(a), self.known(b));
+        if let (Some(x), Some(y)) = (ka, kb) {
+            let (sx, sy) = (x as i64, y as i64);
+            let v = match op {
+                Op::IEqual => Some(x == y),
+                Op::INotEqual => Some(x != y),
+                Op::ULessThan => Some(x < y),
+                Op::ULessThanEqual => Some(x <= y),
+                Op::UGreaterThan => Some(x > y),
+                Op::UGreaterThanEqual => Some(x >= y),
+                Op::SLessThan => Some(sx < sy),
+                Op::SLessThanEqual => Some(sx <= sy),
+                Op::SGreaterThan => Some(sx > sy),
+                Op::SGreaterThanEqual => Some(sx >= sy),
+                Op::LogicalAnd => Some(x != 0 && y != 0),
+                Op::LogicalOr => Some(x != 0 || y != 0),
+                _ => None,
+            };
+            if let Some(v) = v {
+                return self.bool_const(v);
+            }
+        }
+        match (op, ka, kb) {
+            (Op::LogicalAnd, Some(1), _) | (Op::LogicalOr, Some(0), _) => return b,
+            (Op::LogicalAnd, _, Some(1)) | (Op::LogicalOr, _, Some(0)) => return a,
+            (Op::LogicalAnd, Some(0), _) | (Op::LogicalAnd, _, Some(0)) => {
+                return self.bool_const(false)
+            }
+            (Op::LogicalOr, Some(1), _) | (Op::LogicalOr, _, Some(1)) => {
+                return self.bool_const(true)
+            }
+            _ => {}
+        }
         let t = self.boolt();
         self.val(op, t, &[a.word(), b.word()])
     }
     pub fn and(&mut self, a: Id, b: Id) -> Id {
         self.cmp(Op::LogicalAnd, a, b)
     }
+    pub fn not(&mut self, a: Id) -> Id {
+        if let Some(x) = self.known(a) {
+            return self.bool_const(x == 0);
+        }
+        let t = self.boolt();
+        self.val(Op::LogicalNot, t, &[a.word()])
+    }
     pub fn select(&mut self, ty: Id, c: Id, a: Id, b: Id) -> Id {
-        self.val(Op::Select, ty, &[c.word(), a.word(), b.word()])
+        match self.known(c) {
+            Some(0) => b,
+            Some(_) => a,
+            None if a == b => a,
+            None => self.val(Op::Select, ty, &[c.word(), a.word(), b.word()]),
+        }
     }
     /// A 32-bit unsigned value zero-extended to 64 bits.
     pub fn zext64(&mut self, v: Id) -> Id {
+        if let Some(x) = self.known(v) {
+            return self.c64(x);
+        }
         let t = self.u64t();
         self.val(Op::UConvert, t, &[v.word()])
     }
     /// A 32-bit signed value sign-extended to 64 bits.
     pub fn sext64(&mut self, v: Id) -> Id {
+        if let Some(x) = self.known(v) {
+            return self.c64(x as u32 as i32 as i64 as u64);
+        }
         let t = self.u64t();
         self.val(Op::SConvert, t, &[v.word()])
     }
     /// `x` with 0 replaced by 1 (a divisor the specification leaves undefined at 0; the
     /// replacement keeps the generated code free of division by zero).
     pub fn nonzero64(&mut self, x: Id) -> Id {
+        if let Some(v) = self.known(x) {
+            return self.c64(v.max(1));
+        }
         let (zero, one, t) = (self.c64(0), self.c64(1), self.u64t());
         let z = self.cmp(Op::IEqual, x, zero);
         self.select(t, z, one, x)

@@ -21,10 +21,11 @@
 
 use spirv::{Op, StorageClass};
 use spvopt_analysis::tensor_layout::{Field, TensorLayoutState, TensorViewState};
-use spvopt_ir::{Id, Inst, InstId, Module};
+use spvopt_ir::{BlockId, Id, Inst, InstId, Module};
 
+use super::block_path::{self, Decision};
 use super::builder::Builder;
-use super::distribution::{Deal, Distribution};
+use super::distribution::{Deal, Distribution, MatrixUse};
 use super::tensor_values::{LayoutField, ViewField};
 use crate::cfg_edit::split_block_after;
 
@@ -41,6 +42,7 @@ pub mod clamp {
 #[derive(Clone, Copy, Debug)]
 pub struct Matrix {
     pub dist: Distribution,
+    pub use_: MatrixUse,
     /// Component type and its size in bytes.
     pub component: Id,
     pub bytes: u32,
@@ -101,21 +103,29 @@ fn field(b: &mut Builder, f: Option<Field>, value: Id, index: u32) -> Id {
 }
 
 /// Tensor-addressing fields as 64-bit values, read once before the loop.
-struct TensorFields {
-    block: Vec<Id>,
-    dimension: Vec<Id>,
-    stride: Vec<Id>,
-    offset: Vec<Id>,
-    span: Vec<Id>,
-    clamp_value: Id,
-    view: Option<ViewFields>,
+pub struct TensorFields {
+    pub block: Vec<Id>,
+    pub dimension: Vec<Id>,
+    pub stride: Vec<Id>,
+    pub offset: Vec<Id>,
+    pub span: Vec<Id>,
+    /// 32-bit.
+    pub clamp_value: Id,
+    pub view: Option<ViewFields>,
 }
 
-struct ViewFields {
-    dims: Vec<Id>,
-    strides: Vec<Id>,
-    clip: [Id; 4],
-    perm: Vec<u32>,
+pub struct ViewFields {
+    pub dims: Vec<Id>,
+    pub strides: Vec<Id>,
+    pub clip: [Id; 4],
+    pub perm: Vec<u32>,
+}
+
+/// Which path an access took.
+pub enum Path {
+    Block,
+    RuntimeChecked,
+    Fallback(String),
 }
 
 fn read_fields(b: &mut Builder, a: &Addressing) -> Option<TensorFields> {
@@ -350,8 +360,7 @@ fn tensor_place(b: &mut Builder, t: &TensorFields, k: AccessKind, r: Id, c: Id) 
             _ => {
                 // Constant (and Undefined, whose out-of-bounds value is undefined): no access.
                 let oob = b.cmp(Op::LogicalOr, lo, hi);
-                let boolt = b.boolt();
-                let ok = b.val(Op::LogicalNot, boolt, &[oob.word()]);
+                let ok = b.not(oob);
                 in_bounds = Some(match in_bounds {
                     None => ok,
                     Some(prev) => b.and(prev, ok),
@@ -424,7 +433,8 @@ pub fn convert(
     mat: &Matrix,
     addressing: &Addressing,
     memory_access: u32,
-) -> Result<(), String> {
+    block_request: Option<&block_path::Request>,
+) -> Result<Path, String> {
     let m = &mut *b.m;
     let ptr_ty = m.type_of(pointer).ok_or("the pointer has no type")?;
     let (sc, pointee) = m
@@ -530,7 +540,6 @@ pub fn convert(
         Addressing::Tensor { clamp, .. } => *clamp,
         Addressing::Strided { .. } => clamp::UNDEFINED,
     };
-    split.keep_loop_header(b.m);
     let slots = mat.dist.slots();
     let es = mat.bytes;
     let mem: Vec<u32> = if memory_access == 0 {
@@ -538,7 +547,7 @@ pub fn convert(
     } else {
         vec![memory_access]
     };
-    b.counted_loop(slots, split.after, |b, k| {
+    let emit_loop = |b: &mut Builder, exit: BlockId| b.counted_loop(slots, exit, |b, k| {
         let (r, c) = position(b, &mat.dist, lane, k);
         let place = match (&fields, strided) {
             (Some(t), _) => {
@@ -631,12 +640,59 @@ pub fn convert(
             b.void(Op::Store, &[slot_ptr.word(), got.word()]);
         }
         Ok(())
-    })?;
+    });
+    let decision = match (block_request, &fields) {
+        (Some(req), Some(t)) => block_path::decide(b, req, t, pointer),
+        (None, _) => Decision::Fallback("strided load/store (no surface bounds)".into()),
+        (Some(_), None) => Decision::Fallback("no tensor layout".into()),
+    };
+    let path = match decision {
+        Decision::Static(plan) => {
+            block_path::emit(b, &plan, mat, pointer, var);
+            let after_label = b.m.block_label(split.after);
+            split.keep_loop_header(b.m);
+            b.void(Op::Branch, &[after_label.word()]);
+            Path::Block
+        }
+        Decision::Runtime(plan, cond) => {
+            if split.loop_merge.is_some() {
+                // A loop header cannot also head the selection: branch to a block that does.
+                let pre = b.new_block_after(split.before);
+                let pre_l = b.m.block_label(pre);
+                split.keep_loop_header(b.m);
+                b.void(Op::Branch, &[pre_l.word()]);
+                b.cur = pre;
+            }
+            let fast = b.new_block_after(b.cur);
+            let slow = b.new_block_after(fast);
+            let loop_exit = b.new_block_after(slow);
+            let (fast_l, slow_l) = (b.m.block_label(fast), b.m.block_label(slow));
+            let after_label = b.m.block_label(split.after);
+            b.void(Op::SelectionMerge, &[after_label.word(), 0]);
+            b.void(
+                Op::BranchConditional,
+                &[cond.word(), fast_l.word(), slow_l.word()],
+            );
+            b.cur = fast;
+            block_path::emit(b, &plan, mat, pointer, var);
+            b.void(Op::Branch, &[after_label.word()]);
+            b.cur = slow;
+            emit_loop(b, loop_exit)?;
+            b.cur = loop_exit;
+            b.void(Op::Branch, &[after_label.word()]);
+            Path::RuntimeChecked
+        }
+        Decision::Fallback(why) => {
+            split.keep_loop_header(b.m);
+            emit_loop(b, split.after)?;
+            Path::Fallback(why)
+        }
+    };
     if let Direction::Load { result, ty, .. } = dir {
         b.m.prepend_inst(
             split.after,
             Inst::new(Op::Load, Some(ty), Some(result), &[var.word()]),
         );
     }
-    Ok(())
+    Ok(path)
 }

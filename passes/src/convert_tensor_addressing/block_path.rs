@@ -1,0 +1,395 @@
+//! The 2D block path of a tensor load/store: when the matrix is a 2D tile of a pitched surface,
+//! one `OpSubgroup2DBlockLoadINTEL` / `…LoadTransformINTEL` / `…LoadTransposeINTEL` /
+//! `…StoreINTEL` per (column group, row chunk) moves it, writing or reading the invocation's
+//! slots directly.
+//!
+//! Structure (decided at compile time, otherwise the per-element path): a 2-D layout with block
+//! size 1 and unit inner stride; span = (R, C) without a view, or a view without own dimensions
+//! whose permutation is the identity (span (R, C)) or the transpose `<1, 0>` (span (C, R): the
+//! matrix's column c is memory row `offset0 + c`); the Columns deal (see [`Distribution`]) so
+//! that a block of width `SG·P` delivers exactly the invocation's slots ("Mapping Block Data to
+//! Invocations": W = SG·P columns give invocation `lane` columns `lane·P ..`, rows in
+//! consecutive values); subgroup size 16; the target's shape table (loads up to 32 rows,
+//! stores 8, transposes of 32-bit elements: 8/16-bit data read transposed as packed dwords,
+//! which gives each invocation one memory row = one matrix column in order). B matrices of
+//! 8/16-bit elements load with the VNNI transform (the same bytes per invocation as their
+//! column: lower rows in lower bits), which is the form DPAS consumes.
+//!
+//! Legality (`cl_intel_subgroup_2d_block_io`; each either folded to a constant or checked at
+//! run time): base 64-byte aligned (the `Aligned` memory operand, or the pointer's value),
+//! surface width `dim1·E` in 64..2^24 and a multiple of 4, height `dim0` in 1..2^24, pitch
+//! `stride0·E` at least the width, at most 2^24 and a multiple of 16, `x·E` a multiple of 4.
+//! Out of bounds the hardware reads 0 and drops writes: the specification's result for loads
+//! with clamp mode Constant and clamp value 0 (Undefined: any value) and for every store; for
+//! the other clamp modes (or another clamp value) only when the whole tile is in bounds. A view's
+//! clip must cover the matrix (`(0, ≥R, 0, ≥C)`). A condition that folds to false sends the
+//! access to the per-element path with that reason; conditions on run-time values (kernel
+//! arguments: subgroup-uniform, as the block ops need) become one uniform branch between the
+//! block ops and the per-element loop.
+
+use spirv::{Op, StorageClass};
+use spvopt_analysis::target::BlockOp;
+use spvopt_analysis::Target;
+use spvopt_ir::Id;
+
+use super::builder::Builder;
+use super::distribution::{Deal, MatrixUse};
+use super::element_access::{clamp, Matrix, TensorFields};
+
+/// The static facts the block path needs about one access.
+pub struct Request<'a> {
+    pub target: &'a Target,
+    pub mat: &'a Matrix,
+    pub use_: MatrixUse,
+    pub store: bool,
+    pub clamp: u32,
+    /// `Some(transposed)` when the access goes through a view (identity or transpose).
+    pub view_transposed: Option<bool>,
+    /// Permutation / own dimensions / dimension count of the view make it unusable.
+    pub structure_error: Option<&'static str>,
+    /// The `Aligned` memory operand.
+    pub aligned: Option<u32>,
+    /// Whether the layout, view and pointer are subgroup-uniform (run-time checks possible).
+    pub uniform: bool,
+}
+
+/// One block instruction's shape.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    pub op: BlockOp,
+    /// Element size the instruction is issued with (4 for transposed 8/16-bit data).
+    pub elem: u32,
+    pub width: u32,
+    pub height: u32,
+    /// Column groups (blocks across) and row chunks (blocks down), and slots per block.
+    pub groups: u32,
+    pub chunks: u32,
+}
+
+/// What happens to the access.
+pub enum Decision {
+    Static(Plan),
+    Runtime(Plan, Id),
+    Fallback(String),
+}
+
+/// Everything needed to emit the block ops.
+pub struct Plan {
+    pub shape: Shape,
+    width: Id,
+    height: Id,
+    pitch: Id,
+    x: Id,
+    y: Id,
+}
+
+fn shape(r: &Request) -> Result<Shape, String> {
+    let m = r.mat;
+    let (rows, cols, sg) = (m.dist.rows, m.dist.cols, m.dist.sg);
+    if sg != 16 {
+        return Err(format!("2D block IO needs subgroup size 16 (the kernel has {sg})"));
+    }
+    let Deal::Columns { pack } = m.dist.deal else {
+        return Err("the matrix is not dealt one column (group) per invocation".into());
+    };
+    let es = m.bytes;
+    if !matches!(es, 1 | 2 | 4) {
+        return Err(format!("{es}-byte elements"));
+    }
+    let shapes = if r.target.has_2d_block_io() {
+        r.target.clone()
+    } else {
+        // Targets without 2D block IO get the same ops; legalize lowers them.
+        Target::pvc()
+    };
+    let fits = |op: BlockOp, e: u32, w: u32, h: u32| shapes.supports_2d_block(op, e, w, h, 1);
+    if r.view_transposed == Some(true) {
+        if r.store {
+            return Err("a store through a transposing view (no 2D store transposes)".into());
+        }
+        if pack != 1 || (rows * es) % 4 != 0 {
+            return Err("transposed tile rows are not whole dwords".into());
+        }
+        let row_dwords = rows * es / 4;
+        let width = row_dwords.min(8);
+        if row_dwords % width != 0 || !fits(BlockOp::LoadTranspose, 4, width, 16) {
+            return Err(format!("no transposed block of {width} dwords x 16 rows"));
+        }
+        return Ok(Shape {
+            op: BlockOp::LoadTranspose,
+            elem: 4,
+            width,
+            height: 16,
+            groups: cols / 16,
+            chunks: row_dwords / width,
+        });
+    }
+    let width = sg * pack;
+    if pack > 4 / es.min(4) {
+        return Err("the packed columns do not fit a block row".into());
+    }
+    let (op, max_h) = if r.store {
+        (BlockOp::Store, 8)
+    } else if r.use_ == MatrixUse::B && es < 4 && pack == 1 {
+        (BlockOp::LoadTransform, 32)
+    } else {
+        (BlockOp::Load, 32)
+    };
+    let height = rows.min(max_h);
+    if rows % height != 0 || !fits(op, es, width, height) {
+        return Err(format!(
+            "no {} block of {width} x {height} {es}-byte elements",
+            op.name()
+        ));
+    }
+    Ok(Shape {
+        op,
+        elem: es,
+        width,
+        height,
+        groups: cols / width,
+        chunks: rows / height,
+    })
+}
+
+/// Decides the path and, for the run-time path, emits the condition (in the current block).
+/// `ptr` is the tensor pointer. Conditions that fold need no instructions; the few a fallback
+/// decision leaves unused are removed with the pass's other dead values.
+pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decision {
+    if let Some(e) = r.structure_error {
+        return Decision::Fallback(e.into());
+    }
+    if t.span.len() != 2 {
+        return Decision::Fallback(format!("a {}-D layout", t.span.len()));
+    }
+    let shape = match shape(r) {
+        Ok(s) => s,
+        Err(e) => return Decision::Fallback(e),
+    };
+    let m = r.mat;
+    let (rows, cols, es) = (m.dist.rows, m.dist.cols, m.bytes);
+    let transposed = r.view_transposed == Some(true);
+    // Memory extent of the tile (rows, columns).
+    let (mem_rows, mem_cols) = if transposed { (cols, rows) } else { (rows, cols) };
+    let k = |b: &mut Builder, v: u64| b.c64(v);
+    let esz = k(b, u64::from(es));
+    let width = b.op64(Op::IMul, t.dimension[1], esz);
+    let height = t.dimension[0];
+    let pitch = b.op64(Op::IMul, t.stride[0], esz);
+    let (x, y) = (t.offset[1], t.offset[0]);
+    let mut conds: Vec<(Id, String)> = Vec::new();
+    let (c64, c3, c15, max) = (k(b, 64), k(b, 3), k(b, 15), k(b, 1 << 24));
+    let zero = k(b, 0);
+    let one = k(b, 1);
+    let mut push = |_: &mut Builder, c: Id, why: String| conds.push((c, why));
+    // The mapping: unit block sizes and inner stride, the span exactly the tile.
+    for (v, want, why) in [
+        (t.block[0], 1, "block size is not 1"),
+        (t.block[1], 1, "block size is not 1"),
+        (t.stride[1], 1, "inner stride is not 1"),
+        (t.span[0], u64::from(mem_rows), "span is not the tile"),
+        (t.span[1], u64::from(mem_cols), "span is not the tile"),
+    ] {
+        let w = k(b, want);
+        let c = b.cmp(Op::IEqual, v, w);
+        push(b, c, why.into());
+    }
+    let ge = b.cmp(Op::UGreaterThanEqual, width, c64);
+    push(b, ge, "surface width under 64 bytes".into());
+    let le = b.cmp(Op::ULessThanEqual, width, max);
+    push(b, le, "surface width over 2^24 bytes".into());
+    if es < 4 {
+        let w3 = b.op64(Op::BitwiseAnd, width, c3);
+        let a = b.cmp(Op::IEqual, w3, zero);
+        push(b, a, "surface width not a multiple of 4 bytes".into());
+        let xe = b.op64(Op::IMul, x, esz);
+        let x3 = b.op64(Op::BitwiseAnd, xe, c3);
+        let xa = b.cmp(Op::IEqual, x3, zero);
+        push(b, xa, "x offset not a multiple of 4 bytes".into());
+    }
+    let h1 = b.cmp(Op::UGreaterThanEqual, height, one);
+    let h2 = b.cmp(Op::ULessThanEqual, height, max);
+    let h = b.and(h1, h2);
+    push(b, h, "surface height outside 1..2^24".into());
+    let p1 = b.cmp(Op::UGreaterThanEqual, pitch, width);
+    push(b, p1, "pitch under the surface width".into());
+    let p2 = b.cmp(Op::ULessThanEqual, pitch, max);
+    push(b, p2, "pitch over 2^24 bytes".into());
+    let p15 = b.op64(Op::BitwiseAnd, pitch, c15);
+    let p3 = b.cmp(Op::IEqual, p15, zero);
+    push(b, p3, "pitch not a multiple of 16 bytes".into());
+    // Base alignment.
+    match r.aligned {
+        Some(a) if a % 64 == 0 => {}
+        _ => {
+            let u64t = b.u64t();
+            let addr = b.val(Op::ConvertPtrToU, u64t, &[ptr.word()]);
+            let c63 = k(b, 63);
+            let low = b.op64(Op::BitwiseAnd, addr, c63);
+            let al = b.cmp(Op::IEqual, low, zero);
+            push(b, al, "base pointer not 64-byte aligned".into());
+        }
+    }
+    // Out-of-bounds agreement: zero fill / dropped writes, or a tile wholly inside.
+    let zero_fill_ok = if r.store {
+        None
+    } else {
+        match r.clamp {
+            clamp::UNDEFINED => None,
+            clamp::CONSTANT => {
+                let cv = b.zext64(t.clamp_value);
+                Some(b.cmp(Op::IEqual, cv, zero))
+            }
+            _ => Some(b.cmp(Op::IEqual, one, zero)),
+        }
+    };
+    if let Some(zf) = zero_fill_ok {
+        let y_end = k(b, u64::from(mem_rows));
+        let x_end = k(b, u64::from(mem_cols));
+        let y_lo = b.cmp(Op::SGreaterThanEqual, y, zero);
+        let x_lo = b.cmp(Op::SGreaterThanEqual, x, zero);
+        let ye = b.op64(Op::IAdd, y, y_end);
+        let xe = b.op64(Op::IAdd, x, x_end);
+        let y_hi = b.cmp(Op::SLessThanEqual, ye, height);
+        let x_hi = b.cmp(Op::SLessThanEqual, xe, t.dimension[1]);
+        let a = b.and(y_lo, x_lo);
+        let bb = b.and(y_hi, x_hi);
+        let inside = b.and(a, bb);
+        let ok = b.cmp(Op::LogicalOr, zf, inside);
+        push(
+            b,
+            ok,
+            "out-of-bounds elements need the clamp mode's values (not the hardware's zeros)"
+                .into(),
+        );
+    }
+    if let Some(v) = &t.view {
+        let [ro, rs, co, cs] = v.clip;
+        let (rr, cc) = (k(b, u64::from(rows)), k(b, u64::from(cols)));
+        let a = b.cmp(Op::IEqual, ro, zero);
+        let bb = b.cmp(Op::IEqual, co, zero);
+        let c = b.cmp(Op::UGreaterThanEqual, rs, rr);
+        let d = b.cmp(Op::UGreaterThanEqual, cs, cc);
+        let ab = b.and(a, bb);
+        let cd = b.and(c, d);
+        let all = b.and(ab, cd);
+        push(b, all, "the view's clip does not cover the matrix".into());
+    }
+    let mut pending = Vec::new();
+    for (c, why) in conds {
+        match b.known(c) {
+            Some(0) => return Decision::Fallback(why),
+            Some(_) => {}
+            None => pending.push(c),
+        }
+    }
+    let plan = Plan {
+        shape,
+        width,
+        height,
+        pitch,
+        x,
+        y,
+    };
+    if pending.is_empty() {
+        return Decision::Static(plan);
+    }
+    if !r.uniform {
+        return Decision::Fallback(
+            "legality depends on values that are not subgroup-uniform".into(),
+        );
+    }
+    let mut all = pending[0];
+    for &c in &pending[1..] {
+        all = b.and(all, c);
+    }
+    Decision::Runtime(plan, all)
+}
+
+/// Emits the block ops of `plan` between the tensor pointer `ptr` and the invocation's slots in
+/// the Function variable `var` (of the matrix's lowered type).
+pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id) {
+    let s = plan.shape;
+    let u32t = b.u32t();
+    let v2 = b.types.vector(b.m, u32t, 2);
+    let trunc = |b: &mut Builder, v: Id| -> Id {
+        match b.known(v) {
+            Some(x) => b.c32(x as u32),
+            None => b.val(Op::UConvert, u32t, &[v.word()]),
+        }
+    };
+    let (width, height, pitch) = (
+        trunc(b, plan.width),
+        trunc(b, plan.height),
+        trunc(b, plan.pitch),
+    );
+    // Transposed 8/16-bit data is addressed in dwords.
+    let x_units = if s.elem != mat.bytes {
+        let k = b.c64(u64::from(s.elem / mat.bytes));
+        b.op64(Op::SDiv, plan.x, k)
+    } else {
+        plan.x
+    };
+    let x0 = trunc(b, x_units);
+    let y0 = trunc(b, plan.y);
+    let fn_elem = b.types.pointer(b.m, StorageClass::Function, mat.component);
+    let (elem, w, h, one) = (b.c32(s.elem), b.c32(s.width), b.c32(s.height), b.c32(1));
+    let rows = mat.dist.rows;
+    let Deal::Columns { pack } = mat.dist.deal else {
+        return;
+    };
+    let transposed = s.op == BlockOp::LoadTranspose;
+    for g in 0..s.groups {
+        for c in 0..s.chunks {
+            // Coordinates of this block and the first slot it fills.
+            let (dx, dy, slot) = if transposed {
+                // Column group g = memory rows 16g..; chunk c = dwords c·W.. = matrix rows.
+                let rows_per_chunk = s.width * 4 / mat.bytes;
+                (c * s.width, g * 16, g * rows + c * rows_per_chunk)
+            } else {
+                (g * s.width, c * s.height, g * rows * pack + c * s.height * pack)
+            };
+            let xs = if dx == 0 {
+                x0
+            } else {
+                let d = b.c32(dx);
+                b.val(Op::IAdd, u32t, &[x0.word(), d.word()])
+            };
+            let ys = if dy == 0 {
+                y0
+            } else {
+                let d = b.c32(dy);
+                b.val(Op::IAdd, u32t, &[y0.word(), d.word()])
+            };
+            let coord = b.val(Op::CompositeConstruct, v2, &[xs.word(), ys.word()]);
+            let data = if mat.dist.slots() == 1 {
+                var
+            } else {
+                let sl = b.c32(slot);
+                b.val(Op::InBoundsAccessChain, fn_elem, &[var.word(), sl.word()])
+            };
+            let shape = [elem.word(), w.word(), h.word(), one.word()];
+            let surface = [width.word(), height.word(), pitch.word(), coord.word()];
+            let mut words = shape.to_vec();
+            let op = match s.op {
+                BlockOp::Store => {
+                    words.push(data.word());
+                    words.push(ptr.word());
+                    words.extend_from_slice(&surface);
+                    Op::Subgroup2DBlockStoreINTEL
+                }
+                kind => {
+                    words.push(ptr.word());
+                    words.extend_from_slice(&surface);
+                    words.push(data.word());
+                    match kind {
+                        BlockOp::LoadTransform => Op::Subgroup2DBlockLoadTransformINTEL,
+                        BlockOp::LoadTranspose => Op::Subgroup2DBlockLoadTransposeINTEL,
+                        _ => Op::Subgroup2DBlockLoadINTEL,
+                    }
+                }
+            };
+            b.void(op, &words);
+        }
+    }
+}
