@@ -30,12 +30,32 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     ]);
     assert_eq!(code, 0);
 
+    // `cargo test` links the tests against the rlib only: build the C libraries of this
+    // profile (into this target directory) when a fresh build tree lacks them.
+    let lib_dir = profile_dir();
+    if !lib_dir.join("libspvopt.a").exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut build = Command::new(cargo);
+        build.args(["build", "-p", "spvopt-capi", "--lib"]);
+        if lib_dir.file_name().is_some_and(|n| n == "release") {
+            build.arg("--release");
+        }
+        if let Some(target_dir) = lib_dir.parent() {
+            build.env("CARGO_TARGET_DIR", target_dir);
+        }
+        let o = build.current_dir(here).output().unwrap();
+        assert!(
+            o.status.success(),
+            "building the C libraries: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
     // Install as a user would (header, libraries, pkg-config file), from this build.
     let prefix = dir.join("prefix");
     let o = Command::new("bash")
         .arg(here.join("install.sh"))
         .arg(&prefix)
-        .env("SPVOPT_LIB_DIR", profile_dir())
+        .env("SPVOPT_LIB_DIR", &lib_dir)
         .output()
         .unwrap();
     assert!(

@@ -109,3 +109,233 @@ fn every_tensor_hw_case_converts_exactly() {
         failures.join("\n")
     );
 }
+
+/// Which path each access of a 2D-block case takes, and why. `static` is what the pass decides
+/// (statistics: `block` / `runtime_checked` / `fallback` for the loads and the stores); `ran`
+/// says whether 2D block loads / stores executed in the simulator (a run-time check passed).
+struct Expect {
+    case: &'static str,
+    loads: &'static str,
+    stores: &'static str,
+    ran_block_loads: bool,
+    ran_block_stores: bool,
+    why: &'static str,
+}
+
+const fn e(
+    case: &'static str,
+    loads: &'static str,
+    stores: &'static str,
+    ran_block_loads: bool,
+    ran_block_stores: bool,
+    why: &'static str,
+) -> Expect {
+    Expect {
+        case,
+        loads,
+        stores,
+        ran_block_loads,
+        ran_block_stores,
+        why,
+    }
+}
+
+#[rustfmt::skip]
+const BLOCK_CASES: &[Expect] = &[
+    e("bb_T_b8", "fallback", "fallback", false, false,
+      "a 16x8 B has 8 columns for 16 invocations: not one column per invocation"),
+    e("bb_T_edge_inb", "runtime_checked", "runtime_checked", true, true,
+      "layout from kernel arguments; in bounds, so ClampToEdge never applies: transposed load"),
+    e("bb_T_f16_c0_edge", "runtime_checked", "runtime_checked", true, true,
+      "Constant 0 at the edge = the hardware's zero fill: transposed load"),
+    e("be_base32", "runtime_checked", "block", false, true,
+      "the load's base is 32 B past a 64-byte boundary: the run-time alignment check fails"),
+    e("be_clip_narrow", "fallback", "block", false, true,
+      "a 16x12 clip re-splits rows: not a tile"),
+    e("be_cv8000", "fallback", "block", false, true,
+      "clamp value 0x8000 (-0.0) is not the hardware's zero"),
+    e("be_edge_inb", "runtime_checked", "runtime_checked", true, true,
+      "ClampToEdge with the tile in bounds"),
+    e("be_oddx", "fallback", "block", false, true, "x = 17 is odd for 2-byte elements"),
+    e("be_pitch196", "fallback", "block", false, true, "pitch 196 B is not a multiple of 16"),
+    e("be_repeat_bottom", "runtime_checked", "runtime_checked", false, true,
+      "Repeat wraps rows past the bottom: the tile is not inside, the check fails"),
+    e("be_st_oddx", "runtime_checked", "runtime_checked", true, false,
+      "the store's x = 33 is odd: its run-time check fails"),
+    e("be_w62", "fallback", "block", false, true, "surface width 62 B is under 64"),
+    e("bg_f16_64x48x80", "runtime_checked", "runtime_checked", true, true,
+      "the GEMM's A, transposed B, C tiles and D stores all pass their checks"),
+    e("bm_a_1x4", "runtime_checked", "runtime_checked", true, true, "4 A tiles"),
+    e("bm_acc_store_c0", "runtime_checked", "runtime_checked", true, true,
+      "Constant stores drop rows/columns past the edge, as the hardware does"),
+    e("bm_b_2x1", "block", "block", true, true, "2 stacked B tiles, all constants"),
+    e("bm_gap_overlap", "block", "block", true, true, "3 tiles, all constants"),
+    e("bt_a_c0_corner", "block", "block", true, true, "Constant 0 = zero fill"),
+    e("bt_a_c0_right", "runtime_checked", "runtime_checked", true, true, "Constant 0 past the right edge"),
+    e("bt_a_interior", "block", "block", true, true, "interior tile"),
+    e("bt_a_pad_pitch", "runtime_checked", "runtime_checked", true, true,
+      "width 140 B with pitch 144 B: the padding reads as out of bounds (0) in both"),
+    e("bt_a_w64", "block", "block", true, true, "width exactly 64 B"),
+    e("bt_b_interior", "block", "block", true, true, "B through the VNNI transform"),
+    e("bt_f32acc_c0_edge", "runtime_checked", "runtime_checked", true, true, "f32 accumulator"),
+    e("bt_i8b_c0_edge", "block", "block", true, true, "i8 B through the VNNI transform"),
+    e("bt_st_edgemode", "runtime_checked", "runtime_checked", true, true,
+      "ClampToEdge stores drop out-of-bounds elements, like the hardware"),
+    e("bt_st_f32", "block", "block", true, true, "f32 tile"),
+    e("bt_u8a", "block", "block", true, true, "u8 A: two columns per invocation, 32-wide block"),
+];
+
+#[test]
+fn block_cases_take_the_expected_path() {
+    let target = Target::by_name("pvc").unwrap();
+    let dir = spvopt_tests::corpus_dir().join("tensor-hw");
+    let listed: Vec<String> = cases()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().to_string())
+        .filter(|n| {
+            ["bb_", "be_", "bg_", "bm_", "bt_"]
+                .iter()
+                .any(|p| n.starts_with(p))
+        })
+        .collect();
+    let mut names: Vec<&str> = BLOCK_CASES.iter().map(|x| x.case).collect();
+    names.sort();
+    assert_eq!(listed, names, "every 2D-block case has an expectation");
+    let mut failures = Vec::new();
+    for x in BLOCK_CASES {
+        let case = dir.join(x.case);
+        let (out, report) =
+            optimize_words(&words_of(&case), "convert-tensor-addressing", &target).unwrap();
+        let stats = &report.passes[0].stats;
+        let path_of = |what: &str| -> String {
+            let taken: Vec<&str> = ["block", "runtime_checked", "fallback"]
+                .into_iter()
+                .filter(|p| stats.get(&format!("{p}_tensor_{what}")) > 0)
+                .collect();
+            taken.join("+")
+        };
+        let (loads, stores) = (path_of("loads"), path_of("stores"));
+        let m = spvopt_ir::load_words(&out).unwrap();
+        let launch = Launch::from_file(&case.join("launch.json")).unwrap();
+        let counters = run(&m, &launch).unwrap().counters;
+        let ran = |prefix: &str| counters.block2d.keys().any(|k| k.starts_with(prefix));
+        let got = (loads.as_str(), stores.as_str(), ran("load"), ran("store"));
+        let want = (x.loads, x.stores, x.ran_block_loads, x.ran_block_stores);
+        if got != want {
+            failures.push(format!(
+                "{} ({}): got {got:?}, expected {want:?}; notes: {:?}",
+                x.case,
+                x.why,
+                stats.notes()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Each fallback says why, with the instruction's location.
+#[test]
+fn every_fallback_has_a_reason() {
+    let target = Target::by_name("pvc").unwrap();
+    for case in cases() {
+        let (_, report) =
+            optimize_words(&words_of(&case), "convert-tensor-addressing", &target).unwrap();
+        let stats = &report.passes[0].stats;
+        let fallbacks = stats.get("fallback_tensor_loads") + stats.get("fallback_tensor_stores");
+        let reasons = stats
+            .notes()
+            .iter()
+            .filter(|n| n.contains("per-element tensor"))
+            .count() as u64;
+        assert_eq!(
+            fallbacks,
+            reasons,
+            "{}: {:?}",
+            case.display(),
+            stats.notes()
+        );
+    }
+}
+
+/// `-O` (which runs the conversion before legalize and lower-mma) gives the expected bytes on
+/// every target, and its output validates.
+#[test]
+fn optimize_pipeline_on_every_target() {
+    let mut failures = Vec::new();
+    for target in Target::all() {
+        for case in cases() {
+            let name = case.file_name().unwrap().to_string_lossy().to_string();
+            let check = || -> Result<(), String> {
+                let (out, report) = optimize_words(
+                    &words_of(&case),
+                    spvopt_passes::registry::OPTIMIZE_PIPELINE,
+                    &target,
+                )
+                .map_err(|e| e.to_string())?;
+                let converted = report
+                    .passes
+                    .iter()
+                    .any(|p| p.name == "convert-tensor-addressing" && p.changed);
+                if !converted {
+                    return Err("-O did not run convert-tensor-addressing".into());
+                }
+                matches_expected(&case, &out)?;
+                let m = spvopt_ir::load_words(&out).map_err(|e| e.to_string())?;
+                spvopt_passes::validate::validate_module(
+                    &m,
+                    text::parse_target_env("spv1.6").unwrap(),
+                )
+                .map_err(|e| format!("output does not validate: {e}"))?;
+                if !target.has_2d_block_io() {
+                    let dis = text::disassemble(&out).map_err(|e| e.to_string())?;
+                    if dis.contains("OpSubgroup2DBlock") {
+                        return Err("2D block ops left for a target without them".into());
+                    }
+                }
+                Ok(())
+            };
+            if let Err(e) = check() {
+                failures.push(format!("{} {name}: {e}", target.name));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// What the conversion cannot express is a one-line error naming the problem, never a panic or
+/// a partial module.
+#[test]
+fn unsupported_input_is_a_clear_error() {
+    let target = Target::by_name("pvc").unwrap();
+    let dir = spvopt_tests::corpus_dir().join("tensor-hw/bt_a_interior");
+    let src = std::fs::read_to_string(dir.join("kernel.spvasm")).unwrap();
+    for (what, from, to, expect) in [
+        (
+            "CrossDevice scope",
+            "OpTypeCooperativeMatrixKHR %half %u_3",
+            "OpTypeCooperativeMatrixKHR %half %u_0",
+            "only Subgroup-scope cooperative matrices",
+        ),
+        (
+            "no subgroup size",
+            "OpExecutionMode %main SubgroupSize 16\n",
+            "",
+            "declare one SubgroupSize",
+        ),
+        (
+            "spec-constant shape",
+            "%u_16 = OpConstant %uint 16",
+            "%u_16 = OpSpecConstant %uint 16",
+            "spec-constant",
+        ),
+    ] {
+        assert!(src.contains(from), "{what}");
+        let text = src.replacen(from, to, 1);
+        let words = text::assemble(&text, text::parse_target_env("spv1.6").unwrap()).expect(what);
+        let err = optimize_words(&words, "convert-tensor-addressing", &target)
+            .expect_err(what)
+            .to_string();
+        assert!(err.contains(expect), "{what}: {err}");
+        assert_eq!(err.lines().count(), 1, "{what}: {err}");
+    }
+}

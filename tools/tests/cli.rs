@@ -332,6 +332,7 @@ fn optimize_pipeline_for_a_target_runs_on_triton_output() {
         names,
         [
             "raise-builtins",
+            "convert-tensor-addressing",
             "lower-mma",
             "legalize",
             "fuse-block-loads",

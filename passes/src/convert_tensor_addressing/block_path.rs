@@ -87,7 +87,9 @@ fn shape(r: &Request) -> Result<Shape, String> {
     let m = r.mat;
     let (rows, cols, sg) = (m.dist.rows, m.dist.cols, m.dist.sg);
     if sg != 16 {
-        return Err(format!("2D block IO needs subgroup size 16 (the kernel has {sg})"));
+        return Err(format!(
+            "2D block IO needs subgroup size 16 (the kernel has {sg})"
+        ));
     }
     let Deal::Columns { pack } = m.dist.deal else {
         return Err("the matrix is not dealt one column (group) per invocation".into());
@@ -107,12 +109,12 @@ fn shape(r: &Request) -> Result<Shape, String> {
         if r.store {
             return Err("a store through a transposing view (no 2D store transposes)".into());
         }
-        if pack != 1 || (rows * es) % 4 != 0 {
+        if pack != 1 || !(rows * es).is_multiple_of(4) {
             return Err("transposed tile rows are not whole dwords".into());
         }
         let row_dwords = rows * es / 4;
         let width = row_dwords.min(8);
-        if row_dwords % width != 0 || !fits(BlockOp::LoadTranspose, 4, width, 16) {
+        if !row_dwords.is_multiple_of(width) || !fits(BlockOp::LoadTranspose, 4, width, 16) {
             return Err(format!("no transposed block of {width} dwords x 16 rows"));
         }
         return Ok(Shape {
@@ -170,7 +172,11 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
     let (rows, cols, es) = (m.dist.rows, m.dist.cols, m.bytes);
     let transposed = r.view_transposed == Some(true);
     // Memory extent of the tile (rows, columns).
-    let (mem_rows, mem_cols) = if transposed { (cols, rows) } else { (rows, cols) };
+    let (mem_rows, mem_cols) = if transposed {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
     let k = |b: &mut Builder, v: u64| b.c64(v);
     let esz = k(b, u64::from(es));
     let width = b.op64(Op::IMul, t.dimension[1], esz);
@@ -259,8 +265,7 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
         push(
             b,
             ok,
-            "out-of-bounds elements need the clamp mode's values (not the hardware's zeros)"
-                .into(),
+            "out-of-bounds elements need the clamp mode's values (not the hardware's zeros)".into(),
         );
     }
     if let Some(v) = &t.view {
@@ -347,7 +352,11 @@ pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id) {
                 let rows_per_chunk = s.width * 4 / mat.bytes;
                 (c * s.width, g * 16, g * rows + c * rows_per_chunk)
             } else {
-                (g * s.width, c * s.height, g * rows * pack + c * s.height * pack)
+                (
+                    g * s.width,
+                    c * s.height,
+                    g * rows * pack + c * s.height * pack,
+                )
             };
             let xs = if dx == 0 {
                 x0

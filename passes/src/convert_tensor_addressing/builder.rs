@@ -76,8 +76,9 @@ impl Builder<'_> {
                 Op::UDiv if y != 0 => Some(x / y),
                 Op::UMod if y != 0 => Some(x % y),
                 Op::SDiv if y != 0 => Some((x as i64).wrapping_div(y as i64) as u64),
-                Op::SMod if y != 0 => Some((x as i64).rem_euclid((y as i64).abs()) as u64)
-                    .filter(|_| (y as i64) > 0),
+                Op::SMod if y != 0 => {
+                    Some((x as i64).rem_euclid((y as i64).abs()) as u64).filter(|_| (y as i64) > 0)
+                }
                 Op::BitwiseAnd => Some(x & y),
                 _ => None,
             };

@@ -547,100 +547,102 @@ pub fn convert(
     } else {
         vec![memory_access]
     };
-    let emit_loop = |b: &mut Builder, exit: BlockId| b.counted_loop(slots, exit, |b, k| {
-        let (r, c) = position(b, &mat.dist, lane, k);
-        let place = match (&fields, strided) {
-            (Some(t), _) => {
-                let kind = AccessKind {
-                    clamp_mode,
-                    store,
-                    cols: mat.dist.cols,
-                    es,
-                };
-                tensor_place(b, t, kind, r, c)
-            }
-            (None, Some((column_major, row_bytes))) => {
-                let (major, minor) = if column_major { (c, r) } else { (r, c) };
-                let a = b.op64(Op::IMul, major, row_bytes);
-                let esz = b.c64(u64::from(es));
-                let bo = b.op64(Op::IMul, minor, esz);
-                Place {
-                    byte_offset: b.op64(Op::IAdd, a, bo),
-                    in_clip: None,
-                    in_bounds: None,
-                }
-            }
-            (None, None) => return Err("no addressing".into()),
-        };
-        let slot_ptr = if slots == 1 {
-            var
-        } else {
-            b.val(Op::InBoundsAccessChain, fn_elem, &[var.word(), k.word()])
-        };
-        let ok = match (place.in_clip, place.in_bounds) {
-            (Some(x), Some(y)) => Some(b.and(x, y)),
-            (x, y) => x.or(y),
-        };
-        let access = |b: &mut Builder| -> Id {
-            let p = b.val(
-                Op::PtrAccessChain,
-                p8,
-                &[base.word(), place.byte_offset.word()],
-            );
-            b.val(Op::Bitcast, pe, &[p.word()])
-        };
-        if store {
-            let v = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
-            let write = |b: &mut Builder| -> Result<(), String> {
-                let p = access(b);
-                let mut w = vec![p.word(), v.word()];
-                w.extend_from_slice(&mem);
-                b.void(Op::Store, &w);
-                Ok(())
-            };
-            match ok {
-                None => write(b)?,
-                Some(ok) => {
-                    b.if_then(ok, write)?;
-                }
-            }
-        } else {
-            let read = |b: &mut Builder| -> Id {
-                let p = access(b);
-                let mut w = vec![p.word()];
-                w.extend_from_slice(&mem);
-                b.val(Op::Load, mat.component, &w)
-            };
-            let got = match ok {
-                None => read(b),
-                Some(ok) => {
-                    let fallback = match (place.in_clip, place.in_bounds) {
-                        (Some(ic), Some(_)) => {
-                            let cur = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
-                            let cv = clamp_value.ok_or("no clamp value")?;
-                            b.select(mat.component, ic, cv, cur)
-                        }
-                        (Some(_), None) => b.val(Op::Load, mat.component, &[slot_ptr.word()]),
-                        _ => clamp_value.ok_or("no clamp value")?,
+    let emit_loop = |b: &mut Builder, exit: BlockId| {
+        b.counted_loop(slots, exit, |b, k| {
+            let (r, c) = position(b, &mat.dist, lane, k);
+            let place = match (&fields, strided) {
+                (Some(t), _) => {
+                    let kind = AccessKind {
+                        clamp_mode,
+                        store,
+                        cols: mat.dist.cols,
+                        es,
                     };
-                    let mut loaded = None;
-                    let (from, end) = b.if_then(ok, |b| {
-                        loaded = Some(read(b));
-                        Ok(())
-                    })?;
-                    let (from_l, end_l) = (b.m.block_label(from), b.m.block_label(end));
-                    let v = loaded.ok_or("no load")?;
-                    b.val(
-                        Op::Phi,
-                        mat.component,
-                        &[v.word(), end_l.word(), fallback.word(), from_l.word()],
-                    )
+                    tensor_place(b, t, kind, r, c)
                 }
+                (None, Some((column_major, row_bytes))) => {
+                    let (major, minor) = if column_major { (c, r) } else { (r, c) };
+                    let a = b.op64(Op::IMul, major, row_bytes);
+                    let esz = b.c64(u64::from(es));
+                    let bo = b.op64(Op::IMul, minor, esz);
+                    Place {
+                        byte_offset: b.op64(Op::IAdd, a, bo),
+                        in_clip: None,
+                        in_bounds: None,
+                    }
+                }
+                (None, None) => return Err("no addressing".into()),
             };
-            b.void(Op::Store, &[slot_ptr.word(), got.word()]);
-        }
-        Ok(())
-    });
+            let slot_ptr = if slots == 1 {
+                var
+            } else {
+                b.val(Op::InBoundsAccessChain, fn_elem, &[var.word(), k.word()])
+            };
+            let ok = match (place.in_clip, place.in_bounds) {
+                (Some(x), Some(y)) => Some(b.and(x, y)),
+                (x, y) => x.or(y),
+            };
+            let access = |b: &mut Builder| -> Id {
+                let p = b.val(
+                    Op::PtrAccessChain,
+                    p8,
+                    &[base.word(), place.byte_offset.word()],
+                );
+                b.val(Op::Bitcast, pe, &[p.word()])
+            };
+            if store {
+                let v = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
+                let write = |b: &mut Builder| -> Result<(), String> {
+                    let p = access(b);
+                    let mut w = vec![p.word(), v.word()];
+                    w.extend_from_slice(&mem);
+                    b.void(Op::Store, &w);
+                    Ok(())
+                };
+                match ok {
+                    None => write(b)?,
+                    Some(ok) => {
+                        b.if_then(ok, write)?;
+                    }
+                }
+            } else {
+                let read = |b: &mut Builder| -> Id {
+                    let p = access(b);
+                    let mut w = vec![p.word()];
+                    w.extend_from_slice(&mem);
+                    b.val(Op::Load, mat.component, &w)
+                };
+                let got = match ok {
+                    None => read(b),
+                    Some(ok) => {
+                        let fallback = match (place.in_clip, place.in_bounds) {
+                            (Some(ic), Some(_)) => {
+                                let cur = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
+                                let cv = clamp_value.ok_or("no clamp value")?;
+                                b.select(mat.component, ic, cv, cur)
+                            }
+                            (Some(_), None) => b.val(Op::Load, mat.component, &[slot_ptr.word()]),
+                            _ => clamp_value.ok_or("no clamp value")?,
+                        };
+                        let mut loaded = None;
+                        let (from, end) = b.if_then(ok, |b| {
+                            loaded = Some(read(b));
+                            Ok(())
+                        })?;
+                        let (from_l, end_l) = (b.m.block_label(from), b.m.block_label(end));
+                        let v = loaded.ok_or("no load")?;
+                        b.val(
+                            Op::Phi,
+                            mat.component,
+                            &[v.word(), end_l.word(), fallback.word(), from_l.word()],
+                        )
+                    }
+                };
+                b.void(Op::Store, &[slot_ptr.word(), got.word()]);
+            }
+            Ok(())
+        })
+    };
     let decision = match (block_request, &fields) {
         (Some(req), Some(t)) => block_path::decide(b, req, t, pointer),
         (None, _) => Decision::Fallback("strided load/store (no surface bounds)".into()),
