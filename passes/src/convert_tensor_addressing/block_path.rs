@@ -64,6 +64,10 @@ pub struct Shape {
     /// Column groups (blocks across) and row chunks (blocks down), and slots per block.
     pub groups: u32,
     pub chunks: u32,
+    /// A 32-row transposed block: invocation `lane` receives memory rows `lane` and
+    /// `lane + 16`, dword by dword alternating (the hardware layout of a 32-wide transposed
+    /// block), reordered into the matrix's slots with one `OpVectorShuffle`.
+    pub interleaved: bool,
 }
 
 /// What happens to the access.
@@ -113,6 +117,20 @@ fn shape(r: &Request) -> Result<Shape, String> {
             return Err("transposed tile rows are not whole dwords".into());
         }
         let row_dwords = rows * es / 4;
+        if row_dwords <= 8
+            && cols.is_multiple_of(32)
+            && fits(BlockOp::LoadTranspose, 4, row_dwords, 32)
+        {
+            return Ok(Shape {
+                op: BlockOp::LoadTranspose,
+                elem: 4,
+                width: row_dwords,
+                height: 32,
+                groups: cols / 32,
+                chunks: 1,
+                interleaved: true,
+            });
+        }
         let width = row_dwords.min(8);
         if !row_dwords.is_multiple_of(width) || !fits(BlockOp::LoadTranspose, 4, width, 16) {
             return Err(format!("no transposed block of {width} dwords x 16 rows"));
@@ -124,6 +142,7 @@ fn shape(r: &Request) -> Result<Shape, String> {
             height: 16,
             groups: cols / 16,
             chunks: row_dwords / width,
+            interleaved: false,
         });
     }
     let width = sg * pack;
@@ -151,6 +170,7 @@ fn shape(r: &Request) -> Result<Shape, String> {
         height,
         groups: cols / width,
         chunks: rows / height,
+        interleaved: false,
     })
 }
 
@@ -344,6 +364,10 @@ pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id) {
         return;
     };
     let transposed = s.op == BlockOp::LoadTranspose;
+    if s.interleaved {
+        emit_interleaved(b, s, mat, ptr, var, [width, height, pitch], (x0, y0));
+        return;
+    }
     for g in 0..s.groups {
         for c in 0..s.chunks {
             // Coordinates of this block and the first slot it fills.
@@ -401,4 +425,74 @@ pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id) {
             b.void(op, &words);
         }
     }
+}
+
+/// The 32-row transposed blocks of [`Shape::interleaved`]: block `g` covers matrix columns
+/// `32g ..` (memory rows `y + 32g ..`). Its data arrives as dword `s` = memory row
+/// `32g + 16·(s mod 2) + lane`, dword `s / 2` of the tile's rows; the matrix's slot for column
+/// group `t` and row `k` is `t·R + k`, so the shuffle takes element
+/// `(2·(k / per) + t)·per + k mod per` (`per` elements a dword).
+fn emit_interleaved(
+    b: &mut Builder,
+    s: Shape,
+    mat: &Matrix,
+    ptr: Id,
+    var: Id,
+    [width, height, pitch]: [Id; 3],
+    (x0, y0): (Id, Id),
+) {
+    let u32t = b.u32t();
+    let v2 = b.types.vector(b.m, u32t, 2);
+    let rows = mat.dist.rows;
+    let per = 4 / mat.bytes;
+    let group_len = 2 * rows;
+    let tmp_ty = b.types.vector(b.m, mat.component, group_len);
+    let tmp_ptr = b.types.pointer(b.m, StorageClass::Function, tmp_ty);
+    let fn_elem = b.types.pointer(b.m, StorageClass::Function, mat.component);
+    let (elem, w, h, one) = (b.c32(4), b.c32(s.width), b.c32(s.height), b.c32(1));
+    let order: Vec<u32> = (0..group_len)
+        .map(|q| {
+            let (t, k) = (q / rows, q % rows);
+            (2 * (k / per) + t) * per + k % per
+        })
+        .collect();
+    let mut parts = Vec::new();
+    for g in 0..s.groups {
+        let tmp = super::element_access::function_variable(b, tmp_ptr);
+        let ys = if g == 0 {
+            y0
+        } else {
+            let d = b.c32(32 * g);
+            b.val(Op::IAdd, u32t, &[y0.word(), d.word()])
+        };
+        let coord = b.val(Op::CompositeConstruct, v2, &[x0.word(), ys.word()]);
+        let zero = b.c32(0);
+        let dst = b.val(Op::InBoundsAccessChain, fn_elem, &[tmp.word(), zero.word()]);
+        b.void(
+            Op::Subgroup2DBlockLoadTransposeINTEL,
+            &[
+                elem.word(),
+                w.word(),
+                h.word(),
+                one.word(),
+                ptr.word(),
+                width.word(),
+                height.word(),
+                pitch.word(),
+                coord.word(),
+                dst.word(),
+            ],
+        );
+        let raw = b.val(Op::Load, tmp_ty, &[tmp.word()]);
+        let mut words = vec![raw.word(), raw.word()];
+        words.extend_from_slice(&order);
+        parts.push(b.val(Op::VectorShuffle, tmp_ty, &words));
+    }
+    let whole = if parts.len() == 1 {
+        parts[0]
+    } else {
+        let words: Vec<u32> = parts.iter().map(|p| p.word()).collect();
+        b.val(Op::CompositeConstruct, mat.lowered, &words)
+    };
+    b.void(Op::Store, &[var.word(), whole.word()]);
 }

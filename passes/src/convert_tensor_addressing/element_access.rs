@@ -21,7 +21,7 @@
 
 use spirv::{Op, StorageClass};
 use spvopt_analysis::tensor_layout::{Field, TensorLayoutState, TensorViewState};
-use spvopt_ir::{BlockId, Id, Inst, InstId, Module};
+use spvopt_ir::{BlockId, FuncId, Id, Inst, InstId, Module};
 
 use super::block_path::{self, Decision};
 use super::builder::Builder;
@@ -421,6 +421,31 @@ fn pointee_bytes(m: &Module, pointee: Id) -> Option<u32> {
     }
 }
 
+/// A new Function variable of pointer type `ty` at the start of function `func`'s entry block.
+fn function_variable_in(m: &mut Module, func: FuncId, ty: Id) -> Id {
+    let var = m.fresh_id();
+    let inst = Inst::new(
+        Op::Variable,
+        Some(ty),
+        Some(var),
+        &[StorageClass::Function as u32],
+    );
+    let Some(&entry) = m.function(func).blocks.first() else {
+        return var;
+    };
+    match m.block_insts(entry).find(|&i| !m.inst(i).is(Op::Variable)) {
+        Some(i) => m.insert_before(i, inst),
+        None => m.append_inst(entry, inst),
+    };
+    var
+}
+
+/// A new Function variable of pointer type `ty` in the function the builder emits into.
+pub fn function_variable(b: &mut Builder, ty: Id) -> Id {
+    let func = b.m.block(b.cur).func;
+    function_variable_in(b.m, func, ty)
+}
+
 /// Converts the load or store `at` to the per-element loop. `lane_var` is the
 /// `SubgroupLocalInvocationId` variable; `memory_access` the mask for the new accesses.
 #[allow(clippy::too_many_arguments)]
@@ -447,29 +472,11 @@ pub fn convert(
     let storage = StorageClass::from_u32(sc).ok_or("unknown storage class")?;
     let block = m.inst_block(at).ok_or("not in a block")?;
     let func = m.block(block).func;
-    let entry = *m
-        .function(func)
-        .blocks
-        .first()
-        .ok_or("function without blocks")?;
 
     // The matrix's per-invocation storage, in the entry block.
     let fn_vec = b.types.pointer(b.m, StorageClass::Function, mat.lowered);
     let fn_elem = b.types.pointer(b.m, StorageClass::Function, mat.component);
-    let var = b.m.fresh_id();
-    let first_non_var =
-        b.m.block_insts(entry)
-            .find(|&i| !b.m.inst(i).is(Op::Variable));
-    let var_inst = Inst::new(
-        Op::Variable,
-        Some(fn_vec),
-        Some(var),
-        &[StorageClass::Function as u32],
-    );
-    match first_non_var {
-        Some(i) => b.m.insert_before(i, var_inst),
-        None => b.m.append_inst(entry, var_inst),
-    };
+    let var = function_variable_in(b.m, func, fn_vec);
 
     let split = split_block_after(b.m, at).ok_or("not in a block")?;
     b.m.erase(at);
