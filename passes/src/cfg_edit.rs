@@ -21,7 +21,6 @@ pub struct SplitBlock {
 /// continue target naming the old block (a one-block loop) names the new one.
 pub fn split_block_after(m: &mut Module, at: InstId) -> Option<SplitBlock> {
     let before = m.inst_block(at)?;
-    let func = m.block(before).func;
     let before_label = m.block_label(before);
     let after_label = m.fresh_id();
     let after = m.insert_block_after(before, after_label);
@@ -34,8 +33,24 @@ pub fn split_block_after(m: &mut Module, at: InstId) -> Option<SplitBlock> {
     for x in tail {
         m.move_to_end(x, after);
     }
-    let blocks: Vec<BlockId> = m.function(func).blocks.clone();
-    for &b in &blocks {
+    // Only the successors' phis can name the old block: those of the moved terminator.
+    // (Every operand of the terminator that names a block: branch targets, switch labels.)
+    let mut successors: Vec<Id> = Vec::new();
+    if let Some(t) = m.block_terminator(after) {
+        successors = m
+            .inst(t)
+            .operands()
+            .iter()
+            .filter_map(|&w| Id::new(w))
+            .filter(|&id| m.def_inst(id).is_some_and(|d| d.is(Op::Label)))
+            .collect();
+    }
+    successors.sort_unstable();
+    successors.dedup();
+    for label in successors {
+        let Some(b) = m.def(label).and_then(|l| m.inst_block(l)) else {
+            continue;
+        };
         let phis: Vec<InstId> = m
             .block_insts(b)
             .take_while(|&x| m.inst(x).is(Op::Phi) || m.inst(x).is(Op::Line))

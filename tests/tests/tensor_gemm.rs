@@ -83,7 +83,10 @@ impl Problem {
     fn check(&self, out: &RunOutput) -> Result<(), String> {
         let d = &out.buffers.iter().find(|b| b.0 == 2).ok_or("no D")?.1;
         let h = |v: &[u8], i: u64| {
-            f16_to_f64(u16::from_le_bytes([v[2 * i as usize], v[2 * i as usize + 1]]))
+            f16_to_f64(u16::from_le_bytes([
+                v[2 * i as usize],
+                v[2 * i as usize + 1],
+            ]))
         };
         for r in 0..self.m {
             for c in 0..self.n {
@@ -109,9 +112,12 @@ impl Problem {
 
 fn optimized() -> Vec<u32> {
     let target = Target::by_name("pvc").unwrap();
-    let (out, report) =
-        optimize_words(&kernel_words(), spvopt_passes::registry::OPTIMIZE_PIPELINE, &target)
-            .expect("-O --target pvc");
+    let (out, report) = optimize_words(
+        &kernel_words(),
+        spvopt_passes::registry::OPTIMIZE_PIPELINE,
+        &target,
+    )
+    .expect("-O --target pvc");
     assert!(report
         .passes
         .iter()

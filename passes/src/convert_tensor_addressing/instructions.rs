@@ -1,0 +1,499 @@
+//! The conversion of each instruction that defines or uses a cooperative matrix or a tensor
+//! layout/view (see the pass's top comment for what each becomes).
+
+use spirv::Op;
+use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use spvopt_analysis::tensor_layout::TensorState;
+use spvopt_analysis::Target;
+use spvopt_ir::{Id, Inst, InstId, Interner, Module};
+
+use super::block_path;
+use super::builder::Builder;
+use super::element_access::{self, clamp, Addressing, Direction, Matrix, Path, View};
+use super::mul_add::{self, AbKind};
+use super::tensor_values::{self, Consts};
+use super::types::{component_kind, const_bool, const_u32, Plan, TensorType};
+use crate::legalize::location;
+use crate::pass::Statistics;
+
+/// Memory operands of a load/store.
+pub(super) struct MemoryOperands {
+    /// The mask for the per-element accesses: Volatile and Nontemporal carry over.
+    pub element_mask: u32,
+    /// The `Aligned` literal.
+    pub aligned: Option<u32>,
+    /// Words consumed.
+    pub words: usize,
+}
+
+pub(super) fn memory_operands(ops: &[u32]) -> MemoryOperands {
+    let Some(&mask) = ops.first() else {
+        return MemoryOperands {
+            element_mask: 0,
+            aligned: None,
+            words: 0,
+        };
+    };
+    let aligned = (mask & 0x2 != 0).then(|| ops.get(1).copied()).flatten();
+    let mut n = 1;
+    for bit in [0x2u32, 0x8, 0x10, 0x10000, 0x20000] {
+        if mask & bit != 0 {
+            n += 1;
+        }
+    }
+    MemoryOperands {
+        element_mask: mask & (0x1 | 0x4),
+        aligned,
+        words: n,
+    }
+}
+
+pub(super) struct Converter<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) target: &'a Target,
+    /// Tensor loads/stores whose pointer, layout and view are subgroup-uniform and whose block
+    /// is reached by the whole subgroup (block-op operands may then be checked at run time).
+    pub(super) uniform_accesses: HashSet<InstId>,
+    pub(super) tensor_states: &'a HashMap<Id, TensorState>,
+    pub(super) lane_var: Id,
+    pub(super) stats: &'a mut Statistics,
+    /// Results replaced by other values (applied with the type replacement).
+    pub(super) replaced: HashMap<Id, Id>,
+}
+
+impl Converter<'_> {
+    fn matrix_of(&self, m: &Module, v: Id) -> Option<Matrix> {
+        self.plan.matrices.get(&m.type_of(v)?).copied()
+    }
+
+    fn view(&self, m: &Module, v: Id) -> Result<View, String> {
+        let ty = m.type_of(v).ok_or("view without type")?;
+        let t = m.def_inst(ty).ok_or("view type")?;
+        let Some(&(TensorType::View { dims }, _)) = self.plan.tensors.get(&ty) else {
+            return Err("the TensorView operand is not a tensor view".into());
+        };
+        let has_dims = t
+            .operand_id(1)
+            .and_then(|x| const_bool(m, x))
+            .ok_or("the view's HasDimensions is not a boolean constant")?;
+        let perm: Vec<u32> = (0..dims as usize)
+            .map(|k| t.operand_id(2 + k).and_then(|x| const_u32(m, x)))
+            .collect::<Option<_>>()
+            .ok_or("the view's permutation is not constant")?;
+        Ok(View {
+            value: v,
+            state: match self.tensor_states.get(&v) {
+                Some(TensorState::View(s)) => Some(s.clone()),
+                _ => None,
+            },
+            dims,
+            has_dims,
+            perm,
+        })
+    }
+
+    pub(super) fn convert_inst(
+        &mut self,
+        m: &mut Module,
+        types: &mut Interner,
+        at: InstId,
+        consts: &Consts,
+    ) -> Result<(), String> {
+        let inst = m.inst(at).clone();
+        let Some(op) = inst.op() else { return Ok(()) };
+        let ops: Vec<u32> = inst.operands().to_vec();
+        let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
+        let block = m.inst_block(at).ok_or("not in a block")?;
+        match op {
+            _ if spvopt_analysis::tensor_layout::is_tensor_op(Some(op)) => {
+                let ty = inst.result_type().ok_or("no type")?;
+                let &(tt, _) = self
+                    .plan
+                    .tensors
+                    .get(&ty)
+                    .ok_or("tensor op with a non-tensor result type")?;
+                let dims = match tt {
+                    TensorType::Layout { dims, .. } | TensorType::View { dims } => dims,
+                };
+                // The instructions keep the tensor type until all types are replaced at the
+                // end (the type tells the clamp mode and the view's permutation).
+                tensor_values::lower_setter(m, at, ty, dims, consts)?;
+            }
+            Op::CooperativeMatrixLoadTensorNV | Op::CooperativeMatrixStoreTensorNV => {
+                let load = op == Op::CooperativeMatrixLoadTensorNV;
+                let (pointer, object, layout) = (
+                    id(0).ok_or("pointer")?,
+                    id(1).ok_or("object")?,
+                    id(2).ok_or("layout")?,
+                );
+                let mo = memory_operands(&ops[3..]);
+                let used = mo.words;
+                let ta = ops.get(3 + used).copied().unwrap_or(0);
+                if ta & !0x1 != 0 {
+                    return Err("decode functions (block-quantised loads) are not supported".into());
+                }
+                let view = if ta & 0x1 != 0 {
+                    let v = id(4 + used).ok_or("TensorView operand")?;
+                    Some(self.view(m, v)?)
+                } else {
+                    None
+                };
+                let lt = m.type_of(layout).ok_or("layout type")?;
+                let Some(&(TensorType::Layout { dims, clamp }, _)) = self.plan.tensors.get(&lt)
+                else {
+                    return Err("the TensorLayout operand is not a tensor layout".into());
+                };
+                let clamp = clamp
+                    .filter(|&c| c <= clamp::REPEAT_MIRRORED)
+                    .ok_or("the layout's clamp mode is not a constant (specialize first)")?;
+                if let Some(v) = &view {
+                    if !v.has_dims && v.dims != dims {
+                        return Err(format!(
+                            "a view of {} dimensions without its own dimensions used with a \
+                             layout of {dims}",
+                            v.dims
+                        ));
+                    }
+                }
+                let mat = self
+                    .matrix_of(m, object)
+                    .ok_or("the object is not a matrix")?;
+                let state = match self.tensor_states.get(&layout) {
+                    Some(TensorState::Layout(s)) => Some(Box::new(s.clone())),
+                    _ => None,
+                };
+                let pointer_is_global = m
+                    .type_of(pointer)
+                    .and_then(|t| m.def_inst(t))
+                    .and_then(|t| t.operand_word(0))
+                    == Some(spirv::StorageClass::CrossWorkgroup as u32);
+                let (view_transposed, structure_error) = match &view {
+                    _ if !pointer_is_global => (None, Some("the pointer is not CrossWorkgroup")),
+                    None => (None, None),
+                    Some(v) if v.has_dims => (None, Some("a view with its own dimensions")),
+                    Some(v) if v.perm == [0, 1] => (Some(false), None),
+                    Some(v) if v.perm == [1, 0] => (Some(true), None),
+                    Some(_) => (None, Some("a view over more than 2 dimensions")),
+                };
+                let request = block_path::Request {
+                    target: self.target,
+                    mat: &mat,
+                    use_: mat.use_,
+                    store: !load,
+                    clamp,
+                    view_transposed,
+                    structure_error,
+                    aligned: mo.aligned,
+                    uniform: self.uniform_accesses.contains(&at),
+                };
+                let addressing = Addressing::Tensor {
+                    layout,
+                    state,
+                    dims,
+                    clamp,
+                    view,
+                };
+                let dir = if load {
+                    Direction::Load {
+                        result: inst.result_id().ok_or("load without result")?,
+                        ty: inst.result_type().ok_or("load without type")?,
+                        object,
+                    }
+                } else {
+                    Direction::Store { object }
+                };
+                let mut b = Builder {
+                    m,
+                    types,
+                    cur: block,
+                    before: None,
+                };
+                let here = location(b.m, at);
+                let path = element_access::convert(
+                    &mut b,
+                    at,
+                    self.lane_var,
+                    dir,
+                    pointer,
+                    &mat,
+                    &addressing,
+                    mo.element_mask,
+                    Some(&request),
+                )?;
+                let what = if load { "load" } else { "store" };
+                self.stats.add(
+                    match (&path, load) {
+                        (Path::Block, true) => "block_tensor_loads",
+                        (Path::Block, false) => "block_tensor_stores",
+                        (Path::RuntimeChecked, true) => "runtime_checked_tensor_loads",
+                        (Path::RuntimeChecked, false) => "runtime_checked_tensor_stores",
+                        (Path::Fallback(_), true) => "fallback_tensor_loads",
+                        (Path::Fallback(_), false) => "fallback_tensor_stores",
+                    },
+                    1,
+                );
+                if let Path::Fallback(why) = path {
+                    self.stats
+                        .note(format!("{here}: per-element tensor {what}: {why}"));
+                }
+            }
+            Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR => {
+                let load = op == Op::CooperativeMatrixLoadKHR;
+                let pointer = id(0).ok_or("pointer")?;
+                let (object, rest) = if load { (None, 1) } else { (id(1), 2) };
+                let layout = id(rest)
+                    .and_then(|x| const_u32(m, x))
+                    .ok_or("the memory layout is not a constant (RowMajorKHR / ColumnMajorKHR)")?;
+                if layout > 1 {
+                    return Err(format!(
+                        "memory layout {layout} is not RowMajor or ColumnMajor"
+                    ));
+                }
+                let stride = id(rest + 1);
+                let mem = memory_operands(ops.get(rest + 2..).unwrap_or(&[])).element_mask;
+                let (mat, dir) = if load {
+                    let r = inst.result_id().ok_or("no result")?;
+                    let ty = inst.result_type().ok_or("no type")?;
+                    let mat = *self.plan.matrices.get(&ty).ok_or("not a matrix")?;
+                    // A strided load overwrites every element: start from undef.
+                    let undef = types.intern(m, Op::Undef, Some(mat.lowered), &[]);
+                    (
+                        mat,
+                        Direction::Load {
+                            result: r,
+                            ty,
+                            object: undef,
+                        },
+                    )
+                } else {
+                    let o = object.ok_or("object")?;
+                    (
+                        self.matrix_of(m, o).ok_or("not a matrix")?,
+                        Direction::Store { object: o },
+                    )
+                };
+                let stride = match stride {
+                    Some(s) => s,
+                    None => types.u32_const(m, 0),
+                };
+                let addressing = Addressing::Strided {
+                    column_major: layout == 1,
+                    stride,
+                };
+                let mut b = Builder {
+                    m,
+                    types,
+                    cur: block,
+                    before: None,
+                };
+                element_access::convert(
+                    &mut b,
+                    at,
+                    self.lane_var,
+                    dir,
+                    pointer,
+                    &mat,
+                    &addressing,
+                    mem,
+                    None,
+                )?;
+                self.stats.add(
+                    if load {
+                        "strided_loads"
+                    } else {
+                        "strided_stores"
+                    },
+                    1,
+                );
+            }
+            Op::CooperativeMatrixMulAddKHR => {
+                let (a, bv, c) = (id(0).ok_or("A")?, id(1).ok_or("B")?, id(2).ok_or("C")?);
+                let khr = ops.get(3).copied().unwrap_or(0);
+                let (ma, mb, mc) = (
+                    self.matrix_of(m, a).ok_or("A is not a matrix")?,
+                    self.matrix_of(m, bv).ok_or("B is not a matrix")?,
+                    self.matrix_of(m, c).ok_or("C is not a matrix")?,
+                );
+                let ab = match component_kind(m, ma.component) {
+                    Some((16, true, false)) => AbKind::F16,
+                    Some((16, true, true)) => AbKind::Bf16,
+                    Some((8, false, _)) => AbKind::Int8,
+                    _ => return Err("A/B element type has no subgroup MMA form".into()),
+                };
+                if component_kind(m, mb.component) != component_kind(m, ma.component) {
+                    return Err("A and B element types differ".into());
+                }
+                let result = inst.result_id().ok_or("no result")?;
+                let mut b = Builder {
+                    m,
+                    types,
+                    cur: block,
+                    before: Some(at),
+                };
+                let ty = inst.result_type().ok_or("no type")?;
+                mul_add::emit(&mut b, (&ma, a), (&mb, bv), (&mc, c), ab, khr, (result, ty))
+                    .map_err(|e| format!("MulAdd: {e}"))?;
+                m.erase(at);
+                self.stats.add("mul_adds", 1);
+            }
+            Op::CooperativeMatrixLengthKHR => {
+                let ty = id(0).ok_or("type")?;
+                let mat = self.plan.matrices.get(&ty).ok_or("not a matrix type")?;
+                let ut = inst.result_type().ok_or("no type")?;
+                let n = types.int_const(m, ut, u64::from(mat.dist.slots()));
+                self.replaced
+                    .insert(inst.result_id().ok_or("no result")?, n);
+                m.erase(at);
+            }
+            Op::MatrixTimesScalar => {
+                let Some(mat) = self.matrix_of(m, id(0).ok_or("matrix")?) else {
+                    return Ok(());
+                };
+                let (mv, s) = (id(0).ok_or("matrix")?, id(1).ok_or("scalar")?);
+                let (r, ty) = (
+                    inst.result_id().ok_or("no result")?,
+                    inst.result_type().ok_or("type")?,
+                );
+                let slots = mat.dist.slots();
+                let new = if mat.is_float && slots > 1 {
+                    Inst::new(
+                        Op::VectorTimesScalar,
+                        Some(ty),
+                        Some(r),
+                        &[mv.word(), s.word()],
+                    )
+                } else {
+                    let mul = if mat.is_float { Op::FMul } else { Op::IMul };
+                    let rhs = if slots > 1 {
+                        let splat = m.fresh_id();
+                        let words = vec![s.word(); slots as usize];
+                        m.insert_before(
+                            at,
+                            Inst::new(Op::CompositeConstruct, Some(ty), Some(splat), &words),
+                        );
+                        splat
+                    } else {
+                        s
+                    };
+                    Inst::new(mul, Some(ty), Some(r), &[mv.word(), rhs.word()])
+                };
+                *m.inst_mut(at) = new;
+            }
+            Op::CompositeConstruct => {
+                let ty = inst.result_type().ok_or("type")?;
+                let Some(mat) = self.plan.matrices.get(&ty) else {
+                    return Ok(());
+                };
+                let r = inst.result_id().ok_or("no result")?;
+                let x = id(0).ok_or("constituent")?;
+                let slots = mat.dist.slots();
+                *m.inst_mut(at) = if slots == 1 {
+                    Inst::new(Op::CopyObject, Some(ty), Some(r), &[x.word()])
+                } else {
+                    Inst::new(
+                        Op::CompositeConstruct,
+                        Some(ty),
+                        Some(r),
+                        &vec![x.word(); slots as usize],
+                    )
+                };
+            }
+            Op::CompositeExtract | Op::CompositeInsert => {
+                let base = if op == Op::CompositeExtract {
+                    id(0)
+                } else {
+                    id(1)
+                }
+                .ok_or("composite")?;
+                let Some(mat) = self.matrix_of(m, base) else {
+                    return Ok(());
+                };
+                let index = ops.get(if op == Op::CompositeExtract { 1 } else { 2 });
+                if index.is_none_or(|&k| k >= mat.dist.slots()) {
+                    return Err(format!(
+                        "index out of the invocation's {} components",
+                        mat.dist.slots()
+                    ));
+                }
+                if mat.dist.slots() == 1 {
+                    let r = inst.result_id().ok_or("no result")?;
+                    let v = if op == Op::CompositeExtract {
+                        base
+                    } else {
+                        id(0).ok_or("object")?
+                    };
+                    *m.inst_mut(at) =
+                        Inst::new(Op::CopyObject, inst.result_type(), Some(r), &[v.word()]);
+                }
+            }
+            _ => self.check_generic(m, at, &inst)?,
+        }
+        Ok(())
+    }
+
+    /// An instruction that carries matrices component-wise must see one deal on all of them.
+    fn check_generic(&self, m: &Module, _at: InstId, inst: &Inst) -> Result<(), String> {
+        use Op::*;
+        let result_mat = inst
+            .result_type()
+            .and_then(|t| self.plan.matrices.get(&t).copied());
+        let mut operand_mats = Vec::new();
+        for &w in inst.operands() {
+            if let Some(x) = Id::new(w).and_then(|v| self.matrix_of(m, v)) {
+                operand_mats.push(x);
+            }
+        }
+        if result_mat.is_none() && operand_mats.is_empty() {
+            return Ok(());
+        }
+        let op = inst.op().ok_or("unknown opcode")?;
+        let componentwise = matches!(
+            op,
+            FAdd | FSub
+                | FMul
+                | FDiv
+                | FRem
+                | FMod
+                | FNegate
+                | IAdd
+                | ISub
+                | IMul
+                | SDiv
+                | UDiv
+                | SRem
+                | SMod
+                | UMod
+                | SNegate
+                | FConvert
+                | SConvert
+                | UConvert
+                | ConvertFToS
+                | ConvertFToU
+                | ConvertSToF
+                | ConvertUToF
+                | Phi
+                | Select
+                | CopyObject
+        );
+        let carried = matches!(
+            op,
+            Load | Store | Variable | Undef | FunctionCall | ReturnValue | FunctionParameter
+        );
+        if !componentwise && !carried {
+            return Err(format!("{op:?} on a cooperative matrix is not supported"));
+        }
+        let dist = |x: &Matrix| (x.dist.deal, x.dist.slots(), x.dist.rows, x.dist.cols);
+        if componentwise {
+            let mut all = operand_mats.iter().chain(result_mat.iter());
+            if let Some(first) = all.next() {
+                if all.any(|x| dist(x) != dist(first)) {
+                    return Err(format!(
+                        "{op:?} between matrices of different per-invocation layouts \
+                         (different use or element width) is not supported"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
