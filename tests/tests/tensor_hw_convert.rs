@@ -339,3 +339,28 @@ fn unsupported_input_is_a_clear_error() {
         assert_eq!(err.lines().count(), 1, "{what}: {err}");
     }
 }
+
+/// Where NVIDIA's floor and the specification's ceiling for implicit strides can differ (the
+/// cases whose `hardware_<i>.bin` shows it), the conversion warns; plain layouts get no warning.
+#[test]
+fn implicit_block_strides_are_warned_about() {
+    let target = Target::by_name("pvc").unwrap();
+    let dir = spvopt_tests::corpus_dir().join("tensor-hw");
+    for (case, warned) in [
+        ("bs_2x4_notdiv", true),
+        ("bs_w17_b4", true),
+        ("bs_block_gt_dim", true),
+        ("bt_a_interior", false),
+        ("l2_full", false),
+    ] {
+        let (_, report) =
+            optimize_words(&words_of(&dir.join(case)), "convert-tensor-addressing", &target)
+                .unwrap();
+        let warnings = report.passes[0].stats.warnings();
+        assert_eq!(
+            warnings.iter().any(|w| w.contains("ceiling")),
+            warned,
+            "{case}: {warnings:?}"
+        );
+    }
+}

@@ -115,6 +115,9 @@ impl Converter<'_> {
                 let dims = match tt {
                     TensorType::Layout { dims, .. } | TensorType::View { dims } => dims,
                 };
+                if op == Op::TensorLayoutSetDimensionNV {
+                    self.warn_block_strides(m, at, &ops, dims);
+                }
                 // The instructions keep the tensor type until all types are replaced at the
                 // end (the type tells the clamp mode and the view's permutation).
                 tensor_values::lower_setter(m, at, ty, dims, consts)?;
@@ -429,6 +432,41 @@ impl Converter<'_> {
             _ => self.check_generic(m, at, &inst)?,
         }
         Ok(())
+    }
+
+    /// `OpTensorLayoutSetDimensionNV` computes `stride[d] = stride[d+1] · ceil(D[d+1] /
+    /// blockSize[d+1])`; NVIDIA's driver uses floor (tests/corpus/tensor-hw/README.md). Where a
+    /// block size does not divide its dimension, or may not (a run-time dimension), the
+    /// converted kernel follows the specification and may differ from NVIDIA's results: warn.
+    fn warn_block_strides(&mut self, m: &Module, at: InstId, ops: &[u32], dims: u32) {
+        let Some(TensorState::Layout(input)) =
+            Id::new(ops[0]).and_then(|l| self.tensor_states.get(&l))
+        else {
+            return;
+        };
+        for d in 1..dims as usize {
+            let dim = ops
+                .get(1 + d)
+                .and_then(|&w| Id::new(w))
+                .and_then(|v| const_u32(m, v));
+            let why = match (input.block_size.get(d).and_then(|f| f.as_const()), dim) {
+                (Some(b), _) if b <= 1 => continue,
+                (Some(b), Some(x)) if i64::from(x) % b == 0 => continue,
+                (Some(b), Some(x)) => format!("block size {b} does not divide dimension {d} ({x})"),
+                (Some(b), None) => {
+                    format!("block size {b} may not divide dimension {d} (a run-time value)")
+                }
+                (None, _) => format!(
+                    "the block size of dimension {d} is a run-time value that may not divide \
+                     the dimension"
+                ),
+            };
+            self.stats.warn(format!(
+                "{}: {why}: the implicit stride uses the specification's ceiling (NVIDIA's \
+                 driver uses floor)",
+                location(m, at)
+            ));
+        }
     }
 
     /// An instruction that carries matrices component-wise must see one deal on all of them.
