@@ -101,6 +101,7 @@ fn convert(
             .collect()
     };
     let uniform_accesses = uniform_tensor_accesses(m, analyses);
+    let first_new_id = m.id_capacity();
     let mut types = Interner::default();
     let plan = plan(m, &mut types, sg)?;
     let lane_var = lane_variable(m, &mut types);
@@ -179,13 +180,20 @@ fn convert(
     for i in m.all_insts().collect::<Vec<_>>() {
         m.map_used_ids(i, |x| map.get(&x).copied().unwrap_or(x));
     }
-    let old_types: Vec<Id> = plan
+    let old_types: HashSet<Id> = plan
         .matrices
         .keys()
         .chain(plan.tensors.keys())
         .chain(scalar_constants.keys())
         .copied()
         .collect();
+    // What the removed types named (scope, shape, use constants) may now be unused.
+    let mut seeds = tensor_seeds;
+    for &t in &old_types {
+        if let Some(d) = m.def(t) {
+            m.for_each_used_id(d, |x| seeds.push(x));
+        }
+    }
     m.retain_section(Section::Global, |m, i| {
         m.inst(i)
             .result_id()
@@ -193,7 +201,9 @@ fn convert(
     });
     m.sort_global_section();
     merge_duplicate_types(m);
-    remove_dead(m, tensor_seeds);
+    // Everything the conversion created that nothing uses (folded conditions, unused fields).
+    seeds.extend((first_new_id..m.id_capacity()).filter_map(|k| Id::new(k as u32)));
+    remove_dead(m, seeds);
     let mut errors = Vec::new();
     capabilities::run(m, stats, &mut errors);
     if let Some(e) = errors.into_iter().next() {

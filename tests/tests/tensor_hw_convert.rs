@@ -353,9 +353,12 @@ fn implicit_block_strides_are_warned_about() {
         ("bt_a_interior", false),
         ("l2_full", false),
     ] {
-        let (_, report) =
-            optimize_words(&words_of(&dir.join(case)), "convert-tensor-addressing", &target)
-                .unwrap();
+        let (_, report) = optimize_words(
+            &words_of(&dir.join(case)),
+            "convert-tensor-addressing",
+            &target,
+        )
+        .unwrap();
         let warnings = report.passes[0].stats.warnings();
         assert_eq!(
             warnings.iter().any(|w| w.contains("ceiling")),

@@ -269,7 +269,7 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
             _ => Some(b.cmp(Op::IEqual, one, zero)),
         }
     };
-    if let Some(zf) = zero_fill_ok {
+    if let Some(zf) = zero_fill_ok.filter(|&z| b.known(z) != Some(1)) {
         let y_end = k(b, u64::from(mem_rows));
         let x_end = k(b, u64::from(mem_cols));
         let y_lo = b.cmp(Op::SGreaterThanEqual, y, zero);

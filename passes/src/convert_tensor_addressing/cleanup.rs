@@ -2,13 +2,14 @@
 //! replacement made identical, and setter operands of other 32-bit integer types.
 
 use spirv::Op;
-use spvopt_analysis::fxhash::FxHashMap as HashMap;
+use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use spvopt_ir::{Id, Inst, InstId, Module, Section};
 
 use crate::util::is_side_effect_free;
 
-/// Removes pure instructions whose results became unused, starting from `seeds` and following
-/// their operands (layout chains the loads no longer read). Linear in the module.
+/// Removes pure instructions, types and constants whose results are unused, starting from
+/// `seeds` and following their operands (layout chains the loads no longer read, conditions
+/// that folded, the constants only a removed type named). Linear in the module.
 pub(super) fn remove_dead(m: &mut Module, seeds: Vec<Id>) {
     let mut uses = vec![0u32; m.id_capacity()];
     for i in m.all_insts() {
@@ -18,18 +19,30 @@ pub(super) fn remove_dead(m: &mut Module, seeds: Vec<Id>) {
             }
         });
     }
+    let mut dead_globals: HashSet<Id> = HashSet::default();
     let mut work = seeds;
     while let Some(v) = work.pop() {
-        if uses.get(v.index()).copied().unwrap_or(1) != 0 {
+        if uses.get(v.index()).copied().unwrap_or(1) != 0 || dead_globals.contains(&v) {
             continue;
         }
         let Some(i) = m.def(v) else { continue };
-        if m.inst_block(i).is_none() || !is_side_effect_free(m, m.inst(i)) {
+        let inst = m.inst(i);
+        let in_body = m.inst_block(i).is_some();
+        let removable = if in_body {
+            is_side_effect_free(m, inst)
+        } else {
+            is_global_type_or_constant(inst)
+        };
+        if !removable {
             continue;
         }
         let mut operands = Vec::new();
         m.for_each_used_id(i, |id| operands.push(id));
-        m.erase(i);
+        if in_body {
+            m.erase(i);
+        } else {
+            dead_globals.insert(v);
+        }
         for o in operands {
             if let Some(n) = uses.get_mut(o.index()) {
                 *n = n.saturating_sub(1);
@@ -39,6 +52,35 @@ pub(super) fn remove_dead(m: &mut Module, seeds: Vec<Id>) {
             }
         }
     }
+    if !dead_globals.is_empty() {
+        m.retain_section(Section::Global, |m, i| {
+            m.inst(i)
+                .result_id()
+                .is_none_or(|r| !dead_globals.contains(&r))
+        });
+    }
+}
+
+/// Types and constants (not variables, not undefs that may be named) of the global section.
+fn is_global_type_or_constant(inst: &Inst) -> bool {
+    use Op::*;
+    matches!(
+        inst.op(),
+        Some(
+            TypeInt
+                | TypeFloat
+                | TypeBool
+                | TypeVector
+                | TypeArray
+                | TypePointer
+                | Constant
+                | ConstantTrue
+                | ConstantFalse
+                | ConstantComposite
+                | ConstantNull
+                | Undef
+        )
+    )
 }
 
 /// Drops duplicate type/constant declarations the type replacement created (e.g. a pointer to

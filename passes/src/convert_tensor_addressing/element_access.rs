@@ -308,7 +308,9 @@ fn tensor_place(b: &mut Builder, t: &TensorFields, k: AccessKind, r: Id, c: Id) 
                 let i = v.perm[d] as usize;
                 let dim = b.nonzero64(v.dims[i]);
                 coord[i] = b.op64(Op::UMod, idx, dim);
-                idx = b.op64(Op::UDiv, idx, dim);
+                if d > 0 {
+                    idx = b.op64(Op::UDiv, idx, dim);
+                }
             }
             let mut acc = zero;
             for (&x, &s) in coord.iter().zip(&v.strides) {
@@ -323,7 +325,9 @@ fn tensor_place(b: &mut Builder, t: &TensorFields, k: AccessKind, r: Id, c: Id) 
     for d in (0..ld).rev() {
         let s = b.nonzero64(t.span[d]);
         span_coord[d] = b.op64(Op::UMod, idx, s);
-        idx = b.op64(Op::UDiv, idx, s);
+        if d > 0 {
+            idx = b.op64(Op::UDiv, idx, s);
+        }
     }
     let mode = if store && clamp_mode != clamp::UNDEFINED {
         clamp::CONSTANT
