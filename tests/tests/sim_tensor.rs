@@ -8,6 +8,10 @@
 //!
 //! Fixtures are assembled with `spvopt_ir::text::assemble` and not validated: spirv-val 2025.5
 //! rejects CrossWorkgroup pointers on the tensor load / store.
+//!
+//! Every run is repeated on the module after `convert-tensor-addressing` (pvc, the launch's
+//! subgroup size declared), which must give the same buffers ([`run_both`]); the few shapes the
+//! conversion cannot multiply (N not a multiple of the subgroup size) must fail with a message.
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +40,60 @@ fn assemble(src: &str) -> spvopt_ir::Module {
     let env = text::parse_target_env("spv1.6").unwrap();
     let words = text::assemble(src, env).expect("assembles");
     spvopt_ir::load_words(&words).expect("loads")
+}
+
+/// The module after `convert-tensor-addressing` for pvc, with `SubgroupSize sg` declared on
+/// every entry point that has none (the launch's subgroup size).
+fn converted(m: &spvopt_ir::Module, sg: u32) -> Result<spvopt_ir::Module, String> {
+    use spvopt_ir::spirv::{self, Op};
+    use spvopt_ir::{Inst, Section};
+    let mut m = m.clone();
+    let declared: Vec<u32> = m
+        .section_insts(Section::ExecutionMode)
+        .filter(|(_, i)| i.operand_word(1) == Some(spirv::ExecutionMode::SubgroupSize as u32))
+        .filter_map(|(_, i)| i.operand_word(0))
+        .collect();
+    let entries: Vec<u32> = m
+        .section_insts(Section::EntryPoint)
+        .filter_map(|(_, i)| i.operand_word(1))
+        .filter(|e| !declared.contains(e))
+        .collect();
+    for e in entries {
+        m.push_to_section(
+            Section::ExecutionMode,
+            Inst::new(
+                Op::ExecutionMode,
+                None,
+                None,
+                &[e, spirv::ExecutionMode::SubgroupSize as u32, sg],
+            ),
+        );
+    }
+    let target = spvopt_analysis::Target::by_name("pvc").unwrap();
+    let (words, _) =
+        spvopt_passes::optimize_words(&m.to_words(), "convert-tensor-addressing", &target)
+            .map_err(|e| e.to_string())?;
+    spvopt_ir::load_words(&words).map_err(|e| e.to_string())
+}
+
+/// Runs `m` and its converted form (see [`converted`]) with `l`; the buffers must be equal.
+/// `convertible` says whether the conversion must succeed (otherwise it must fail cleanly).
+fn run_both(m: &spvopt_ir::Module, l: &Launch, convertible: bool) -> Result<RunOutput, SimError> {
+    let out = spvopt_sim::run(m, l)?;
+    let sg = l.subgroup_size.unwrap_or(16);
+    match converted(m, sg) {
+        Ok(c) => {
+            assert!(convertible, "converted although expected to fail");
+            let again = spvopt_sim::run(&c, l)
+                .unwrap_or_else(|e| panic!("converted module fails to run: {e}"));
+            assert_eq!(
+                out.buffers, again.buffers,
+                "converted module gives other buffers"
+            );
+        }
+        Err(e) => assert!(!convertible, "conversion failed: {e}"),
+    }
+    Ok(out)
 }
 
 fn buf(bytes: Vec<u8>) -> Arg {
@@ -217,7 +275,7 @@ fn run_corpus(file: &str, kernel: &str, src: &[u8], dst: &[u8], scalars: &[u32])
         (m, kernel, vec![buf(src.to_vec()), buf(dst.to_vec())])
     };
     args.extend(scalars.iter().map(|&v| u32a(v)));
-    let out = spvopt_sim::run(&m, &launch(name, 16, args))
+    let out = run_both(&m, &launch(name, 16, args), true)
         .unwrap_or_else(|e| panic!("{file} {scalars:?}: {e}"));
     buffer(&out, 1).to_vec()
 }
@@ -343,7 +401,7 @@ fn khr_load_store_layouts_strides_length() {
                         u32a(s_in),
                         u32a(s_out),
                     ];
-                    let out = spvopt_sim::run(&m, &launch("main", sg, args)).unwrap();
+                    let out = run_both(&m, &launch("main", sg, args), true).unwrap();
                     let at = |l: u32, s: u32, r: u32, c: u32| {
                         (if l == 0 { r * s + c } else { c * s + r }) as usize
                     };
@@ -434,7 +492,9 @@ fn khr_muladd_f16_f32() {
                 buf(enc32(&c)),
                 buf(vec![0u8; 4 * m * n]),
             ];
-            let out = spvopt_sim::run(&module, &launch("main", sg, args)).unwrap();
+            // MMA atoms need one column per invocation and whole 32-byte K steps.
+            let convertible = sg == 16 && n % 16 == 0 && k % 16 == 0;
+            let out = run_both(&module, &launch("main", sg, args), convertible).unwrap();
             let d = buffer(&out, 3);
             for r in 0..m {
                 for col in 0..n {
@@ -484,7 +544,9 @@ fn khr_muladd_int8_int32() {
                 buf(cb),
                 buf(vec![0u8; 4 * m * n]),
             ];
-            let out = spvopt_sim::run(&module, &launch("main", sg, args)).unwrap();
+            // Saturating accumulation has no subgroup MMA form.
+            let convertible = sg == 16 && n % 16 == 0 && k % 32 == 0 && !saturating;
+            let out = run_both(&module, &launch("main", sg, args), convertible).unwrap();
             let d = buffer(&out, 3);
             let ext = |x: u8| {
                 if is_signed {
@@ -530,7 +592,7 @@ fn elementwise_ops_on_coop_matrices() {
         let module =
             assemble(&std::fs::read_to_string(fixtures().join("coop_elementwise.spvasm")).unwrap());
         let args = vec![buf(enc(&a)), buf(enc(&b)), buf(vec![0u8; 1024])];
-        let out = spvopt_sim::run(&module, &launch("main", sg, args)).unwrap();
+        let out = run_both(&module, &launch("main", sg, args), true).unwrap();
         let r = buffer(&out, 2);
         for e in 0..256 {
             let got = f32::from_le_bytes([r[4 * e], r[4 * e + 1], r[4 * e + 2], r[4 * e + 3]]);
@@ -562,7 +624,7 @@ fn flow_run(rows: u32, cols: u32, ld: u32, sel: u32, nonuni: u32) -> Result<Flow
         u32a(sel),
         u32a(nonuni),
     ];
-    let out = spvopt_sim::run(&module, &launch("main", 16, args))?;
+    let out = run_both(&module, &launch("main", 16, args), true)?;
     Ok((src, dst0, buffer(&out, 1).to_vec()))
 }
 
