@@ -1,6 +1,10 @@
 //! `legalize`: makes a module legal for one target device.
 //!
 //! What, in order (one file per concern under `legalize/`):
+//! 0. [`block_order`]: blocks laid out before their dominators (LLVM/SPIR-V translator output)
+//!    are reordered into reverse post-order; [`duplicate_decorations`]: decorations repeated
+//!    word for word (the same translator) are removed; [`interface_variables`]: global
+//!    variables a kernel uses but its `OpEntryPoint` does not list (1.4+) are listed.
 //! 1. [`function_variables`]: Function-storage `OpVariable`s outside a function's first block
 //!    (Triton output) move into it; an initializer becomes an `OpStore` at the old place.
 //! 2. [`level_zero_env`]: the Level Zero environment's validation rules. Integer types with
@@ -30,10 +34,16 @@
 //! Why correct: each step's file says why it preserves the kernel's results.
 //! Cost: linear in module size (splits and lowerings add a bounded amount of code per op).
 
+#[path = "legalize/block_order.rs"]
+pub mod block_order;
 #[path = "legalize/capabilities.rs"]
 pub mod capabilities;
+#[path = "legalize/duplicate_decorations.rs"]
+pub mod duplicate_decorations;
 #[path = "legalize/function_variables.rs"]
 pub mod function_variables;
+#[path = "legalize/interface_variables.rs"]
+pub mod interface_variables;
 #[path = "legalize/level_zero_env.rs"]
 pub mod level_zero_env;
 #[path = "legalize/lower_block_io.rs"]
@@ -88,6 +98,9 @@ impl Pass for Legalize {
         let mut errors: Vec<String> = Vec::new();
         let before = m.to_words();
 
+        block_order::run(m, &mut stats);
+        duplicate_decorations::run(m, &mut stats);
+        interface_variables::run(m, &mut stats);
         function_variables::run(m, &mut stats);
         level_zero_env::fix(m, &mut stats, &mut errors);
         // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the

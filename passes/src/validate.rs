@@ -7,7 +7,15 @@
 //! - Function-storage `OpVariable`s outside the function's first block (Triton declares them in
 //!   loops): `legalize` moves them;
 //! - debug information that does not validate (the translator's `DebugFunction` declarations):
-//!   it does not affect execution, `strip-debug` removes it.
+//!   it does not affect execution, `strip-debug` removes it;
+//! - blocks laid out before their dominators (the LLVM/SPIR-V translator's order; spirv-val
+//!   says an id "has not been defined"): only when reordering the blocks in reverse post-order
+//!   is what the module needs — a real use before definition stays an error. `legalize`
+//!   reorders them;
+//! - decorations repeated word for word (the same translator's `NoSignedWrap`): `legalize`
+//!   removes the repetitions; differing repeated decorations stay errors;
+//! - global variables an entry point uses but does not list in its interface (required from
+//!   SPIR-V 1.4; the same translator lists only built-ins): `legalize` lists them.
 //!
 //! - Valid modules the compiled-in SPIRV-Tools wrongly rejects: several `CacheControlLoadINTEL`
 //!   / `CacheControlStoreINTEL` decorations on one id (`SPV_INTEL_cache_controls` allows one per
@@ -40,6 +48,9 @@ enum Deviation {
     MisplacedFunctionVariables,
     InvalidDebugInfo,
     RepeatedCacheControls,
+    BlocksBeforeTheirDominators,
+    DuplicateDecorations,
+    UnlistedInterfaceVariables,
 }
 
 impl Deviation {
@@ -47,10 +58,19 @@ impl Deviation {
     fn of_message(message: &str) -> Option<Deviation> {
         if message.contains("All OpVariable instructions in a function must be the first") {
             Some(Deviation::MisplacedFunctionVariables)
+        } else if message.contains("has not been defined") {
+            // Only tolerated when the module really has a block before its dominator (checked
+            // in `check`); otherwise the error stands.
+            Some(Deviation::BlocksBeforeTheirDominators)
         } else if message.contains("decorated with CacheControlLoadINTEL multiple times")
             || message.contains("decorated with CacheControlStoreINTEL multiple times")
         {
             Some(Deviation::RepeatedCacheControls)
+        } else if message.contains("but is not listed as an interface") {
+            Some(Deviation::UnlistedInterfaceVariables)
+        } else if message.contains("multiple times is not allowed") {
+            // Exact repetitions only (checked in `check`).
+            Some(Deviation::DuplicateDecorations)
         } else if message.starts_with("OpenCL.DebugInfo.100 ")
             || message.starts_with("DebugInfo ")
             || message.contains("NonSemantic.Shader.DebugInfo")
@@ -73,11 +93,48 @@ impl Deviation {
                 "debug information does not validate (no effect on execution; strip-debug \
                  removes it)"
             }
+            Deviation::BlocksBeforeTheirDominators => {
+                "blocks laid out before their dominators (LLVM/SPIR-V translator output, \
+                 accepted by Intel's drivers; legalize reorders them)"
+            }
+            Deviation::DuplicateDecorations => {
+                "decorations repeated word for word (LLVM/SPIR-V translator output, no \
+                 meaning; legalize removes the repetitions)"
+            }
+            Deviation::UnlistedInterfaceVariables => {
+                "global variables used by an entry point but missing from its interface list \
+                 (LLVM/SPIR-V translator output for SPIR-V 1.4; legalize lists them)"
+            }
         })
     }
 
     /// Our own check of what the validator cannot judge, before the deviation is removed.
     fn check(self, m: &Module) -> Result<(), String> {
+        if self == Deviation::UnlistedInterfaceVariables {
+            return if crate::legalize::interface_variables::has_missing(m) {
+                Ok(())
+            } else {
+                Err(String::new())
+            };
+        }
+        if self == Deviation::DuplicateDecorations {
+            return if crate::legalize::duplicate_decorations::has_duplicates(m) {
+                Ok(())
+            } else {
+                Err(String::new())
+            };
+        }
+        if self == Deviation::BlocksBeforeTheirDominators {
+            let mut copy = m.clone();
+            let mut stats = Statistics::default();
+            crate::legalize::block_order::run(&mut copy, &mut stats);
+            return if stats.get("reordered_functions") > 0 {
+                Ok(())
+            } else {
+                // Not a layout question: spirv-val's own message stands (the caller uses it).
+                Err(String::new())
+            };
+        }
         if self != Deviation::RepeatedCacheControls {
             return Ok(());
         }
@@ -109,6 +166,15 @@ impl Deviation {
         match self {
             Deviation::MisplacedFunctionVariables => {
                 crate::legalize::function_variables::run(copy, &mut Statistics::default());
+            }
+            Deviation::BlocksBeforeTheirDominators => {
+                crate::legalize::block_order::run(copy, &mut Statistics::default());
+            }
+            Deviation::DuplicateDecorations => {
+                crate::legalize::duplicate_decorations::run(copy, &mut Statistics::default());
+            }
+            Deviation::UnlistedInterfaceVariables => {
+                crate::legalize::interface_variables::run(copy, &mut Statistics::default());
             }
             Deviation::RepeatedCacheControls => {
                 let mut seen = std::collections::HashSet::new();
@@ -147,7 +213,9 @@ pub fn validate_module(m: &Module, env: TargetEnv) -> Result<Vec<String>, String
         let Some(d) = Deviation::of_message(&message).filter(|d| !removed.contains(d)) else {
             return Err(message);
         };
-        d.check(m)?;
+        if let Err(e) = d.check(m) {
+            return Err(if e.is_empty() { message } else { e });
+        }
         if let Some(explain) = d.explain() {
             warnings.push(format!("{explain}: {message}"));
         }

@@ -156,7 +156,7 @@ fn every_shipped_kernel_optimizes_without_skip_validation() {
     // Compiler output and the examples. (tests/corpus/tensor holds hand-written
     // SPV_NV_tensor_addressing test vectors with CrossWorkgroup pointers, which that extension
     // does not allow: they are inputs for convert-tensor-addressing, not shipped kernels.)
-    for dir in ["triton", "triton/nodbg", "triton/native"] {
+    for dir in ["triton", "triton/nodbg", "triton/native", "opencl-samples"] {
         for e in std::fs::read_dir(corpus(dir)).unwrap().flatten() {
             if e.path().extension().is_some_and(|x| x == "spv") {
                 files.push(e.path());
@@ -171,7 +171,7 @@ fn every_shipped_kernel_optimizes_without_skip_validation() {
             files.push(e.path());
         }
     }
-    assert!(files.len() >= 19, "{files:?}");
+    assert!(files.len() >= 22, "{files:?}");
     let d = tmpdir("rep-all");
     for f in &files {
         let o = spv_opt()

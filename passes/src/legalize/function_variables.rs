@@ -1,8 +1,9 @@
 //! Function-storage `OpVariable`s outside the function's first block move into it.
 //!
 //! What: every `OpVariable` in a block other than a function's first block (Triton emits them
-//! inside loops; spirv-val rejects that) is moved to the first block, after the variables and
-//! debug lines already at its start. An initializer becomes an `OpStore` of the initializer
+//! inside loops; spirv-val rejects that), or in the first block after another instruction
+//! (the LLVM/SPIR-V translator does), is moved to the start of the first block, after the
+//! variables and debug lines already there. An initializer becomes an `OpStore` of the initializer
 //! at the variable's old place.
 //! Why correct: a Function variable's storage is allocated once per function invocation,
 //! whatever block declares it (SPIR-V has no per-iteration lifetime), so where the
@@ -26,6 +27,18 @@ pub fn run(m: &mut Module, stats: &mut Statistics) {
             continue;
         };
         let mut misplaced: Vec<InstId> = Vec::new();
+        // In the entry block: variables after its first other (non-debug) instruction.
+        let mut past_start = false;
+        for i in m.block_insts(entry) {
+            let inst = m.inst(i);
+            if inst.is(Op::Variable) {
+                if past_start {
+                    misplaced.push(i);
+                }
+            } else if !is_debug_inst(m, inst) {
+                past_start = true;
+            }
+        }
         for &b in &blocks[1..] {
             for i in m.block_insts(b) {
                 if m.inst(i).is(Op::Variable) {

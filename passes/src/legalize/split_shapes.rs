@@ -188,6 +188,20 @@ pub fn run(
                 m.erase(at);
                 stats.add("dropped_2d_prefetches", 1);
             } else {
+                // 2D block IO is defined for subgroup size 16 only (cl_intel_subgroup_2d_block_io):
+                // where no kernel declares one (an exported helper no kernel calls, or kernels
+                // without SubgroupSize), 16 is the only size at which the op can have run.
+                let sg = match sg_fact {
+                    Fact::Unknown => {
+                        stats.note(format!(
+                            "{}: lowered for subgroup size 16 (the only size 2D block IO is \
+                             defined for): no kernel reaching the function declares one",
+                            location(m, at)
+                        ));
+                        Some(16)
+                    }
+                    _ => sg,
+                };
                 super::lower_block_io::lower(m, at, &ops, sg, &mut types, stats, errors);
             }
             continue;
