@@ -19,6 +19,11 @@
 //! - A load repeating an earlier one in the same block (same operands, nothing in between that
 //!   may write the region or the first destination) becomes a copy of the first destination.
 //!
+//! Accounting: `rejected_*` count rejection events; in addition every load considered ends
+//! with exactly one `load_outcome_*` (`fused`, `reused`, or `kept_<reason>`, the last reason
+//! recorded for it, `kept_no_partner` when nothing it could merge with was in its block), and
+//! these sum to `loads_before` (test `fuse_corpus::every_considered_load_has_one_outcome`).
+//!
 //! When (everything else is counted as a rejection, by reason, in the statistics): all block
 //! operands are dynamically uniform (uniformity analysis); shapes are constants; the function's
 //! subgroup size is known (every kernel reaching it declares the same `SubgroupSize`, per
@@ -42,9 +47,10 @@
 //! `A`'s operands (defined before `A`, whose block dominates `B`'s) are available at `B`. Prefetches have no functional effect, and the widened prefetch covers the same
 //! bytes. Uniformity is a precondition of the instruction itself, re-checked here.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
-use spirv::{Op, StorageClass};
+use spirv::Op;
 use spvopt_analysis::alias::{Alias, BlockFootprint};
 use spvopt_analysis::provenance::{Provenance, Root};
 use spvopt_analysis::target::BlockOp;
@@ -52,12 +58,22 @@ use spvopt_analysis::uniformity::Uniformity;
 use spvopt_analysis::{
     Analyses, AnalysisSet, Cfg, Dominators, Fact, KernelFacts, Loops, PostDominators, Target,
 };
-use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module, Section};
+use spvopt_ir::{BlockId, Id, InstId, Interner, Module};
 
 use crate::block_io::{BlockKind, BlockOperands, BlockShape};
 use crate::pass::{Pass, PassError, PassResult, Statistics};
 
 pub struct FuseBlockLoads;
+
+#[path = "fuse_block_loads/accounting.rs"]
+mod accounting;
+#[path = "fuse_block_loads/across_blocks.rs"]
+mod across_blocks;
+#[path = "fuse_block_loads/rewrite.rs"]
+mod rewrite;
+
+use accounting::account_for_loads;
+use rewrite::{fuse_loads, fuse_prefetches, reuse_load};
 
 /// A 2D block load or prefetch considered for merging.
 #[derive(Clone)]
@@ -99,6 +115,19 @@ struct Ctx<'a> {
     alias: &'a Alias,
     uni: &'a Uniformity,
     prov: &'a Provenance,
+    /// Why each considered operation was not merged (the last reason recorded wins).
+    reasons: &'a RefCell<HashMap<InstId, &'static str>>,
+}
+
+impl Ctx<'_> {
+    /// Counts a rejection event under `key` and records it as the reason of `insts`.
+    fn reject(&self, stats: &mut Statistics, key: &'static str, n: u64, insts: &[InstId]) {
+        stats.add(key, n);
+        let mut r = self.reasons.borrow_mut();
+        for &i in insts {
+            r.insert(i, key);
+        }
+    }
 }
 
 /// Control-flow analyses for merging across blocks.
@@ -136,11 +165,11 @@ impl FuseBlockLoads {
                 BlockKind::Store => continue,
             }
             let Some(shape) = ops.shape(m) else {
-                stats.add("rejected_non_constant_shape", 1);
+                ctx.reject(stats, "rejected_non_constant_shape", 1, &[i]);
                 continue;
             };
             let Some(footprint) = ctx.alias.block_footprint(m, i) else {
-                stats.add("rejected_non_affine_coordinate", 1);
+                ctx.reject(stats, "rejected_non_affine_coordinate", 1, &[i]);
                 continue;
             };
             v.push(Candidate {
@@ -193,7 +222,7 @@ impl FuseBlockLoads {
             if Self::uniform(ctx, c) {
                 pending.push(c.clone());
             } else {
-                stats.add("rejected_non_uniform", 1);
+                ctx.reject(stats, "rejected_non_uniform", 1, &[c.inst]);
             }
         }
         let mut runs: Vec<Run> = Vec::new();
@@ -224,7 +253,7 @@ impl FuseBlockLoads {
                 }
             }
             if placed.len() < 2 {
-                stats.add("rejected_not_adjacent", 1);
+                ctx.reject(stats, "rejected_not_adjacent", 1, &[leader.inst]);
             }
             placed.sort_by_key(|(dx, c)| (*dx, c.pos));
             let mut next_dx: Option<i64> = None;
@@ -245,7 +274,7 @@ impl FuseBlockLoads {
             pending = unrelated;
         }
         if pending.len() == 1 && group.len() > 1 {
-            stats.add("rejected_not_adjacent", 1);
+            ctx.reject(stats, "rejected_not_adjacent", 1, &[pending[0].inst]);
         }
         runs.retain(|r| r.members.len() > 1);
         runs
@@ -299,16 +328,18 @@ impl FuseBlockLoads {
                 .target
                 .supports_2d_block(block_op(k), s.element_size, s.width, s.height, 2)
             {
-                stats.add("rejected_register_rule", 1);
+                ctx.reject(stats, "rejected_register_rule", 1, &insts(&run.members));
             } else {
-                stats.add("rejected_over_target_limit", 1);
+                ctx.reject(stats, "rejected_over_target_limit", 1, &insts(&run.members));
             }
             return None;
         }
         if take < run.members.len() {
-            stats.add(
+            ctx.reject(
+                stats,
                 "rejected_over_target_limit",
                 (run.members.len() - take) as u64,
+                &insts(&run.members[take..]),
             );
         }
         Some((run.members[..take].to_vec(), run.members[take..].to_vec()))
@@ -358,7 +389,7 @@ impl FuseBlockLoads {
                         .may_write_read_region_in_same_iteration(m, i, c.inst)
                 })
             {
-                stats.add("rejected_aliasing_write_between", 1);
+                ctx.reject(stats, "rejected_aliasing_write_between", 1, &member_insts);
                 return false;
             }
             // Address arithmetic on a destination does not touch its memory.
@@ -388,173 +419,17 @@ impl FuseBlockLoads {
                 }
             });
             if touches {
-                stats.add("rejected_destination_used_between", 1);
+                ctx.reject(stats, "rejected_destination_used_between", 1, &member_insts);
                 return false;
             }
         }
         true
     }
-
-    /// Blocks strictly between `ba` and `bb` (reachable from `ba` without passing through
-    /// `bb`), when every path from `ba` reaches `bb` within one iteration: no loop header
-    /// (back edge or inner loop), no block of another loop, no function exit on the way.
-    fn region_between(
-        g: &Graph<'_>,
-        ba: BlockId,
-        bb: BlockId,
-        stats: &mut Statistics,
-    ) -> Option<Vec<BlockId>> {
-        let l = g.loops.innermost(ba);
-        let mut seen: HashSet<BlockId> = HashSet::new();
-        let mut region: Vec<BlockId> = Vec::new();
-        let mut stack: Vec<BlockId> = g.cfg.succs(ba).to_vec();
-        if stack.is_empty() {
-            stats.add("rejected_cross_block_exit", 1);
-            return None;
-        }
-        while let Some(x) = stack.pop() {
-            if x == bb || !seen.insert(x) {
-                continue;
-            }
-            if x == ba || g.loops.loop_of_header(x).is_some() || g.loops.innermost(x) != l {
-                stats.add("rejected_cross_block_loop", 1);
-                return None;
-            }
-            let succs = g.cfg.succs(x);
-            if succs.is_empty() {
-                stats.add("rejected_cross_block_exit", 1);
-                return None;
-            }
-            region.push(x);
-            if region.len() > MAX_REGION_BLOCKS {
-                stats.add("rejected_region_too_large", 1);
-                return None;
-            }
-            stack.extend_from_slice(succs);
-        }
-        Some(region)
-    }
-
-    /// Pairs of column-adjacent loads in different blocks of one function that execute under
-    /// the same conditions: `A`'s block dominates `B`'s, `B`'s post-dominates `A`'s, both are in
-    /// the same innermost loop with uniform control, and every path from `A` to `B` stays in
-    /// that iteration. The fused load goes at `B` (all of `A`'s operands dominate it).
-    fn plan_across_blocks(
-        m: &Module,
-        ctx: &Ctx<'_>,
-        g: &Graph<'_>,
-        func_cands: &[(BlockId, Candidate)],
-        plans: &mut Vec<(BlockId, Vec<Candidate>, InstId)>,
-        mut taken: HashSet<InstId>,
-        stats: &mut Statistics,
-    ) {
-        if ctx.sg.is_none() {
-            return;
-        }
-        // `taken`: loads this function already merges or reuses within a block.
-        let mut groups: HashMap<GroupKey, Vec<(BlockId, Candidate)>> = HashMap::new();
-        let mut order: Vec<GroupKey> = Vec::new();
-        for (b, c) in func_cands {
-            if c.ops.kind == BlockKind::Prefetch || taken.contains(&c.inst) {
-                continue;
-            }
-            let k = Self::key(c);
-            if !groups.contains_key(&k) {
-                order.push(k);
-            }
-            groups.entry(k).or_default().push((*b, c.clone()));
-        }
-        for k in order {
-            let group = &groups[&k];
-            if group.len() < 2 || group.len() > MAX_CROSS_GROUP {
-                continue;
-            }
-            for (ba, a) in group {
-                for (bb, b) in group {
-                    if ba == bb || taken.contains(&a.inst) || taken.contains(&b.inst) {
-                        continue;
-                    }
-                    if !g.dom.strictly_dominates(*ba, *bb)
-                        || !g.pdom.post_dominates(*bb, *ba)
-                        || g.loops.innermost(*ba) != g.loops.innermost(*bb)
-                    {
-                        continue;
-                    }
-                    if !Self::uniform(ctx, a) || !Self::uniform(ctx, b) {
-                        continue;
-                    }
-                    use spvopt_analysis::alias::BlockRelation::*;
-                    let dx = match ctx.alias.block_relation_in_same_iteration(
-                        m,
-                        a.inst,
-                        &a.footprint,
-                        b.inst,
-                        &b.footprint,
-                    ) {
-                        Disjoint {
-                            dx_bytes,
-                            dy_rows: 0,
-                        } => dx_bytes,
-                        _ => continue,
-                    };
-                    let members = if dx == a.footprint.row_bytes as i64 {
-                        vec![a.clone(), b.clone()]
-                    } else if dx == -(b.footprint.row_bytes as i64) {
-                        vec![b.clone(), a.clone()]
-                    } else {
-                        continue;
-                    };
-                    if ctx.uni.is_divergent_control(*ba) || ctx.uni.is_divergent_control(*bb) {
-                        stats.add("rejected_divergent_control", 1);
-                        continue;
-                    }
-                    let run = Run {
-                        count: a.shape.count + b.shape.count,
-                        members,
-                    };
-                    let Some((take, _)) = Self::fit_to_target(ctx, &run, stats) else {
-                        continue;
-                    };
-                    if take.len() != 2 {
-                        continue;
-                    }
-                    let Some(region) = Self::region_between(g, *ba, *bb, stats) else {
-                        continue;
-                    };
-                    let mut between: Vec<InstId> = m.block_insts(*ba).skip(a.pos + 1).collect();
-                    for &x in &region {
-                        between.extend(m.block_insts(x));
-                    }
-                    between.extend(m.block_insts(*bb).take(b.pos));
-                    if !Self::legal_between(m, ctx, &between, &take, stats) {
-                        continue;
-                    }
-                    taken.insert(a.inst);
-                    taken.insert(b.inst);
-                    plans.push((*bb, take, b.inst));
-                }
-            }
-        }
-    }
 }
 
-/// Integer type of `bits` width, if the module may use it (capability declared).
-fn scalar_type(m: &mut Module, types: &mut Interner, bits: u32) -> Option<Id> {
-    let cap = match bits {
-        8 => Some(spirv::Capability::Int8),
-        16 => Some(spirv::Capability::Int16),
-        64 => Some(spirv::Capability::Int64),
-        _ => None,
-    };
-    if let Some(cap) = cap {
-        let declared = m
-            .section_insts(Section::Capability)
-            .any(|(_, i)| i.operand_word(0) == Some(cap as u32));
-        if !declared {
-            return None;
-        }
-    }
-    Some(types.int(m, bits))
+/// The instructions of candidates.
+fn insts(cs: &[Candidate]) -> Vec<InstId> {
+    cs.iter().map(|c| c.inst).collect()
 }
 
 impl Pass for FuseBlockLoads {
@@ -596,6 +471,14 @@ impl Pass for FuseBlockLoads {
         // (block of the fused operation, members in column order, position of the fused load)
         let mut plans: Vec<(BlockId, Vec<Candidate>, InstId)> = Vec::new();
         let mut reuses: Vec<(Candidate, Candidate)> = Vec::new();
+        let reasons: RefCell<HashMap<InstId, &'static str>> = RefCell::new(HashMap::new());
+        // Every load considered: each ends fused, reused, or kept with one reason.
+        let considered_loads: Vec<InstId> = m
+            .function_ids()
+            .flat_map(|f| m.function(f).blocks.clone())
+            .flat_map(|b| m.block_insts(b).collect::<Vec<_>>())
+            .filter(|&i| BlockKind::of(m.inst(i)).is_some_and(|k| k.is_load()))
+            .collect();
         for f in m.function_ids().collect::<Vec<_>>() {
             // Plans and reuses of this function start here (the cross-block search only
             // looks at this function's, keeping the whole pass linear).
@@ -608,6 +491,7 @@ impl Pass for FuseBlockLoads {
                 alias: &alias,
                 uni: &uni,
                 prov: &prov,
+                reasons: &reasons,
             };
             let mut func_cands: Vec<(BlockId, Candidate)> = Vec::new();
             for &b in &m.function(f).blocks.clone() {
@@ -632,7 +516,8 @@ impl Pass for FuseBlockLoads {
                         continue;
                     }
                     if ctx.sg.is_none() {
-                        stats.add(
+                        ctx.reject(
+                            &mut stats,
                             if sg_fact == Fact::Conflicting {
                                 "rejected_conflicting_subgroup_size"
                             } else if !facts.is_reached(f) {
@@ -642,6 +527,7 @@ impl Pass for FuseBlockLoads {
                                 "rejected_unknown_subgroup_size"
                             },
                             group.len() as u64,
+                            &insts(group),
                         );
                         continue;
                     }
@@ -722,8 +608,12 @@ impl Pass for FuseBlockLoads {
             }
         }
         if plans.is_empty() && reuses.is_empty() {
+            let reasons = reasons.into_inner();
+            account_for_loads(&considered_loads, &HashSet::new(), &reasons, &mut stats);
             return Ok(PassResult::unchanged(stats));
         }
+        let mut reasons = reasons.into_inner();
+        let mut merged_loads: HashSet<InstId> = HashSet::new();
         let mut types = Interner::default();
         let sg_of =
             |m: &Module, b: BlockId| facts.subgroup_size(m.block(b).func).known().unwrap_or(0);
@@ -741,11 +631,18 @@ impl Pass for FuseBlockLoads {
                 if fuse_loads(m, &mut types, b, sg, &members, at) {
                     merged_away += members.len() as u64 - 1;
                     stats.add("loads_fused", members.len() as u64);
+                    for c in &members {
+                        merged_loads.insert(c.inst);
+                        reasons.insert(c.inst, "fused");
+                    }
                     if across {
                         stats.add("fused_across_blocks", members.len() as u64);
                     }
                 } else {
                     stats.add("rejected_destination_type", 1);
+                    for c in &members {
+                        reasons.insert(c.inst, "rejected_destination_type");
+                    }
                 }
             }
         }
@@ -757,9 +654,13 @@ impl Pass for FuseBlockLoads {
             if reuse_load(m, &mut types, sg, &first, &again) {
                 merged_away += 1;
                 stats.add("loads_reused", 1);
+                merged_loads.insert(again.inst);
+                reasons.insert(again.inst, "reused");
+                reasons.entry(first.inst).or_insert("kept_data_reused");
             }
         }
         stats.add("messages_saved", merged_away);
+        account_for_loads(&considered_loads, &merged_loads, &reasons, &mut stats);
         let loads_before = stats.get("loads_before");
         let prefetches_before = stats.get("prefetches_before");
         let changed = merged_away > 0;
@@ -791,193 +692,4 @@ impl Pass for FuseBlockLoads {
             stats: after,
         })
     }
-}
-
-/// The first instruction of function block `b`'s function's entry block, where new Function
-/// variables go (after the existing OpVariables).
-fn variable_insertion_point(m: &Module, b: BlockId) -> Option<InstId> {
-    let f = m.block(b).func;
-    let entry = *m.function(f).blocks.first()?;
-    m.block_insts(entry).find(|&i| !m.inst(i).is(Op::Variable))
-}
-
-/// Element type and size for addressing the fused destination.
-fn destination_scalar(
-    m: &mut Module,
-    types: &mut Interner,
-    kind: BlockKind,
-    element_size: u32,
-) -> Option<(Id, u32)> {
-    let bits = if kind == BlockKind::LoadTransform {
-        32
-    } else {
-        element_size * 8
-    };
-    scalar_type(m, types, bits).map(|t| (t, bits / 8))
-}
-
-fn fuse_loads(
-    m: &mut Module,
-    types: &mut Interner,
-    b: BlockId,
-    sg: u32,
-    members: &[Candidate],
-    at: InstId,
-) -> bool {
-    let first = &members[0];
-    let kind = first.ops.kind;
-    let Some((scalar, scalar_bytes)) = destination_scalar(m, types, kind, first.shape.element_size)
-    else {
-        return false;
-    };
-    let Some(per_block) = first.shape.bytes_per_invocation_per_block(kind, sg) else {
-        return false;
-    };
-    if per_block % scalar_bytes != 0 {
-        return false;
-    }
-    let total: u32 = members.iter().map(|c| c.shape.count).sum();
-    let Some(at_var) = variable_insertion_point(m, b) else {
-        return false;
-    };
-    // The fused load goes where the last (in program order) of the members was.
-    let last = at;
-    let total_bytes = per_block * total;
-    let len = types.u32_const(m, total_bytes / scalar_bytes);
-    let arr = types.array(m, scalar, len);
-    let ptr_arr = types.pointer(m, StorageClass::Function, arr);
-    let ptr_scalar = types.pointer(m, StorageClass::Function, scalar);
-    let var = m.fresh_id();
-    m.insert_before(
-        at_var,
-        Inst::new(
-            Op::Variable,
-            Some(ptr_arr),
-            Some(var),
-            &[StorageClass::Function as u32],
-        ),
-    );
-    let p0 = m.fresh_id();
-    m.insert_before(
-        last,
-        Inst::new(Op::Bitcast, Some(ptr_scalar), Some(p0), &[var.word()]),
-    );
-    let count_ty = m.type_of(first.ops.count);
-    let count = match count_ty {
-        Some(t) => types.int_const(m, t, u64::from(total)),
-        None => types.u32_const(m, total),
-    };
-    let fused = BlockOperands {
-        count,
-        coordinate: first.ops.coordinate,
-        private: Some(p0),
-        ..first.ops
-    };
-    m.insert_before(last, fused.to_inst());
-    let mut offset = 0u32;
-    for c in members {
-        let bytes = per_block * c.shape.count;
-        let src = if offset == 0 {
-            p0
-        } else {
-            let idx = types.u32_const(m, offset / scalar_bytes);
-            let p = m.fresh_id();
-            m.insert_before(
-                last,
-                Inst::new(
-                    Op::InBoundsPtrAccessChain,
-                    Some(ptr_scalar),
-                    Some(p),
-                    &[p0.word(), idx.word()],
-                ),
-            );
-            p
-        };
-        let size = types.u32_const(m, bytes);
-        let dst = c.ops.private.expect("loads have destinations");
-        m.insert_before(
-            last,
-            Inst::new(
-                Op::CopyMemorySized,
-                None,
-                None,
-                &[dst.word(), src.word(), size.word()],
-            ),
-        );
-        offset += bytes;
-    }
-    for c in members {
-        m.erase(c.inst);
-    }
-    true
-}
-
-fn fuse_prefetches(
-    m: &mut Module,
-    types: &mut Interner,
-    target: &Target,
-    members: &[Candidate],
-) -> bool {
-    let first = &members[0];
-    let s = first.shape;
-    let total: u32 = members.iter().map(|c| c.shape.count).sum();
-    let wide = target.supports_2d_block(
-        BlockOp::Prefetch,
-        s.element_size,
-        s.width * total,
-        s.height,
-        1,
-    );
-    let ty = m.type_of(first.ops.width);
-    let konst = |m: &mut Module, types: &mut Interner, v: u32| match ty {
-        Some(t) => types.int_const(m, t, u64::from(v)),
-        None => types.u32_const(m, v),
-    };
-    let (width, count) = if wide {
-        (konst(m, types, s.width * total), konst(m, types, 1))
-    } else {
-        (first.ops.width, konst(m, types, total))
-    };
-    let fused = BlockOperands {
-        width,
-        count,
-        ..first.ops
-    };
-    // The leftmost member's own position has all its operands available.
-    m.insert_before(first.inst, fused.to_inst());
-    for c in members {
-        m.erase(c.inst);
-    }
-    true
-}
-
-fn reuse_load(
-    m: &mut Module,
-    types: &mut Interner,
-    sg: u32,
-    first: &Candidate,
-    again: &Candidate,
-) -> bool {
-    let Some(bytes) = again
-        .shape
-        .bytes_per_invocation_per_block(again.ops.kind, sg)
-        .map(|b| b * again.shape.count)
-    else {
-        return false;
-    };
-    let (Some(src), Some(dst)) = (first.ops.private, again.ops.private) else {
-        return false;
-    };
-    let size = types.u32_const(m, bytes);
-    m.insert_before(
-        again.inst,
-        Inst::new(
-            Op::CopyMemorySized,
-            None,
-            None,
-            &[dst.word(), src.word(), size.word()],
-        ),
-    );
-    m.erase(again.inst);
-    true
 }

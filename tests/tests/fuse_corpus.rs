@@ -75,3 +75,70 @@ fn fuse_on_native_and_raised_corpus() {
         check(&format!("raised {}", g.file), &raised, &launches);
     }
 }
+
+/// Every load `fuse-block-loads` considers ends with exactly one outcome: the `load_outcome_*`
+/// statistics (fused, reused, or kept with one reason) sum to `loads_before`, on every corpus
+/// module (native, builtin form, split first, the OpenCL samples, the converted tensor GEMM) and
+/// every fuse fixture, and the fused / reused counts agree with `loads_fused` / `loads_reused`.
+#[test]
+fn every_considered_load_has_one_outcome() {
+    let target = Target::by_name("pvc").unwrap();
+    let mut modules: Vec<(String, Vec<u32>)> = Vec::new();
+    for f in spvopt_tests::corpus_files() {
+        let bytes = std::fs::read(&f).unwrap();
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        modules.push((f.display().to_string(), words));
+    }
+    for f in spvopt_tests::fixtures_in("passes") {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        if !name.starts_with("fuse_block_loads") {
+            continue;
+        }
+        let src = std::fs::read_to_string(&f).unwrap();
+        let env = spvopt_ir::text::parse_target_env("spv1.4").unwrap();
+        modules.push((name, spvopt_ir::text::assemble(&src, env).unwrap()));
+    }
+    let mut checked = 0;
+    let mut fused_total = 0;
+    for (name, words) in modules {
+        for pipeline in [
+            "fuse-block-loads",
+            "raise-builtins,split-block-loads,fuse-block-loads",
+        ] {
+            let Ok((_, report)) = spvopt_passes::optimize_words(&words, pipeline, &target) else {
+                continue;
+            };
+            let Some(p) = report.passes.iter().find(|p| p.name == "fuse-block-loads") else {
+                continue;
+            };
+            let s = &p.stats;
+            let outcomes: u64 =
+                s.0.iter()
+                    .filter(|(k, _)| k.starts_with("load_outcome_"))
+                    .map(|(_, v)| *v)
+                    .sum();
+            assert_eq!(
+                outcomes,
+                s.get("loads_before"),
+                "{name} ({pipeline}): outcomes do not account for every load: {s}"
+            );
+            assert_eq!(
+                s.get("load_outcome_fused"),
+                s.get("loads_fused"),
+                "{name}: {s}"
+            );
+            assert_eq!(
+                s.get("load_outcome_reused"),
+                s.get("loads_reused"),
+                "{name}: {s}"
+            );
+            checked += 1;
+            fused_total += s.get("load_outcome_fused");
+        }
+    }
+    assert!(checked >= 40, "{checked} runs");
+    assert!(fused_total > 0);
+}
