@@ -914,7 +914,12 @@ impl Program {
             } else {
                 layout.get(i).map(|x| x.0 as usize).unwrap_or(out.len())
             };
-            let n = src.len().min(out.len().saturating_sub(at));
+            if at > out.len() {
+                return Err(merr(format!(
+                    "constant composite with constituent %{c} past the end of its type"
+                )));
+            }
+            let n = src.len().min(out.len() - at);
             out[at..at + n].copy_from_slice(&src[..n]);
             off += src.len();
         }

@@ -55,6 +55,10 @@ pub struct Distribution {
     pub deal: Deal,
 }
 
+/// Largest matrix converted (256 x 256): keeps the code for one instruction bounded (a MulAdd
+/// of such matrices is at most 8192 MMA atoms).
+pub const MAX_ELEMENTS: u64 = 65536;
+
 /// Bytes of K in one MMA atom: every DPAS systolic step consumes 32 bytes of A per row
 /// (K = 16 for 16-bit, 32 for 8-bit elements) on SIMD8 and SIMD16 parts alike.
 pub const MMA_K_BYTES: u32 = 32;
@@ -71,6 +75,12 @@ impl Distribution {
     ) -> Result<Distribution, String> {
         if rows == 0 || cols == 0 || sg == 0 {
             return Err(format!("a {rows}x{cols} matrix has no elements to deal"));
+        }
+        if u64::from(rows) * u64::from(cols) > MAX_ELEMENTS {
+            return Err(format!(
+                "a {rows}x{cols} matrix is larger than the {MAX_ELEMENTS} elements the \
+                 conversion handles"
+            ));
         }
         // A's MMA layout packs K_atom / SG adjacent columns per invocation.
         let pack = match use_ {

@@ -80,6 +80,13 @@ impl Converter<'_> {
             .map(|k| t.operand_id(2 + k).and_then(|x| const_u32(m, x)))
             .collect::<Option<_>>()
             .ok_or("the view's permutation is not constant")?;
+        let mut sorted = perm.clone();
+        sorted.sort_unstable();
+        if !sorted.iter().copied().eq(0..dims) {
+            return Err(format!(
+                "the view's permutation {perm:?} is not a permutation of 0..{dims}"
+            ));
+        }
         Ok(View {
             value: v,
             state: match self.tensor_states.get(&v) {
