@@ -43,6 +43,7 @@ mod element_access;
 mod instructions;
 mod mul_add;
 mod tensor_values;
+mod tile_group;
 mod types;
 
 use spirv::Op;

@@ -54,7 +54,7 @@ pub struct Request<'a> {
 }
 
 /// One block instruction's shape.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     pub op: BlockOp,
     /// Element size the instruction is issued with (4 for transposed 8/16-bit data).
@@ -80,11 +80,11 @@ pub enum Decision {
 /// Everything needed to emit the block ops.
 pub struct Plan {
     pub shape: Shape,
-    width: Id,
-    height: Id,
-    pitch: Id,
-    x: Id,
-    y: Id,
+    pub width: Id,
+    pub height: Id,
+    pub pitch: Id,
+    pub x: Id,
+    pub y: Id,
 }
 
 fn shape(r: &Request) -> Result<Shape, String> {
@@ -332,8 +332,9 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
 }
 
 /// Emits the block ops of `plan` between the tensor pointer `ptr` and the invocation's slots in
-/// the Function variable `var` (of the matrix's lowered type).
-pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id) {
+/// the Function variable `var` (of the matrix's lowered type). `x` replaces the plan's column
+/// offset (a tile group addresses its tiles from the first one's).
+pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id, x: Option<Id>) {
     let s = plan.shape;
     let u32t = b.u32t();
     let v2 = b.types.vector(b.m, u32t, 2);
@@ -348,12 +349,13 @@ pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id) {
         trunc(b, plan.height),
         trunc(b, plan.pitch),
     );
+    let plan_x = x.unwrap_or(plan.x);
     // Transposed 8/16-bit data is addressed in dwords.
     let x_units = if s.elem != mat.bytes {
         let k = b.c64(u64::from(s.elem / mat.bytes));
-        b.op64(Op::SDiv, plan.x, k)
+        b.op64(Op::SDiv, plan_x, k)
     } else {
-        plan.x
+        plan_x
     };
     let x0 = trunc(b, x_units);
     let y0 = trunc(b, plan.y);

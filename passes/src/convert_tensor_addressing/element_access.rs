@@ -450,20 +450,70 @@ pub fn function_variable(b: &mut Builder, ty: Id) -> Id {
     function_variable_in(b.m, func, ty)
 }
 
-/// Converts the load or store `at` to the per-element loop. `lane_var` is the
-/// `SubgroupLocalInvocationId` variable; `memory_access` the mask for the new accesses.
-#[allow(clippy::too_many_arguments)]
-pub fn convert(
-    b: &mut Builder,
-    at: InstId,
-    lane_var: Id,
-    dir: Direction,
-    pointer: Id,
-    mat: &Matrix,
-    addressing: &Addressing,
-    memory_access: u32,
-    block_request: Option<&block_path::Request>,
-) -> Result<Path, String> {
+/// One load or store to convert.
+pub struct Access<'a> {
+    pub at: InstId,
+    pub dir: Direction,
+    pub pointer: Id,
+    pub mat: &'a Matrix,
+    pub addressing: &'a Addressing,
+    /// The mask for the per-element accesses.
+    pub memory_access: u32,
+    pub block_request: Option<&'a block_path::Request<'a>>,
+}
+
+/// What the emitters of one access need, computed in the block before its code.
+pub struct Prepared {
+    pub var: Id,
+    lane: Id,
+    base: Id,
+    p8: Id,
+    pe: Id,
+    fn_elem: Id,
+    pub fields: Option<TensorFields>,
+    clamp_value: Option<Id>,
+    strided: Option<(bool, Id)>,
+    clamp_mode: u32,
+    store: bool,
+    mat: Matrix,
+    mem: Vec<u32>,
+    pub pointer: Id,
+}
+
+impl Prepared {
+    pub fn is_load(&self) -> bool {
+        !self.store
+    }
+    pub fn lowered(&self) -> Id {
+        self.mat.lowered
+    }
+    pub fn cols(&self) -> u32 {
+        self.mat.dist.cols
+    }
+    pub fn matrix(&self) -> &Matrix {
+        &self.mat
+    }
+}
+
+/// The lane index (u32) of the invocation, loaded from `lane_var`.
+pub fn load_lane(b: &mut Builder, lane_var: Id) -> Result<Id, String> {
+    let u32t = b.u32t();
+    let lane_ty =
+        b.m.def_inst(b.m.type_of(lane_var).ok_or("lane variable has no type")?)
+            .and_then(|p| p.operand_id(1))
+            .ok_or("lane variable type")?;
+    let lane_raw = b.val(Op::Load, lane_ty, &[lane_var.word()]);
+    Ok(if lane_ty == u32t {
+        lane_raw
+    } else {
+        b.val(Op::UConvert, u32t, &[lane_raw.word()])
+    })
+}
+
+/// Creates the access's Function variable (holding `Object` first) and computes, in the
+/// current block, everything its emitters need.
+pub fn prepare(b: &mut Builder, a: &Access, lane: Id) -> Result<Prepared, String> {
+    let (pointer, mat, addressing) = (a.pointer, a.mat, a.addressing);
     let m = &mut *b.m;
     let ptr_ty = m.type_of(pointer).ok_or("the pointer has no type")?;
     let (sc, pointee) = m
@@ -474,31 +524,11 @@ pub fn convert(
     let psize =
         pointee_bytes(m, pointee).ok_or("the pointer's pointee is not a scalar or vector")?;
     let storage = StorageClass::from_u32(sc).ok_or("unknown storage class")?;
-    let block = m.inst_block(at).ok_or("not in a block")?;
-    let func = m.block(block).func;
-
     // The matrix's per-invocation storage, in the entry block.
     let fn_vec = b.types.pointer(b.m, StorageClass::Function, mat.lowered);
     let fn_elem = b.types.pointer(b.m, StorageClass::Function, mat.component);
-    let var = function_variable_in(b.m, func, fn_vec);
-
-    let split = split_block_after(b.m, at).ok_or("not in a block")?;
-    b.m.erase(at);
-    b.cur = split.before;
-
-    // Setup: lane, initial contents, byte pointer, fields.
-    let u32t = b.u32t();
-    let lane_ty =
-        b.m.def_inst(b.m.type_of(lane_var).ok_or("lane variable has no type")?)
-            .and_then(|p| p.operand_id(1))
-            .ok_or("lane variable type")?;
-    let lane_raw = b.val(Op::Load, lane_ty, &[lane_var.word()]);
-    let lane = if lane_ty == u32t {
-        lane_raw
-    } else {
-        b.val(Op::UConvert, u32t, &[lane_raw.word()])
-    };
-    let object = match dir {
+    let var = function_variable(b, fn_vec);
+    let object = match a.dir {
         Direction::Load { object, .. } | Direction::Store { object } => object,
     };
     b.void(Op::Store, &[var.word(), object.word()]);
@@ -511,7 +541,7 @@ pub fn convert(
         b.val(Op::Bitcast, p8, &[pointer.word()])
     };
     let fields = read_fields(b, addressing);
-    let store = matches!(dir, Direction::Store { .. });
+    let store = matches!(a.dir, Direction::Store { .. });
     // The value an out-of-bounds load gives: the clamp value's low bits.
     let clamp_value = match &fields {
         Some(f) if !store => {
@@ -521,12 +551,10 @@ pub fn convert(
                 32 => f.clamp_value,
                 _ => b.val(Op::UConvert, it, &[f.clamp_value.word()]),
             };
-            Some(if mat.is_float {
+            Some(if mat.is_float || it != mat.component {
                 b.val(Op::Bitcast, mat.component, &[raw.word()])
-            } else if it == mat.component {
-                raw
             } else {
-                b.val(Op::Bitcast, mat.component, &[raw.word()])
+                raw
             })
         }
         _ => None,
@@ -551,161 +579,241 @@ pub fn convert(
         Addressing::Tensor { clamp, .. } => *clamp,
         Addressing::Strided { .. } => clamp::UNDEFINED,
     };
+    Ok(Prepared {
+        var,
+        lane,
+        base,
+        p8,
+        pe,
+        fn_elem,
+        fields,
+        clamp_value,
+        strided,
+        clamp_mode,
+        store,
+        mat: *mat,
+        mem: if a.memory_access == 0 {
+            Vec::new()
+        } else {
+            vec![a.memory_access]
+        },
+        pointer,
+    })
+}
+
+/// The exact per-element loop of one access, from the current block to `exit`.
+pub fn emit_loop(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), String> {
+    let mat = &p.mat;
     let slots = mat.dist.slots();
     let es = mat.bytes;
-    let mem: Vec<u32> = if memory_access == 0 {
-        Vec::new()
-    } else {
-        vec![memory_access]
-    };
-    let emit_loop = |b: &mut Builder, exit: BlockId| {
-        b.counted_loop(slots, exit, |b, k| {
-            let (r, c) = position(b, &mat.dist, lane, k);
-            let place = match (&fields, strided) {
-                (Some(t), _) => {
-                    let kind = AccessKind {
-                        clamp_mode,
-                        store,
-                        cols: mat.dist.cols,
-                        es,
-                    };
-                    tensor_place(b, t, kind, r, c)
-                }
-                (None, Some((column_major, row_bytes))) => {
-                    let (major, minor) = if column_major { (c, r) } else { (r, c) };
-                    let a = b.op64(Op::IMul, major, row_bytes);
-                    let esz = b.c64(u64::from(es));
-                    let bo = b.op64(Op::IMul, minor, esz);
-                    Place {
-                        byte_offset: b.op64(Op::IAdd, a, bo),
-                        in_clip: None,
-                        in_bounds: None,
-                    }
-                }
-                (None, None) => return Err("no addressing".into()),
-            };
-            let slot_ptr = if slots == 1 {
-                var
-            } else {
-                b.val(Op::InBoundsAccessChain, fn_elem, &[var.word(), k.word()])
-            };
-            let ok = match (place.in_clip, place.in_bounds) {
-                (Some(x), Some(y)) => Some(b.and(x, y)),
-                (x, y) => x.or(y),
-            };
-            let access = |b: &mut Builder| -> Id {
-                let p = b.val(
-                    Op::PtrAccessChain,
-                    p8,
-                    &[base.word(), place.byte_offset.word()],
-                );
-                b.val(Op::Bitcast, pe, &[p.word()])
-            };
-            if store {
-                let v = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
-                let write = |b: &mut Builder| -> Result<(), String> {
-                    let p = access(b);
-                    let mut w = vec![p.word(), v.word()];
-                    w.extend_from_slice(&mem);
-                    b.void(Op::Store, &w);
-                    Ok(())
+    b.counted_loop(slots, exit, |b, k| {
+        let (r, c) = position(b, &mat.dist, p.lane, k);
+        let place = match (&p.fields, p.strided) {
+            (Some(t), _) => {
+                let kind = AccessKind {
+                    clamp_mode: p.clamp_mode,
+                    store: p.store,
+                    cols: mat.dist.cols,
+                    es,
                 };
-                match ok {
-                    None => write(b)?,
-                    Some(ok) => {
-                        b.if_then(ok, write)?;
-                    }
-                }
-            } else {
-                let read = |b: &mut Builder| -> Id {
-                    let p = access(b);
-                    let mut w = vec![p.word()];
-                    w.extend_from_slice(&mem);
-                    b.val(Op::Load, mat.component, &w)
-                };
-                let got = match ok {
-                    None => read(b),
-                    Some(ok) => {
-                        let fallback = match (place.in_clip, place.in_bounds) {
-                            (Some(ic), Some(_)) => {
-                                let cur = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
-                                let cv = clamp_value.ok_or("no clamp value")?;
-                                b.select(mat.component, ic, cv, cur)
-                            }
-                            (Some(_), None) => b.val(Op::Load, mat.component, &[slot_ptr.word()]),
-                            _ => clamp_value.ok_or("no clamp value")?,
-                        };
-                        let mut loaded = None;
-                        let (from, end) = b.if_then(ok, |b| {
-                            loaded = Some(read(b));
-                            Ok(())
-                        })?;
-                        let (from_l, end_l) = (b.m.block_label(from), b.m.block_label(end));
-                        let v = loaded.ok_or("no load")?;
-                        b.val(
-                            Op::Phi,
-                            mat.component,
-                            &[v.word(), end_l.word(), fallback.word(), from_l.word()],
-                        )
-                    }
-                };
-                b.void(Op::Store, &[slot_ptr.word(), got.word()]);
+                tensor_place(b, t, kind, r, c)
             }
-            Ok(())
-        })
-    };
-    let decision = match (block_request, &fields) {
-        (Some(req), Some(t)) => block_path::decide(b, req, t, pointer),
+            (None, Some((column_major, row_bytes))) => {
+                let (major, minor) = if column_major { (c, r) } else { (r, c) };
+                let a = b.op64(Op::IMul, major, row_bytes);
+                let esz = b.c64(u64::from(es));
+                let bo = b.op64(Op::IMul, minor, esz);
+                Place {
+                    byte_offset: b.op64(Op::IAdd, a, bo),
+                    in_clip: None,
+                    in_bounds: None,
+                }
+            }
+            (None, None) => return Err("no addressing".into()),
+        };
+        let slot_ptr = if slots == 1 {
+            p.var
+        } else {
+            b.val(Op::InBoundsAccessChain, p.fn_elem, &[p.var.word(), k.word()])
+        };
+        let ok = match (place.in_clip, place.in_bounds) {
+            (Some(x), Some(y)) => Some(b.and(x, y)),
+            (x, y) => x.or(y),
+        };
+        let access = |b: &mut Builder| -> Id {
+            let q = b.val(
+                Op::PtrAccessChain,
+                p.p8,
+                &[p.base.word(), place.byte_offset.word()],
+            );
+            b.val(Op::Bitcast, p.pe, &[q.word()])
+        };
+        if p.store {
+            let v = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
+            let write = |b: &mut Builder| -> Result<(), String> {
+                let q = access(b);
+                let mut w = vec![q.word(), v.word()];
+                w.extend_from_slice(&p.mem);
+                b.void(Op::Store, &w);
+                Ok(())
+            };
+            match ok {
+                None => write(b)?,
+                Some(ok) => {
+                    b.if_then(ok, write)?;
+                }
+            }
+        } else {
+            let read = |b: &mut Builder| -> Id {
+                let q = access(b);
+                let mut w = vec![q.word()];
+                w.extend_from_slice(&p.mem);
+                b.val(Op::Load, mat.component, &w)
+            };
+            let got = match ok {
+                None => read(b),
+                Some(ok) => {
+                    let fallback = match (place.in_clip, place.in_bounds) {
+                        (Some(ic), Some(_)) => {
+                            let cur = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
+                            let cv = p.clamp_value.ok_or("no clamp value")?;
+                            b.select(mat.component, ic, cv, cur)
+                        }
+                        (Some(_), None) => b.val(Op::Load, mat.component, &[slot_ptr.word()]),
+                        _ => p.clamp_value.ok_or("no clamp value")?,
+                    };
+                    let mut loaded = None;
+                    let (from, end) = b.if_then(ok, |b| {
+                        loaded = Some(read(b));
+                        Ok(())
+                    })?;
+                    let (from_l, end_l) = (b.m.block_label(from), b.m.block_label(end));
+                    let v = loaded.ok_or("no load")?;
+                    b.val(
+                        Op::Phi,
+                        mat.component,
+                        &[v.word(), end_l.word(), fallback.word(), from_l.word()],
+                    )
+                }
+            };
+            b.void(Op::Store, &[slot_ptr.word(), got.word()]);
+        }
+        Ok(())
+    })
+}
+
+/// The path decision of a prepared access (the run-time condition is emitted in the current
+/// block).
+pub fn decide(b: &mut Builder, a: &Access, p: &Prepared) -> Decision {
+    match (a.block_request, &p.fields) {
+        (Some(req), Some(t)) => block_path::decide(b, req, t, p.pointer),
         (None, _) => Decision::Fallback("strided load/store (no surface bounds)".into()),
         (Some(_), None) => Decision::Fallback("no tensor layout".into()),
-    };
-    let path = match decision {
+    }
+}
+
+/// Emits one access from the current block according to `decision`, continuing at `next` (a
+/// fresh block only this access branches to).
+pub fn emit_decided(
+    b: &mut Builder,
+    p: &Prepared,
+    decision: Decision,
+    next: BlockId,
+) -> Result<Path, String> {
+    let next_label = b.m.block_label(next);
+    Ok(match decision {
         Decision::Static(plan) => {
-            block_path::emit(b, &plan, mat, pointer, var);
-            let after_label = b.m.block_label(split.after);
-            split.keep_loop_header(b.m);
-            b.void(Op::Branch, &[after_label.word()]);
+            block_path::emit(b, &plan, &p.mat, p.pointer, p.var, None);
+            b.void(Op::Branch, &[next_label.word()]);
             Path::Block
         }
         Decision::Runtime(plan, cond) => {
-            if split.loop_merge.is_some() {
-                // A loop header cannot also head the selection: branch to a block that does.
-                let pre = b.new_block_after(split.before);
-                let pre_l = b.m.block_label(pre);
-                split.keep_loop_header(b.m);
-                b.void(Op::Branch, &[pre_l.word()]);
-                b.cur = pre;
-            }
             let fast = b.new_block_after(b.cur);
             let slow = b.new_block_after(fast);
             let loop_exit = b.new_block_after(slow);
             let (fast_l, slow_l) = (b.m.block_label(fast), b.m.block_label(slow));
-            let after_label = b.m.block_label(split.after);
-            b.void(Op::SelectionMerge, &[after_label.word(), 0]);
+            b.void(Op::SelectionMerge, &[next_label.word(), 0]);
             b.void(
                 Op::BranchConditional,
                 &[cond.word(), fast_l.word(), slow_l.word()],
             );
             b.cur = fast;
-            block_path::emit(b, &plan, mat, pointer, var);
-            b.void(Op::Branch, &[after_label.word()]);
+            block_path::emit(b, &plan, &p.mat, p.pointer, p.var, None);
+            b.void(Op::Branch, &[next_label.word()]);
             b.cur = slow;
-            emit_loop(b, loop_exit)?;
+            emit_loop(b, p, loop_exit)?;
             b.cur = loop_exit;
-            b.void(Op::Branch, &[after_label.word()]);
+            b.void(Op::Branch, &[next_label.word()]);
             Path::RuntimeChecked
         }
         Decision::Fallback(why) => {
-            split.keep_loop_header(b.m);
-            emit_loop(b, split.after)?;
+            emit_loop(b, p, next)?;
             Path::Fallback(why)
         }
+    })
+}
+
+/// Converts the consecutive loads/stores `accesses` (nothing between them in their block).
+/// Each gets its path; loads of adjacent tiles of one surface whose block ops are checked or
+/// proved together are issued from one block (see [`super::tile_group`]), where
+/// `fuse-block-loads` can merge them.
+pub fn convert(
+    b: &mut Builder,
+    lane_var: Id,
+    accesses: &[Access],
+) -> Result<Vec<Path>, String> {
+    let (Some(first), Some(last)) = (accesses.first(), accesses.last()) else {
+        return Ok(Vec::new());
     };
-    if let Direction::Load { result, ty, .. } = dir {
-        b.m.prepend_inst(
-            split.after,
-            Inst::new(Op::Load, Some(ty), Some(result), &[var.word()]),
-        );
+    b.m.inst_block(first.at).ok_or("not in a block")?;
+    let split = split_block_after(b.m, last.at).ok_or("not in a block")?;
+    for a in accesses {
+        b.m.erase(a.at);
     }
-    Ok(path)
+    b.cur = split.before;
+    let lane = load_lane(b, lane_var)?;
+    let mut prepared = Vec::new();
+    for a in accesses {
+        prepared.push(prepare(b, a, lane)?);
+    }
+    let mut decisions: Vec<Decision> = Vec::new();
+    for (a, p) in accesses.iter().zip(&prepared) {
+        decisions.push(decide(b, a, p));
+    }
+    // A loop header cannot also head a selection: start the accesses in a block of their own.
+    if split.loop_merge.is_some() {
+        let pre = b.new_block_after(split.before);
+        let pre_l = b.m.block_label(pre);
+        split.keep_loop_header(b.m);
+        b.void(Op::Branch, &[pre_l.word()]);
+        b.cur = pre;
+    }
+    let paths = match super::tile_group::plan(b, &prepared, &decisions) {
+        Some(group) => super::tile_group::emit(b, &prepared, group, decisions, split.after)?,
+        None => {
+            let mut paths = Vec::new();
+            let n = accesses.len();
+            for (k, (p, d)) in prepared.iter().zip(decisions).enumerate() {
+                let next = if k + 1 == n {
+                    split.after
+                } else {
+                    let nb = b.new_block_after(b.cur);
+                    crate::cfg_edit::move_block_before(b.m, nb, split.after);
+                    nb
+                };
+                paths.push(emit_decided(b, p, d, next)?);
+                b.cur = next;
+            }
+            paths
+        }
+    };
+    for (a, p) in accesses.iter().zip(&prepared).rev() {
+        if let Direction::Load { result, ty, .. } = a.dir {
+            b.m.prepend_inst(
+                split.after,
+                Inst::new(Op::Load, Some(ty), Some(result), &[p.var.word()]),
+            );
+        }
+    }
+    Ok(paths)
 }

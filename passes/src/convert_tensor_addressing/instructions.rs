@@ -48,6 +48,23 @@ pub(super) fn memory_operands(ops: &[u32]) -> MemoryOperands {
     }
 }
 
+/// A tensor load/store, read before any conversion of its group.
+struct TensorSpec {
+    at: InstId,
+    load: bool,
+    dir: Direction,
+    pointer: Id,
+    mat: Matrix,
+    addressing: Addressing,
+    element_mask: u32,
+    aligned: Option<u32>,
+    clamp: u32,
+    view_transposed: Option<bool>,
+    structure_error: Option<&'static str>,
+    uniform: bool,
+    here: String,
+}
+
 pub(super) struct Converter<'a> {
     pub(super) plan: &'a Plan,
     pub(super) target: &'a Target,
@@ -130,122 +147,7 @@ impl Converter<'_> {
                 tensor_values::lower_setter(m, at, ty, dims, consts)?;
             }
             Op::CooperativeMatrixLoadTensorNV | Op::CooperativeMatrixStoreTensorNV => {
-                let load = op == Op::CooperativeMatrixLoadTensorNV;
-                let (pointer, object, layout) = (
-                    id(0).ok_or("pointer")?,
-                    id(1).ok_or("object")?,
-                    id(2).ok_or("layout")?,
-                );
-                let mo = memory_operands(&ops[3..]);
-                let used = mo.words;
-                let ta = ops.get(3 + used).copied().unwrap_or(0);
-                if ta & !0x1 != 0 {
-                    return Err("decode functions (block-quantised loads) are not supported".into());
-                }
-                let view = if ta & 0x1 != 0 {
-                    let v = id(4 + used).ok_or("TensorView operand")?;
-                    Some(self.view(m, v)?)
-                } else {
-                    None
-                };
-                let lt = m.type_of(layout).ok_or("layout type")?;
-                let Some(&(TensorType::Layout { dims, clamp }, _)) = self.plan.tensors.get(&lt)
-                else {
-                    return Err("the TensorLayout operand is not a tensor layout".into());
-                };
-                let clamp = clamp
-                    .filter(|&c| c <= clamp::REPEAT_MIRRORED)
-                    .ok_or("the layout's clamp mode is not a constant (specialize first)")?;
-                if let Some(v) = &view {
-                    if !v.has_dims && v.dims != dims {
-                        return Err(format!(
-                            "a view of {} dimensions without its own dimensions used with a \
-                             layout of {dims}",
-                            v.dims
-                        ));
-                    }
-                }
-                let mat = self
-                    .matrix_of(m, object)
-                    .ok_or("the object is not a matrix")?;
-                let state = match self.tensor_states.get(&layout) {
-                    Some(TensorState::Layout(s)) => Some(Box::new(s.clone())),
-                    _ => None,
-                };
-                let pointer_is_global = m
-                    .type_of(pointer)
-                    .and_then(|t| m.def_inst(t))
-                    .and_then(|t| t.operand_word(0))
-                    == Some(spirv::StorageClass::CrossWorkgroup as u32);
-                let (view_transposed, structure_error) = match &view {
-                    _ if !pointer_is_global => (None, Some("the pointer is not CrossWorkgroup")),
-                    None => (None, None),
-                    Some(v) if v.has_dims => (None, Some("a view with its own dimensions")),
-                    Some(v) if v.perm == [0, 1] => (Some(false), None),
-                    Some(v) if v.perm == [1, 0] => (Some(true), None),
-                    Some(_) => (None, Some("a view over more than 2 dimensions")),
-                };
-                let request = block_path::Request {
-                    target: self.target,
-                    mat: &mat,
-                    use_: mat.use_,
-                    store: !load,
-                    clamp,
-                    view_transposed,
-                    structure_error,
-                    aligned: mo.aligned,
-                    uniform: self.uniform_accesses.contains(&at),
-                };
-                let addressing = Addressing::Tensor {
-                    layout,
-                    state,
-                    dims,
-                    clamp,
-                    view,
-                };
-                let dir = if load {
-                    Direction::Load {
-                        result: inst.result_id().ok_or("load without result")?,
-                        ty: inst.result_type().ok_or("load without type")?,
-                        object,
-                    }
-                } else {
-                    Direction::Store { object }
-                };
-                let mut b = Builder {
-                    m,
-                    types,
-                    cur: block,
-                    before: None,
-                };
-                let here = location(b.m, at);
-                let path = element_access::convert(
-                    &mut b,
-                    at,
-                    self.lane_var,
-                    dir,
-                    pointer,
-                    &mat,
-                    &addressing,
-                    mo.element_mask,
-                    Some(&request),
-                )?;
-                let what = if load { "load" } else { "store" };
-                self.stats.add(
-                    match (&path, load) {
-                        (Path::Block, true) => "block_tensor_loads",
-                        (Path::Block, false) => "block_tensor_stores",
-                        (Path::RuntimeChecked, true) => "runtime_checked_tensor_loads",
-                        (Path::RuntimeChecked, false) => "runtime_checked_tensor_stores",
-                        (Path::Fallback(_), true) => "fallback_tensor_loads",
-                        (Path::Fallback(_), false) => "fallback_tensor_stores",
-                    },
-                    1,
-                );
-                if let Path::Fallback(why) = path {
-                    self.stats
-                        .note(format!("{here}: per-element tensor {what}: {why}"));
-                }
+                self.convert_tensor_group(m, types, &[at])?;
             }
             Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR => {
                 let load = op == Op::CooperativeMatrixLoadKHR;
@@ -296,17 +198,16 @@ impl Converter<'_> {
                     cur: block,
                     before: None,
                 };
-                element_access::convert(
-                    &mut b,
+                let access = element_access::Access {
                     at,
-                    self.lane_var,
                     dir,
                     pointer,
-                    &mat,
-                    &addressing,
-                    mem,
-                    None,
-                )?;
+                    mat: &mat,
+                    addressing: &addressing,
+                    memory_access: mem,
+                    block_request: None,
+                };
+                element_access::convert(&mut b, self.lane_var, &[access])?;
                 self.stats.add(
                     if load {
                         "strided_loads"
@@ -437,6 +338,168 @@ impl Converter<'_> {
                 }
             }
             _ => self.check_generic(m, at, &inst)?,
+        }
+        Ok(())
+    }
+
+    /// What a tensor load/store is: operands, matrix, addressing, block-path facts.
+    fn tensor_spec(&self, m: &Module, at: InstId) -> Result<TensorSpec, String> {
+        let inst = m.inst(at).clone();
+        let load = inst.is(Op::CooperativeMatrixLoadTensorNV);
+        let ops: Vec<u32> = inst.operands().to_vec();
+        let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
+        let (pointer, object, layout) = (
+            id(0).ok_or("pointer")?,
+            id(1).ok_or("object")?,
+            id(2).ok_or("layout")?,
+        );
+        let mo = memory_operands(ops.get(3..).unwrap_or(&[]));
+        let used = mo.words;
+        let ta = ops.get(3 + used).copied().unwrap_or(0);
+        if ta & !0x1 != 0 {
+            return Err("decode functions (block-quantised loads) are not supported".into());
+        }
+        let view = if ta & 0x1 != 0 {
+            let v = id(4 + used).ok_or("TensorView operand")?;
+            Some(self.view(m, v)?)
+        } else {
+            None
+        };
+        let lt = m.type_of(layout).ok_or("layout type")?;
+        let Some(&(TensorType::Layout { dims, clamp }, _)) = self.plan.tensors.get(&lt) else {
+            return Err("the TensorLayout operand is not a tensor layout".into());
+        };
+        let clamp = clamp
+            .filter(|&c| c <= clamp::REPEAT_MIRRORED)
+            .ok_or("the layout's clamp mode is not a constant (specialize first)")?;
+        if let Some(v) = &view {
+            if !v.has_dims && v.dims != dims {
+                return Err(format!(
+                    "a view of {} dimensions without its own dimensions used with a layout \
+                     of {dims}",
+                    v.dims
+                ));
+            }
+        }
+        let mat = self
+            .matrix_of(m, object)
+            .ok_or("the object is not a matrix")?;
+        let state = match self.tensor_states.get(&layout) {
+            Some(TensorState::Layout(s)) => Some(Box::new(s.clone())),
+            _ => None,
+        };
+        let pointer_is_global = m
+            .type_of(pointer)
+            .and_then(|t| m.def_inst(t))
+            .and_then(|t| t.operand_word(0))
+            == Some(spirv::StorageClass::CrossWorkgroup as u32);
+        let (view_transposed, structure_error) = match &view {
+            _ if !pointer_is_global => (None, Some("the pointer is not CrossWorkgroup")),
+            None => (None, None),
+            Some(v) if v.has_dims => (None, Some("a view with its own dimensions")),
+            Some(v) if v.perm == [0, 1] => (Some(false), None),
+            Some(v) if v.perm == [1, 0] => (Some(true), None),
+            Some(_) => (None, Some("a view over more than 2 dimensions")),
+        };
+        let dir = if load {
+            Direction::Load {
+                result: inst.result_id().ok_or("load without result")?,
+                ty: inst.result_type().ok_or("load without type")?,
+                object,
+            }
+        } else {
+            Direction::Store { object }
+        };
+        Ok(TensorSpec {
+            at,
+            load,
+            dir,
+            pointer,
+            mat,
+            addressing: Addressing::Tensor {
+                layout,
+                state,
+                dims,
+                clamp,
+                view,
+            },
+            element_mask: mo.element_mask,
+            aligned: mo.aligned,
+            clamp,
+            view_transposed,
+            structure_error,
+            uniform: self.uniform_accesses.contains(&at),
+            here: location(m, at),
+        })
+    }
+
+    /// Converts consecutive tensor loads/stores `ats` (nothing between them in their block)
+    /// together (see `tile_group`), counting each by path.
+    pub(super) fn convert_tensor_group(
+        &mut self,
+        m: &mut Module,
+        types: &mut Interner,
+        ats: &[InstId],
+    ) -> Result<(), String> {
+        let specs: Vec<TensorSpec> = ats
+            .iter()
+            .map(|&at| self.tensor_spec(m, at))
+            .collect::<Result<_, _>>()?;
+        let requests: Vec<block_path::Request> = specs
+            .iter()
+            .map(|s| block_path::Request {
+                target: self.target,
+                mat: &s.mat,
+                use_: s.mat.use_,
+                store: !s.load,
+                clamp: s.clamp,
+                view_transposed: s.view_transposed,
+                structure_error: s.structure_error,
+                aligned: s.aligned,
+                uniform: s.uniform,
+            })
+            .collect();
+        let accesses: Vec<element_access::Access> = specs
+            .iter()
+            .zip(&requests)
+            .map(|(s, r)| element_access::Access {
+                at: s.at,
+                dir: s.dir,
+                pointer: s.pointer,
+                mat: &s.mat,
+                addressing: &s.addressing,
+                memory_access: s.element_mask,
+                block_request: Some(r),
+            })
+            .collect();
+        let block = m.inst_block(ats[0]).ok_or("not in a block")?;
+        let mut b = Builder {
+            m,
+            types,
+            cur: block,
+            before: None,
+        };
+        let paths = element_access::convert(&mut b, self.lane_var, &accesses)?;
+        for (s, path) in specs.iter().zip(paths) {
+            let what = if s.load { "load" } else { "store" };
+            self.stats.add(
+                match (&path, s.load) {
+                    (Path::Block, true) => "block_tensor_loads",
+                    (Path::Block, false) => "block_tensor_stores",
+                    (Path::RuntimeChecked, true) => "runtime_checked_tensor_loads",
+                    (Path::RuntimeChecked, false) => "runtime_checked_tensor_stores",
+                    (Path::Fallback(_), true) => "fallback_tensor_loads",
+                    (Path::Fallback(_), false) => "fallback_tensor_stores",
+                },
+                1,
+            );
+            if let Path::Fallback(why) = path {
+                self.stats
+                    .note(format!("{}: per-element tensor {what}: {why}", s.here));
+            }
+        }
+        if ats.len() > 1 {
+            self.stats.add("tile_groups", 1);
         }
         Ok(())
     }
