@@ -50,7 +50,7 @@ use spirv::Op;
 use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use spvopt_analysis::tensor_layout::TensorState;
 use spvopt_analysis::uniformity::Uniformity;
-use spvopt_analysis::{Analyses, Constants, Fact, KernelFacts, Target};
+use spvopt_analysis::{Analyses, AnalysisSet, Constants, Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
 use crate::legalize::lower_block_io::lane_variable;
@@ -128,12 +128,28 @@ fn convert(
     let mut tensor_seeds = Vec::new();
     let funcs: Vec<_> = m.function_ids().collect();
     for f in funcs {
+        // Adjacent tile loads are converted together (tile_group); their runs are made
+        // consecutive first.
+        let runs = tile_group::collect_runs(m, f);
+        let mut run_of: HashMap<InstId, usize> = HashMap::default();
+        for (k, r) in runs.iter().enumerate() {
+            for &i in r {
+                run_of.insert(i, k);
+            }
+        }
         let blocks = m.function(f).blocks.clone();
         let insts: Vec<InstId> = blocks
             .iter()
             .flat_map(|&b| m.block_insts(b).collect::<Vec<_>>())
             .collect();
         for at in insts {
+            if let Some(&k) = run_of.get(&at) {
+                if runs[k][0] == at {
+                    conv.convert_tensor_group(m, &mut types, &runs[k])
+                        .map_err(|e| format!("{}: {e}", location_or_unknown(m, at)))?;
+                }
+                continue;
+            }
             let inst = m.inst(at);
             if spvopt_analysis::tensor_layout::is_tensor_op(inst.op()) {
                 if let Some(r) = inst.result_id() {
@@ -271,10 +287,11 @@ impl Pass for ConvertTensorAddressing {
         // On an error the pass manager discards the module (a pass may leave it partial).
         match convert(m, analyses, target, &mut stats) {
             Ok(false) => Ok(PassResult::unchanged(stats)),
+            // Types, values, blocks and instructions all change: no analysis survives.
             Ok(true) => Ok(PassResult {
                 changed: true,
+                preserved: AnalysisSet::NONE,
                 stats,
-                ..PassResult::unchanged(Statistics::default())
             }),
             Err(e) => Err(PassError::Failed {
                 pass: "convert-tensor-addressing",

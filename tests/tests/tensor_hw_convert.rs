@@ -367,3 +367,47 @@ fn implicit_block_strides_are_warned_about() {
         );
     }
 }
+
+/// `convert-tensor-addressing,fuse-block-loads` on the blk_multi cases: the four side-by-side
+/// A tiles of `bm_a_1x4` (columns from kernel arguments) are checked together as one tile group
+/// and issued from one block at `x0 + 16·i`, so fuse merges them into Block Count 2 loads (two
+/// messages instead of four; count 4 exceeds the 16-bit width limit); the other cases have no
+/// two tiles side by side in one row (stacked rows, a gap and an overlap, 32-bit tiles whose
+/// width allows no second block) and keep their messages. Results stay `expected_<i>.bin`.
+#[test]
+fn blk_multi_tiles_merge_after_fuse() {
+    let target = Target::by_name("pvc").unwrap();
+    let dir = spvopt_tests::corpus_dir().join("tensor-hw");
+    for (case, loads_alone, loads_fused) in [
+        ("bm_a_1x4", 4u64, 2u64),
+        ("bm_b_2x1", 2, 2),
+        ("bm_gap_overlap", 3, 3),
+        ("bm_acc_store_c0", 4, 4),
+    ] {
+        let case_dir = dir.join(case);
+        let words = words_of(&case_dir);
+        let l = Launch::from_file(&case_dir.join("launch.json")).unwrap();
+        let load_messages = |pipeline: &str| -> u64 {
+            let (out, _) = optimize_words(&words, pipeline, &target).unwrap();
+            matches_expected(&case_dir, &out).unwrap_or_else(|e| panic!("{case} {pipeline}: {e}"));
+            let m = spvopt_ir::load_words(&out).unwrap();
+            let counters = run(&m, &l).unwrap().counters;
+            counters
+                .block2d
+                .iter()
+                .filter(|(k, _)| k.starts_with("load"))
+                .map(|(_, c)| c.ops)
+                .sum()
+        };
+        assert_eq!(
+            load_messages("convert-tensor-addressing"),
+            loads_alone,
+            "{case}"
+        );
+        assert_eq!(
+            load_messages("convert-tensor-addressing,fuse-block-loads"),
+            loads_fused,
+            "{case}"
+        );
+    }
+}

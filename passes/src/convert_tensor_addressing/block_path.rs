@@ -71,6 +71,7 @@ pub struct Shape {
 }
 
 /// What happens to the access.
+#[derive(Clone)]
 pub enum Decision {
     Static(Plan),
     Runtime(Plan, Id),
@@ -78,6 +79,7 @@ pub enum Decision {
 }
 
 /// Everything needed to emit the block ops.
+#[derive(Clone)]
 pub struct Plan {
     pub shape: Shape,
     pub width: Id,
@@ -332,32 +334,33 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
 }
 
 /// Emits the block ops of `plan` between the tensor pointer `ptr` and the invocation's slots in
-/// the Function variable `var` (of the matrix's lowered type). `x` replaces the plan's column
-/// offset (a tile group addresses its tiles from the first one's).
-pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id, x: Option<Id>) {
+/// the Function variable `var` (of the matrix's lowered type), `col_offset` columns right of the
+/// plan's x (a tile group addresses its tiles from the first one's surface operands, which the
+/// builder truncates to 32 bits once, so the ops share those ids).
+pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id, col_offset: u32) {
     let s = plan.shape;
     let u32t = b.u32t();
     let v2 = b.types.vector(b.m, u32t, 2);
-    let trunc = |b: &mut Builder, v: Id| -> Id {
-        match b.known(v) {
-            Some(x) => b.c32(x as u32),
-            None => b.val(Op::UConvert, u32t, &[v.word()]),
-        }
-    };
+    let trunc = |b: &mut Builder, v: Id| -> Id { b.trunc32(v) };
     let (width, height, pitch) = (
         trunc(b, plan.width),
         trunc(b, plan.height),
         trunc(b, plan.pitch),
     );
-    let plan_x = x.unwrap_or(plan.x);
     // Transposed 8/16-bit data is addressed in dwords.
     let x_units = if s.elem != mat.bytes {
         let k = b.c64(u64::from(s.elem / mat.bytes));
-        b.op64(Op::SDiv, plan_x, k)
+        b.op64(Op::SDiv, plan.x, k)
     } else {
-        plan_x
+        plan.x
     };
     let x0 = trunc(b, x_units);
+    let x0 = if col_offset == 0 {
+        x0
+    } else {
+        let d = b.c32(col_offset);
+        b.val(Op::IAdd, u32t, &[x0.word(), d.word()])
+    };
     let y0 = trunc(b, plan.y);
     let fn_elem = b.types.pointer(b.m, StorageClass::Function, mat.component);
     let (elem, w, h, one) = (b.c32(s.elem), b.c32(s.width), b.c32(s.height), b.c32(1));

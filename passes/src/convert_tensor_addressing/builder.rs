@@ -1,6 +1,7 @@
 //! Appending instructions to a block, with the constants and types the conversion needs.
 
 use spirv::Op;
+use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module};
 
 use crate::cfg_edit::move_block_before;
@@ -11,6 +12,9 @@ pub struct Builder<'a> {
     pub cur: BlockId,
     /// When set, instructions go before this one instead of at the end of `cur`.
     pub before: Option<InstId>,
+    /// 64-bit values already truncated to 32 bits in a block (one `OpUConvert` per value and
+    /// block, so the result dominates its uses there).
+    pub truncated: FxHashMap<(BlockId, Id), Id>,
 }
 
 impl Builder<'_> {
@@ -153,6 +157,21 @@ impl Builder<'_> {
             None => self.val(Op::Select, ty, &[c.word(), a.word(), b.word()]),
         }
     }
+    /// A 64-bit value truncated to 32 bits (folded on constants, one conversion per value in
+    /// the current block; with `before` set the block is the insertion point's).
+    pub fn trunc32(&mut self, v: Id) -> Id {
+        if let Some(x) = self.known(v) {
+            return self.c32(x as u32);
+        }
+        if let Some(&t) = self.truncated.get(&(self.cur, v)) {
+            return t;
+        }
+        let u32t = self.u32t();
+        let t = self.val(Op::UConvert, u32t, &[v.word()]);
+        self.truncated.insert((self.cur, v), t);
+        t
+    }
+
     /// A 32-bit unsigned value zero-extended to 64 bits.
     pub fn zext64(&mut self, v: Id) -> Id {
         if let Some(x) = self.known(v) {

@@ -634,7 +634,11 @@ pub fn emit_loop(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), Str
         let slot_ptr = if slots == 1 {
             p.var
         } else {
-            b.val(Op::InBoundsAccessChain, p.fn_elem, &[p.var.word(), k.word()])
+            b.val(
+                Op::InBoundsAccessChain,
+                p.fn_elem,
+                &[p.var.word(), k.word()],
+            )
         };
         let ok = match (place.in_clip, place.in_bounds) {
             (Some(x), Some(y)) => Some(b.and(x, y)),
@@ -723,7 +727,7 @@ pub fn emit_decided(
     let next_label = b.m.block_label(next);
     Ok(match decision {
         Decision::Static(plan) => {
-            block_path::emit(b, &plan, &p.mat, p.pointer, p.var, None);
+            block_path::emit(b, &plan, &p.mat, p.pointer, p.var, 0);
             b.void(Op::Branch, &[next_label.word()]);
             Path::Block
         }
@@ -738,7 +742,7 @@ pub fn emit_decided(
                 &[cond.word(), fast_l.word(), slow_l.word()],
             );
             b.cur = fast;
-            block_path::emit(b, &plan, &p.mat, p.pointer, p.var, None);
+            block_path::emit(b, &plan, &p.mat, p.pointer, p.var, 0);
             b.void(Op::Branch, &[next_label.word()]);
             b.cur = slow;
             emit_loop(b, p, loop_exit)?;
@@ -757,11 +761,7 @@ pub fn emit_decided(
 /// Each gets its path; loads of adjacent tiles of one surface whose block ops are checked or
 /// proved together are issued from one block (see [`super::tile_group`]), where
 /// `fuse-block-loads` can merge them.
-pub fn convert(
-    b: &mut Builder,
-    lane_var: Id,
-    accesses: &[Access],
-) -> Result<Vec<Path>, String> {
+pub fn convert(b: &mut Builder, lane_var: Id, accesses: &[Access]) -> Result<Vec<Path>, String> {
     let (Some(first), Some(last)) = (accesses.first(), accesses.last()) else {
         return Ok(Vec::new());
     };

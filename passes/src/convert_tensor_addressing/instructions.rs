@@ -26,7 +26,7 @@ pub(super) struct MemoryOperands {
     pub words: usize,
 }
 
-pub(super) fn memory_operands(ops: &[u32]) -> MemoryOperands {
+pub(crate) fn memory_operands(ops: &[u32]) -> MemoryOperands {
     let Some(&mask) = ops.first() else {
         return MemoryOperands {
             element_mask: 0,
@@ -197,6 +197,7 @@ impl Converter<'_> {
                     types,
                     cur: block,
                     before: None,
+                    truncated: Default::default(),
                 };
                 let access = element_access::Access {
                     at,
@@ -240,6 +241,7 @@ impl Converter<'_> {
                     types,
                     cur: block,
                     before: Some(at),
+                    truncated: Default::default(),
                 };
                 let ty = inst.result_type().ok_or("no type")?;
                 mul_add::emit(&mut b, (&ma, a), (&mb, bv), (&mc, c), ab, khr, (result, ty))
@@ -478,6 +480,7 @@ impl Converter<'_> {
             types,
             cur: block,
             before: None,
+            truncated: Default::default(),
         };
         let paths = element_access::convert(&mut b, self.lane_var, &accesses)?;
         for (s, path) in specs.iter().zip(paths) {
