@@ -158,6 +158,9 @@ pub struct Features {
     pub dpas: bool,
     /// SPV_INTEL_subgroup_buffer_prefetch honoured (LSC).
     pub buffer_prefetch: bool,
+    /// The driver takes the `SPV_INTEL_kernel_attributes` execution modes Triton emits
+    /// (`MaxWorkgroupSizeINTEL`); Intel's OpenCL CPU runtime rejects the capability.
+    pub kernel_attributes: bool,
 }
 
 /// Where each value of a profile comes from: section references into
@@ -393,6 +396,7 @@ const PROFILES: &[(&str, Profile)] = &[
     ("dg2", Target::dg2),
     ("mtl", Target::mtl),
     ("generic", Target::generic),
+    ("cpu", Target::cpu),
 ];
 
 impl Default for Target {
@@ -433,6 +437,7 @@ impl Target {
                 block_io_2d: true,
                 dpas: true,
                 buffer_prefetch: true,
+                kernel_attributes: true,
             },
             block_shapes: XE_HPC_BLOCKS,
             mma_shapes: SG16_MMA,
@@ -452,6 +457,7 @@ impl Target {
                 block_io_2d: true,
                 dpas: true,
                 buffer_prefetch: true,
+                kernel_attributes: true,
             },
             block_shapes: XE2_BLOCKS,
             // tf32 included: §4.1 (IGC's SIMD16 MMA table, chosen by hasExecSize16DPAS(), and
@@ -482,6 +488,7 @@ impl Target {
                 block_io_2d: false,
                 dpas: true,
                 buffer_prefetch: true,
+                kernel_attributes: true,
             },
             block_shapes: &[],
             mma_shapes: SG8_MMA,
@@ -512,6 +519,7 @@ impl Target {
                 block_io_2d: false,
                 dpas: false,
                 buffer_prefetch: true,
+                kernel_attributes: true,
             },
             block_shapes: &[],
             mma_shapes: &[],
@@ -525,6 +533,40 @@ impl Target {
                 buffer_prefetch: "§1.5 (IGC implements it on LSC platforms)",
                 block_shapes: "§1.3 (no 2D block IO)",
                 mma_shapes: "§2.4 (no DPAS)",
+            },
+        }
+    }
+
+    /// Intel's OpenCL CPU runtime (PyPI `intel-opencl-rt`): core SPIR-V with `cl_intel_subgroups`
+    /// (shuffles, block reads), none of the 2D block IO, subgroup MMA or buffer prefetch
+    /// extensions, and no `SPV_INTEL_kernel_attributes`. A real executor for kernels written
+    /// for Intel GPUs: `-O` lowers everything else to what it runs.
+    pub fn cpu() -> Target {
+        Target {
+            name: "cpu".into(),
+            description: "Intel OpenCL CPU runtime (intel-opencl-rt): executes GPU kernels on \
+                          the host, without 2D block IO, DPAS or buffer prefetch",
+            subgroup_sizes: &[8, 16, 32],
+            grf_bytes: 64,
+            features: Features {
+                block_io_2d: false,
+                dpas: false,
+                buffer_prefetch: false,
+                kernel_attributes: false,
+            },
+            block_shapes: &[],
+            mma_shapes: &[],
+            prefetch_bytes: &[],
+            sources: Sources {
+                subgroup_sizes: "docs/notes/opencl-cpu-runtime.md; tests/crosscheck runs SG \
+                                 8, 16 and 32 kernels on it",
+                grf: "[inference] no register file constraint: the CPU compiler vectorizes",
+                block_io_2d: "[measured] the runtime does not list cl_intel_subgroup_2d_block_io",
+                dpas: "[measured] no cl_intel_subgroup_matrix_multiply_accumulate",
+                tf32: "no DPAS",
+                buffer_prefetch: "[measured] no cl_intel_subgroup_buffer_prefetch",
+                block_shapes: "no 2D block IO",
+                mma_shapes: "no DPAS",
             },
         }
     }
@@ -543,6 +585,7 @@ impl Target {
                 block_io_2d: true,
                 dpas: true,
                 buffer_prefetch: true,
+                kernel_attributes: true,
             },
             block_shapes: OPENCL_BLOCKS,
             mma_shapes: OPENCL_MMA,

@@ -12,7 +12,7 @@ fn t(name: &str) -> Target {
 #[test]
 fn names_and_lookup() {
     let names: Vec<&str> = Target::names().collect();
-    assert_eq!(names, ["pvc", "bmg", "lnl", "dg2", "mtl", "generic"]);
+    assert_eq!(names, ["pvc", "bmg", "lnl", "dg2", "mtl", "generic", "cpu"]);
     for n in &names {
         let target = t(n);
         assert_eq!(target.name, *n);

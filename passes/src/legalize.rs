@@ -4,7 +4,9 @@
 //! 0. [`block_order`]: blocks laid out before their dominators (LLVM/SPIR-V translator output)
 //!    are reordered into reverse post-order; [`duplicate_decorations`]: decorations repeated
 //!    word for word (the same translator) are removed; [`interface_variables`]: global
-//!    variables a kernel uses but its `OpEntryPoint` does not list (1.4+) are listed.
+//!    variables a kernel uses but its `OpEntryPoint` does not list (1.4+) are listed;
+//!    [`kernel_attributes`]: `MaxWorkgroupSizeINTEL`-style hints are dropped for targets that
+//!    reject them (`cpu`).
 //! 1. [`function_variables`]: Function-storage `OpVariable`s outside a function's first block
 //!    (Triton output) move into it; an initializer becomes an `OpStore` at the old place.
 //! 2. [`level_zero_env`]: the Level Zero environment's validation rules. Integer types with
@@ -44,6 +46,8 @@ pub mod duplicate_decorations;
 pub mod function_variables;
 #[path = "legalize/interface_variables.rs"]
 pub mod interface_variables;
+#[path = "legalize/kernel_attributes.rs"]
+pub mod kernel_attributes;
 #[path = "legalize/level_zero_env.rs"]
 pub mod level_zero_env;
 #[path = "legalize/lower_block_io.rs"]
@@ -101,6 +105,7 @@ impl Pass for Legalize {
         block_order::run(m, &mut stats);
         duplicate_decorations::run(m, &mut stats);
         interface_variables::run(m, &mut stats);
+        kernel_attributes::run(m, target, &mut stats);
         function_variables::run(m, &mut stats);
         level_zero_env::fix(m, &mut stats, &mut errors);
         // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the

@@ -2,9 +2,10 @@
 """Run one cross-check kernel on a real OpenCL runtime (Intel's OpenCL CPU runtime).
 
     run_opencl.py KERNEL.spvasm LAUNCH.json OUTDIR
+    run_opencl.py MODULE.spv LAUNCH.json OUTDIR
 
 Assembles KERNEL.spvasm with spirv-as (target env from the kernel's
-`; target-env: spvX.Y` line, default spv1.2), builds it with
+`; target-env: spvX.Y` line, default spv1.2; a .spv binary is taken as it is), builds it with
 clCreateProgramWithIL (pyopencl), sets the arguments described by the launch
 file (spv-sim's launch format, see README.md), runs the NDRange and writes
 OUTDIR/arg<i>.bin = the final bytes of every buffer argument i (i = kernel
@@ -109,10 +110,14 @@ def make_args(launch, base_dir, ctx):
 def run(spvasm_path, launch_path, outdir, verbose=True):
     launch = json.load(open(launch_path))
     ctx, queue, dev = context()
-    with tempfile.TemporaryDirectory() as tmp:
-        spv = os.path.join(tmp, "k.spv")
-        assemble(spvasm_path, spv)
-        il = open(spv, "rb").read()
+    if spvasm_path.endswith(".spv"):
+        # A SPIR-V binary (e.g. spv-opt's output) is given to the runtime as it is.
+        il = open(spvasm_path, "rb").read()
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            spv = os.path.join(tmp, "k.spv")
+            assemble(spvasm_path, spv)
+            il = open(spv, "rb").read()
     prg = cl.Program(ctx, il).build()
     kernel = getattr(prg, launch["kernel"])
     args, buffers = make_args(launch, os.path.dirname(os.path.abspath(launch_path)), ctx)

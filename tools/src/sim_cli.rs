@@ -25,14 +25,18 @@ use spvopt_sim::{Arg, Launch, RunOutput};
 
 use crate::io::{read_input, to_binary};
 
-const USAGE: &str = "usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json]\n       spv-sim compare A B --launch L.json [--ulp N]\n       spv-sim bench MODULE --launch L.json [--reps N]\n       (all: [--block-layout hardware|spec]; COMMAND --help for details; launch format: sim/README.md)";
+const USAGE: &str = "usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--inputs DIR]\n       spv-sim compare A B --launch L.json [--ulp N]\n       spv-sim bench MODULE --launch L.json [--reps N]\n       (all: [--block-layout hardware|spec]; COMMAND --help for details; launch format: sim/README.md)";
 
 const RUN_USAGE: &str = "\
-usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--block-layout hardware|spec]
+usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--inputs DIR]
+                   [--block-layout hardware|spec]
 
 Runs the launch's kernel of MODULE (SPIR-V binary or .spvasm) on the reference simulator and
 writes the final bytes of every buffer argument i to DIR/arg<i>.bin; --counters writes the
-execution counters as JSON. Exit 0 on success, 2 on error (one line: function, instruction,
+execution counters as JSON; --inputs writes the initial bytes of every buffer argument to
+DIR/arg<i>.bin and DIR/launch.json, the same launch with those files as its buffers (so another
+executor, e.g. tests/crosscheck/run_opencl.py on Intel's OpenCL CPU runtime, runs exactly the
+simulator's inputs, generated ones included). Exit 0 on success, 2 on error (one line: function, instruction,
 invocation for undefined behaviour). Launch format: sim/README.md.
 ";
 
@@ -64,6 +68,7 @@ struct Opts {
     launch: Option<String>,
     out: Option<String>,
     counters: Option<String>,
+    inputs: Option<String>,
     ulp: Option<u64>,
     reps: usize,
     block_layout: Option<spvopt_sim::block_io_2d::BlockLayout>,
@@ -76,6 +81,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         launch: None,
         out: None,
         counters: None,
+        inputs: None,
         ulp: None,
         reps: 1,
         block_layout: None,
@@ -92,6 +98,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--launch" => o.launch = Some(val("--launch")?),
             "--out" => o.out = Some(val("--out")?),
             "--counters" => o.counters = Some(val("--counters")?),
+            "--inputs" => o.inputs = Some(val("--inputs")?),
             "--ulp" => {
                 o.ulp = Some(
                     val("--ulp")?
@@ -158,7 +165,11 @@ fn cmd_run(o: &Opts) -> Result<i32, String> {
     };
     let launch = launch_of(o)?;
     let out_dir = o.out.as_ref().ok_or("--out DIR is required")?;
-    let (_, r) = simulate(module, &launch)?;
+    let (m, r) = simulate(module, &launch)?;
+    if let Some(dir) = &o.inputs {
+        let types = spvopt_sim::compare::param_elem_types(&m, &launch.kernel);
+        write_inputs(&launch, &types, dir)?;
+    }
     std::fs::create_dir_all(out_dir).map_err(|e| format!("{out_dir}: {e}"))?;
     for (i, bytes) in &r.buffers {
         let p = Path::new(out_dir).join(format!("arg{i}.bin"));
@@ -169,6 +180,65 @@ fn cmd_run(o: &Opts) -> Result<i32, String> {
         std::fs::write(c, json + "\n").map_err(|e| format!("{c}: {e}"))?;
     }
     Ok(0)
+}
+
+/// Writes the launch's initial buffers to `dir/arg<i>.bin` and `dir/launch.json` naming them
+/// (a buffer's `type` from the launch, else from the kernel's parameter type).
+fn write_inputs(
+    launch: &spvopt_sim::Launch,
+    param_types: &[Option<spvopt_sim::compare::Elem>],
+    dir: &str,
+) -> Result<(), String> {
+    use serde_json::json;
+    use spvopt_sim::Arg;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
+    let mut args = Vec::new();
+    for (i, a) in launch.args.iter().enumerate() {
+        args.push(match a {
+            Arg::Buffer { bytes, ty, .. } => {
+                let name = format!("arg{i}.bin");
+                let p = Path::new(dir).join(&name);
+                std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))?;
+                let t = ty
+                    .clone()
+                    .or_else(|| param_types.get(i).copied().flatten().map(|e| e.name()));
+                match t {
+                    Some(t) => json!({ "buffer": name, "type": t }),
+                    None => json!({ "buffer": name }),
+                }
+            }
+            Arg::Local(n) => json!({ "local": n }),
+            Arg::Scalar { ty, bytes } => {
+                let mut w = [0u8; 8];
+                let n = bytes.len().min(8);
+                w[..n].copy_from_slice(&bytes[..n]);
+                let raw = u64::from_le_bytes(w);
+                let value = match ty.as_str() {
+                    "f32" => json!(f32::from_bits(raw as u32)),
+                    "f64" => json!(f64::from_bits(raw)),
+                    t if t.starts_with('i') => {
+                        let bits = 8 * n as u32;
+                        let shift = 64 - bits.clamp(1, 64);
+                        json!(((raw << shift) as i64) >> shift)
+                    }
+                    _ => json!(raw),
+                };
+                json!({ "scalar": ty, "value": value })
+            }
+        });
+    }
+    let mut l = json!({
+        "kernel": launch.kernel,
+        "global_size": launch.global_size,
+        "local_size": launch.local_size,
+        "args": args,
+    });
+    if let Some(sg) = launch.subgroup_size {
+        l["subgroup_size"] = json!(sg);
+    }
+    let p = Path::new(dir).join("launch.json");
+    let text = serde_json::to_string_pretty(&l).map_err(|e| e.to_string())?;
+    std::fs::write(&p, text + "\n").map_err(|e| format!("{}: {e}", p.display()))
 }
 
 /// How a position in a `"shape"` reads: `row r, col c` for matrices, `[i, j, k]` otherwise.
