@@ -583,7 +583,8 @@ fn lower_one(
                 let shifted = if j == 0 {
                     wide
                 } else {
-                    let sh = types.u32_const(e.m, 8 * lay.element_size * j);
+                    // The shift amount in the value's width (drivers' readers need it).
+                    let sh = types.int_const(e.m, vt, u64::from(8 * lay.element_size * j));
                     e.val(Op::ShiftLeftLogical, vt, &[wide.word(), sh.word()])
                 };
                 match packed {

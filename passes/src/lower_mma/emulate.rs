@@ -68,16 +68,19 @@ fn element(
                 let x = if up == 0 {
                     comp
                 } else {
-                    let s = b.u32c(up);
+                    // Shift amounts have the shifted value's width: drivers' SPIR-V readers
+                    // (Intel's CPU runtime) turn a narrower value shifted by a u32 into an
+                    // invalid LLVM shift.
+                    let s = b.int_const(uw, u64::from(up));
                     b.val(Op::ShiftLeftLogical, uw, &[comp.word(), s.word()])
                 };
-                let s = b.u32c(cw - e);
+                let s = b.int_const(uw, u64::from(cw - e));
                 b.val(Op::ShiftRightArithmetic, uw, &[x.word(), s.word()])
             } else {
                 let x = if shift == 0 {
                     comp
                 } else {
-                    let s = b.u32c(shift);
+                    let s = b.int_const(uw, u64::from(shift));
                     b.val(Op::ShiftRightLogical, uw, &[comp.word(), s.word()])
                 };
                 let mask = b.int_const(uw, (1u64 << e) - 1);
@@ -105,7 +108,7 @@ fn element(
                     let x = if shift == 0 {
                         comp
                     } else {
-                        let s = b.u32c(shift);
+                        let s = b.int_const(uw, u64::from(shift));
                         b.val(Op::ShiftRightLogical, uw, &[comp.word(), s.word()])
                     };
                     let et = b.uint(e);
@@ -134,7 +137,7 @@ fn element(
                             let x = if shift == 0 {
                                 comp
                             } else {
-                                let s = b.u32c(shift);
+                                let s = b.int_const(uw, u64::from(shift));
                                 b.val(Op::ShiftRightLogical, uw, &[comp.word(), s.word()])
                             };
                             let w = b.val(Op::UConvert, u32t, &[x.word()]);

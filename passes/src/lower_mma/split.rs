@@ -84,6 +84,12 @@ pub fn split(
                 .collect();
             let mut chunks = Vec::with_capacity(k_chunks as usize);
             for &(src, sh) in &repack {
+                // The shift amount in the shifted value's width (see emulate.rs).
+                let sh = if row_u == u32t {
+                    sh
+                } else {
+                    b.val(Op::UConvert, row_u, &[sh.word()])
+                };
                 let mut pieces: Vec<Id> = Vec::with_capacity(rows_u.len());
                 for &row in &rows_u {
                     let got = b.shuffle(row_u, row, src);
