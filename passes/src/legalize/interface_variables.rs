@@ -17,7 +17,7 @@ use spvopt_ir::{Id, Inst, InstId, Module, Section};
 use crate::pass::Statistics;
 
 /// Index of the first interface operand of `OpEntryPoint` (after model, function, name).
-fn interface_start(ops: &[u32]) -> usize {
+pub(crate) fn interface_start(ops: &[u32]) -> usize {
     let mut i = 2;
     while i < ops.len() {
         let w = ops[i];

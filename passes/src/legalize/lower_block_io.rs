@@ -292,15 +292,8 @@ pub(crate) fn lane_variable(m: &mut Module, types: &mut Interner) -> Id {
         }
         let ops = inst.operands();
         // model, function, name (nul-terminated literal string), interface...
-        let mut i = 2;
-        while i < ops.len() {
-            let w = ops[i];
-            i += 1;
-            if w.to_le_bytes().contains(&0) {
-                break;
-            }
-        }
-        if ops[i.min(ops.len())..].contains(&var.word()) {
+        let i = super::interface_variables::interface_start(ops);
+        if ops[i..].contains(&var.word()) {
             continue;
         }
         let mut words = ops.to_vec();
