@@ -42,6 +42,7 @@ pub mod distribution;
 mod element_access;
 mod instructions;
 mod mul_add;
+mod tensor_addresses;
 mod tensor_values;
 mod tile_group;
 mod types;
