@@ -65,9 +65,14 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     );
     let pc = std::fs::read_to_string(prefix.join("lib/pkgconfig/spvopt.pc")).unwrap();
     assert!(pc.contains("Libs: -L${libdir} -lspvopt"), "{pc}");
+    // `CC` may carry a wrapper or flags (`ccache cc`), as build tools accept it.
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let mut cc_words = cc.split_whitespace();
+    let cc_program = cc_words.next().unwrap_or("cc").to_string();
+    let cc_args: Vec<String> = cc_words.map(str::to_string).collect();
     let compile = |flags: &[String], exe: &Path| {
-        let o = Command::new(&cc)
+        let o = Command::new(&cc_program)
+            .args(&cc_args)
             .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-pthread"])
             .arg("-D_POSIX_C_SOURCE=200809L")
             .arg(here.join("examples/optimize.c"))

@@ -22,14 +22,17 @@
 //!    `OpSubgroupBlockPrefetchINTEL` with a byte count the target ignores is split into
 //!    honoured sizes or dropped.
 //! 4. [`mma`]: MMAs the target lacks are counted (`mma_for_lower_mma`); only those lower-mma
-//!    cannot lower either are reported as warnings.
+//!    cannot lower either are reported as warnings. [`vector_constituents`]: vectors built
+//!    from vector constituents (which Intel's SPIR-V reader mistranslates) are rebuilt with one
+//!    shuffle or from scalars.
 //!
 //! Steps 3 and 4 take the subgroup size per function from [`KernelFacts`] (the `SubgroupSize`
 //! every kernel reaching the function declares), so a module whose kernels differ is handled
 //! per kernel.
 //! 5. [`capabilities`]: exactly the capabilities and extensions the module uses are declared
 //!    (from the grammar's requirements of every instruction and enum operand, plus type-based
-//!    ones); the SPIR-V version is raised to what the features need (above 1.4: an error).
+//!    ones); the SPIR-V version is raised to what the features need (above 1.4: an error), or
+//!    lowered to 1.4 from 1.5/1.6 when nothing needs more.
 //!
 //! When: always; each step only touches what is illegal for the target, so a legal module is
 //! left byte-identical.
@@ -56,6 +59,8 @@ pub mod lower_block_io;
 pub mod mma;
 #[path = "legalize/split_shapes.rs"]
 pub mod split_shapes;
+#[path = "legalize/vector_constituents.rs"]
+pub mod vector_constituents;
 
 use spvopt_analysis::{Analyses, AnalysisSet, KernelFacts, Target};
 use spvopt_ir::{InstId, Module};
@@ -113,6 +118,7 @@ impl Pass for Legalize {
         let facts = KernelFacts::build(m);
         split_shapes::run(m, target, &facts, &mut stats, &mut errors);
         mma::report(m, target, &facts, &mut stats);
+        vector_constituents::run(m, &mut stats);
         capabilities::run(m, &mut stats, &mut errors);
 
         if !errors.is_empty() {

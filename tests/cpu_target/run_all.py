@@ -31,16 +31,6 @@ import run_opencl  # noqa: E402
 
 MAX_ULP = 4
 
-# Cases the runtime's own compiler rejects: its internal LLVM bitcode reader fails while linking
-# the module it translated from our SPIR-V (which validates and gives expected_<i>.bin on
-# spv-sim). They are the two tensor-hw kernels with MulAdds (converted to MMAs, then emulated);
-# the cause inside the runtime is not found yet. The 14 Triton kernels (whose MMAs are emulated
-# the same way) and the other 96 tensor-hw cases build and run. These must keep failing with this message (a
-# different error, or a pass, is reported).
-KNOWN_RUNTIME_FAILURES = {
-    "tensor-hw/bg_f16_64x48x80": "Invalid insert element record",
-    "tensor-hw/gemm_i8_ss": "Invalid insert element record",
-}
 FLOAT_TYPES = {"f32": (np.float32, np.int32), "f16": (np.float16, np.int16)}
 
 
@@ -147,7 +137,7 @@ def main():
     ap.add_argument("--keep")
     o = ap.parse_args()
     tools = {"spv-opt": o.spv_opt, "spv-sim": o.spv_sim}
-    passed = failed = known_failures = 0
+    passed = failed = 0
     for name, spv, launch in cases():
         if o.k not in name:
             continue
@@ -173,15 +163,9 @@ def main():
                 print(f"PASS tensor-hw/{case}: -O --target cpu on the OpenCL CPU runtime: {how}")
                 passed += 1
             except Exception as e:  # noqa: BLE001
-                known = KNOWN_RUNTIME_FAILURES.get(f"tensor-hw/{case}")
-                if known and known in str(e):
-                    print(f"KNOWN RUNTIME FAILURE tensor-hw/{case}: the CPU runtime's compiler "
-                          f"fails ({known}); not counted")
-                    known_failures += 1
-                else:
-                    print(f"FAIL tensor-hw/{case}: {e}")
-                    failed += 1
-    print(f"{passed} passed, {failed} failed, {known_failures} known runtime failures")
+                print(f"FAIL tensor-hw/{case}: {e}")
+                failed += 1
+    print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed or not passed else 0)
 
 

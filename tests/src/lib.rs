@@ -164,3 +164,41 @@ pub fn sim_equivalent(
     }
     Ok(())
 }
+
+/// What Intel's SPIR-V consumers (the LLVM/SPIR-V translator inside the OpenCL CPU runtime and
+/// the GPU drivers) cannot read although SPIR-V allows it, found in `m` after `legalize`: a
+/// version above 1.4 (`CL_DEVICE_IL_VERSION` lists 1.0-1.4), and vector `OpCompositeConstruct`s
+/// with vector constituents (read as an invalid `insertelement`: "Invalid insert element
+/// record"). Empty when the module is readable.
+pub fn intel_reader_problems(m: &spvopt_ir::Module) -> Vec<String> {
+    use spirv::Op;
+    let mut problems = Vec::new();
+    if m.header.version > 0x0001_0400 {
+        problems.push(format!("SPIR-V version {:#x} above 1.4", m.header.version));
+    }
+    let is_vector = |id: u32| {
+        spvopt_ir::Id::new(id)
+            .and_then(|i| m.def_inst(i))
+            .is_some_and(|t| t.is(Op::TypeVector))
+    };
+    for i in m.all_insts() {
+        let inst = m.inst(i);
+        if !inst.is(Op::CompositeConstruct)
+            || !inst.result_type().is_some_and(|t| is_vector(t.word()))
+        {
+            continue;
+        }
+        let vector_part = inst.operands().iter().any(|&w| {
+            spvopt_ir::Id::new(w)
+                .and_then(|p| m.type_of(p))
+                .is_some_and(|t| is_vector(t.word()))
+        });
+        if vector_part {
+            problems.push(format!(
+                "%{} = OpCompositeConstruct of a vector from vectors",
+                inst.result_id().map_or(0, |r| r.word())
+            ));
+        }
+    }
+    problems
+}

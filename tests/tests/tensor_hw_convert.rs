@@ -286,6 +286,10 @@ fn optimize_pipeline_on_every_target() {
                     text::parse_target_env("spv1.6").unwrap(),
                 )
                 .map_err(|e| format!("output does not validate: {e}"))?;
+                let unreadable = spvopt_tests::intel_reader_problems(&m);
+                if !unreadable.is_empty() {
+                    return Err(format!("Intel's SPIR-V reader: {}", unreadable.join("; ")));
+                }
                 if !target.has_2d_block_io() {
                     let dis = text::disassemble(&out).map_err(|e| e.to_string())?;
                     if dis.contains("OpSubgroup2DBlock") {

@@ -19,9 +19,13 @@
 //!   core version (grammar version "None") and with no declared extension adds the first
 //!   listed. Declared capabilities contribute their own requirements. A declared extension
 //!   nothing lists is removed, unless the grammar does not know it (kept).
-//! - Version: raised (never lowered) to the highest minimum version of the requirements met by
-//!   version rather than extension; above [`MAX_VERSION`] (the Level Zero environment's
-//!   maximum) it is an error naming the first instruction that needs it.
+//! - Version: raised to the highest minimum version of the requirements met by version rather
+//!   than extension; above [`MAX_VERSION`] (the Level Zero environment's maximum) it is an
+//!   error naming the first instruction that needs it. A module declaring a version above
+//!   [`MAX_VERSION`] (e.g. assembled as 1.6) whose features need at most [`MAX_VERSION`] is
+//!   lowered to it: Intel's drivers and OpenCL runtimes accept SPIR-V up to 1.4.
+//!   Lowering from 1.5/1.6 to 1.4 is exact: nothing 1.5 or 1.6 added is used (checked
+//!   above), and 1.4's rule that entry points list every global they use still holds.
 //!
 //! Why correct: capabilities, extensions and the version only declare what the module uses;
 //! each is derived from the instructions, operands and types that need it, and the grammar's
@@ -318,7 +322,9 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) {
         .collect();
     let mut required_exts: Vec<&'static str> = Vec::new();
     let current = m.header.version;
-    let mut version = current;
+    // The highest version a requirement needs (requirements met by a declared extension need
+    // none); starts at 1.0.
+    let mut version = 0x0001_0000;
     let mut version_at: Option<InstId> = None;
     for n in cap_needs.iter().chain(&needs) {
         if let Some(e) = n
@@ -362,7 +368,12 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) {
     }
     stats.add("extensions_added", added);
 
-    if version > current {
+    if version <= MAX_VERSION && current > MAX_VERSION {
+        // Nothing needs the newer version: lowered to what the drivers accept (1.4 keeps the
+        // 1.4+ rule that entry points list every global they use).
+        m.header.version = MAX_VERSION;
+        stats.add("version_lowered", 1);
+    } else if version > current {
         if version > MAX_VERSION {
             let at = version_at.map_or_else(|| "?".to_string(), |i| location(m, i));
             errors.push(format!(
