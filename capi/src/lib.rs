@@ -23,10 +23,12 @@
 
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
 
 use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
-use spvopt_passes::{registry, run_pipeline, Hooks, Pipeline};
+use spvopt_ir::Module;
+use spvopt_passes::{registry, Optimizer, Pipeline};
 
 /// Result codes.
 #[repr(C)]
@@ -83,6 +85,9 @@ pub struct SpvoptOptimizer {
     target_env: Option<TargetEnv>,
     consumer: SpvoptMessageConsumer,
     user_data: *mut c_void,
+    /// The pipeline prepared on the first run (parsed, options applied), reused by every later
+    /// run; reset by every registration (which needs `&mut`, so never during a run).
+    prepared: OnceLock<Result<Optimizer, String>>,
 }
 
 // SAFETY: the raw user-data pointer is only handed back to the user's callback; the API
@@ -181,6 +186,7 @@ pub unsafe extern "C" fn spvopt_optimizer_create(
             target_env: None,
             consumer: None,
             user_data: std::ptr::null_mut(),
+            prepared: OnceLock::new(),
         });
         // SAFETY: `out` is writable per the contract.
         unsafe { *out = Box::into_raw(o) };
@@ -237,6 +243,7 @@ pub unsafe extern "C" fn spvopt_optimizer_register_pass_from_flag(
         let (Some(o), Some(flag)) = ((unsafe { opt.as_mut() }), unsafe { arg(flag) }) else {
             return SPVOPT_ERROR_INVALID_ARGUMENT;
         };
+        o.prepared = OnceLock::new();
         if flag == "-O" {
             o.pipeline.push("O".into());
             return SPVOPT_SUCCESS;
@@ -282,6 +289,7 @@ pub unsafe extern "C" fn spvopt_optimizer_register_pipeline(
         let (Some(o), Some(text)) = ((unsafe { opt.as_mut() }), unsafe { arg(pipeline) }) else {
             return SPVOPT_ERROR_INVALID_ARGUMENT;
         };
+        o.prepared = OnceLock::new();
         if let Err(e) = Pipeline::parse(text) {
             o.emit(
                 SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR,
@@ -376,7 +384,7 @@ pub unsafe extern "C" fn spvopt_optimizer_run(
         }
         // SAFETY: per the contract.
         let input = unsafe { std::slice::from_raw_parts(words, word_count) };
-        match optimize(o, input) {
+        match optimize(o, input, !stats_json.is_null()) {
             Ok((words, json)) => {
                 let mut boxed = words.into_boxed_slice();
                 let bin = Box::new(SpvoptBinary {
@@ -384,7 +392,7 @@ pub unsafe extern "C" fn spvopt_optimizer_run(
                     word_count: boxed.len(),
                 });
                 std::mem::forget(boxed);
-                if !stats_json.is_null() {
+                if let (false, Some(json)) = (stats_json.is_null(), json) {
                     let text = CString::new(json).unwrap_or_default();
                     // SAFETY: writable per the contract.
                     unsafe { *stats_json = text.into_raw() };
@@ -416,34 +424,56 @@ pub unsafe extern "C" fn spvopt_optimizer_run(
 
 type Failure = (SpvoptResult, &'static str, String);
 
-/// The run itself: load, validate, optimize, emit.
-fn optimize(o: &SpvoptOptimizer, input: &[u32]) -> Result<(Vec<u32>, String), Failure> {
+/// The run itself: load, validate, optimize, emit. The statistics JSON is made only when
+/// asked for, and `OpName`s are looked up only when there is a message to annotate.
+fn optimize(
+    o: &SpvoptOptimizer,
+    input: &[u32],
+    want_stats: bool,
+) -> Result<(Vec<u32>, Option<String>), Failure> {
     use SpvoptMessageLevel::SPVOPT_MESSAGE_WARNING as WARNING;
-    let pipeline = o
-        .build_pipeline()
-        .map_err(|e| (SPVOPT_ERROR_INVALID_ARGUMENT, "options", e))?;
+    let optimizer = o
+        .prepared
+        .get_or_init(|| {
+            o.build_pipeline()
+                .map(|p| Optimizer::from_pipeline(o.target.clone(), p))
+        })
+        .as_ref()
+        .map_err(|e| (SPVOPT_ERROR_INVALID_ARGUMENT, "options", e.clone()))?;
     let mut module = spvopt_ir::load_words(input)
         .map_err(|e| (SPVOPT_ERROR_INVALID_BINARY, "load", e.to_string()))?;
-    let names = spvopt_passes::messages::Names::build(&module);
+    let annotate = |m: &Module, text: &str| spvopt_passes::messages::Names::build(m).annotate(text);
     if o.validate {
         let env = o
             .target_env
             .unwrap_or_else(|| text::universal_env_for_version(module.header.version));
         match spvopt_passes::validate::validate_module(&module, env) {
-            Ok(warnings) => warnings
-                .iter()
-                .for_each(|w| o.emit(WARNING, "validate", &names.annotate(w))),
-            Err(e) => return Err((SPVOPT_ERROR_VALIDATION, "validate", names.annotate(&e))),
+            Ok(warnings) if warnings.is_empty() => {}
+            Ok(warnings) => {
+                let names = spvopt_passes::messages::Names::build(&module);
+                warnings
+                    .iter()
+                    .for_each(|w| o.emit(WARNING, "validate", &names.annotate(w)));
+            }
+            Err(e) => return Err((SPVOPT_ERROR_VALIDATION, "validate", annotate(&module, &e))),
         }
     }
-    let report = run_pipeline(&pipeline, &mut module, &o.target, &mut Hooks::default())
-        .map_err(|e| (SPVOPT_ERROR_PASS, "pass", names.annotate(&e.to_string())))?;
-    for g in report.warning_groups() {
-        o.emit(WARNING, g.pass, &names.annotate(&g.line()));
+    let report = optimizer
+        .run_module(&mut module)
+        .map_err(|e| (SPVOPT_ERROR_PASS, "pass", annotate(&module, &e.to_string())))?;
+    let groups = report.warning_groups();
+    if !groups.is_empty() {
+        let names = spvopt_passes::messages::Names::build(&module);
+        for g in groups {
+            o.emit(WARNING, g.pass, &names.annotate(&g.line()));
+        }
     }
-    let mut json = report.to_json();
-    json["target"] = serde_json::Value::from(o.target.name.clone());
-    Ok((module.to_words(), json.to_string()))
+    let json = want_stats.then(|| {
+        let mut json = report.to_json();
+        json["target"] = serde_json::Value::from(o.target.name.clone());
+        json.to_string()
+    });
+    Ok((module.to_words(), json))
 }
 
 /// Frees a binary returned by [`spvopt_optimizer_run`] (null is allowed).

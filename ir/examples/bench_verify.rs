@@ -23,9 +23,9 @@ fn main() {
         instructions = m.instruction_count();
     }
     println!(
-        "{instructions} instructions: load (verify included) {:.1} ms, verify alone {:.1} ms ({:.0}% of the load)",
-        load.as_secs_f64() * 1e3,
-        verify.as_secs_f64() * 1e3,
+        "{instructions} instructions: load (verify included) {:.1} us, verify alone {:.1} us ({:.0}% of the load)",
+        load.as_secs_f64() * 1e6,
+        verify.as_secs_f64() * 1e6,
         100.0 * verify.as_secs_f64() / load.as_secs_f64()
     );
 }

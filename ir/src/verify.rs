@@ -38,6 +38,9 @@ struct Def {
     /// Function index of a function-local id, GLOBAL for module-level ids.
     scope: u32,
     inst: Option<InstId>,
+    /// Opcode of the defining instruction (0: not defined), kept here so that checking a use
+    /// does not touch the defining instruction.
+    op: u16,
 }
 
 /// Where an instruction sits.
@@ -62,7 +65,8 @@ pub fn verify(m: &Module) -> Result<(), LoadError> {
             Def {
                 seq: NONE,
                 scope: GLOBAL,
-                inst: None
+                inst: None,
+                op: 0,
             };
             m.id_capacity()
         ],
@@ -163,6 +167,7 @@ impl Verifier<'_> {
                 seq: site.seq,
                 scope: site.scope,
                 inst: Some(site.inst),
+                op: inst.opcode(),
             };
             Ok(())
         })
@@ -200,13 +205,11 @@ impl Verifier<'_> {
 
     /// Scope, order, and "is a type" for one used id.
     fn check_use(&mut self, site: Site, word: u32, is_type: bool) -> Result<(), LoadErrorKind> {
-        let m = self.m;
         let d = match Id::new(word).and_then(|id| self.defs.get(id.index())) {
             Some(d) if d.seq != NONE => *d,
             _ => return Err(LoadErrorKind::UndefinedId(word)),
         };
-        let def_inst = d.inst.map(|i| m.inst(i));
-        let def_op = def_inst.map_or(0, |i| i.opcode());
+        let def_op = d.op;
         // Names and decorations may refer to anything, anywhere; entry points and execution
         // modes may refer forward.
         let names = matches!(site.section, Some(Section::Debug | Section::Annotation));
@@ -307,8 +310,7 @@ impl Verifier<'_> {
     fn def_op(&self, word: u32) -> u16 {
         Id::new(word)
             .and_then(|id| self.defs.get(id.index()))
-            .and_then(|d| d.inst)
-            .map_or(0, |i| self.m.inst(i).opcode())
+            .map_or(0, |d| d.op)
     }
 
     fn expect(&self, word: Option<&u32>, op: Op, what: &'static str) -> Result<(), LoadErrorKind> {

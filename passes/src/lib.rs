@@ -1,8 +1,10 @@
 //! `spvopt-passes`: the passes of spv-opt, their registry and the pass manager.
 //!
-//! Library use (a driver's JIT pipeline): [`optimize_words`] takes SPIR-V words, a pipeline
-//! string and a target, and returns optimized words or a typed error; no global state, no
-//! panics on bad input.
+//! Library use (a driver's JIT pipeline): an [`Optimizer`] (target + pipeline, prepared once)
+//! runs on many modules, from several threads; [`optimize_words`] does one module in one call.
+//! Both take SPIR-V words and return optimized words or a typed error; no global state, no
+//! panics on bad input. Where to start reading: [`manager`] (how passes run), [`pass`] (the
+//! contract), [`registry`] (every pass by name).
 
 pub mod block_io;
 pub mod builtin_names;
@@ -16,6 +18,7 @@ pub mod lower_builtins;
 pub mod lower_mma;
 pub mod manager;
 pub mod messages;
+pub mod optimizer;
 pub mod pass;
 pub mod raise_builtins;
 pub mod registry;
@@ -27,6 +30,7 @@ mod util;
 pub mod validate;
 
 pub use manager::{run_pipeline, Hooks, PassRecord, Pipeline, RunReport};
+pub use optimizer::{Optimized, Optimizer};
 pub use pass::{Pass, PassError, PassResult, Statistics};
 pub use registry::{lookup, PassInfo, REGISTRY};
 
@@ -39,6 +43,9 @@ pub enum OptimizeError {
     Load(#[from] spvopt_ir::LoadError),
     #[error("{0}")]
     Pass(#[from] PassError),
+    /// The input does not validate (only when validation was asked for).
+    #[error("input does not validate: {0}")]
+    Invalid(String),
 }
 
 /// Loads `words`, runs `pipeline` for `target`, and returns the optimized words with the run

@@ -308,6 +308,12 @@ pub struct Hooks<'a> {
     pub after_pass: Option<AfterPassHook<'a>>,
     /// Validates the module after each pass that changed it (`--validate-after-each`).
     pub validate: Option<ValidateHook<'a>>,
+    /// Check the structural invariants ([`spvopt_ir::verify`]) once, on the pipeline's output,
+    /// instead of after every pass that changed the module (the default, `false`). The output
+    /// is checked either way; a failure then names every pass that changed the module rather
+    /// than the one that broke it. For JIT callers ([`crate::Optimizer`]), where each check costs
+    /// about half a load.
+    pub verify_output_only: bool,
 }
 
 /// Runs `pipeline` on `m` for `target`. On error the module may be partially transformed;
@@ -328,8 +334,10 @@ pub fn run_pipeline(
     hooks: &mut Hooks<'_>,
 ) -> Result<RunReport, PassError> {
     let mut analyses = Analyses::new();
+    // The module's instruction count, kept from pass to pass (counting walks the module).
+    let mut count = m.instruction_count();
     let mut report = RunReport {
-        instructions_before: m.instruction_count(),
+        instructions_before: count,
         passes: Vec::new(),
     };
     let form_is_explicit = pipeline
@@ -354,12 +362,14 @@ pub fn run_pipeline(
                 raise,
                 &PassOptions::new(),
                 Some(why),
+                count,
                 m,
                 &mut analyses,
                 target,
                 hooks,
             )?;
             let changed = record.changed;
+            count = record.instructions_after;
             report.passes.push(record);
             if changed {
                 before_raise = Some((snapshot, report.passes.len() - 1));
@@ -369,11 +379,13 @@ pub fn run_pipeline(
             step.info,
             &step.options,
             None,
+            count,
             m,
             &mut analyses,
             target,
             hooks,
         )?;
+        count = record.instructions_after;
         report.passes.push(record);
     }
     if let Some((original, raised_at)) = before_raise {
@@ -384,6 +396,7 @@ pub fn run_pipeline(
                 lower,
                 &PassOptions::new(),
                 Some(why),
+                count,
                 m,
                 &mut analyses,
                 target,
@@ -401,29 +414,45 @@ pub fn run_pipeline(
             }
         }
     }
+    if hooks.verify_output_only && report.changed() {
+        spvopt_ir::verify(m).map_err(|e| PassError::Malformed {
+            pass: report
+                .passes
+                .iter()
+                .filter(|p| p.changed)
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(" or "),
+            message: e.to_string(),
+        })?;
+    }
     // Every module we hand back loads again: ids a pass left sparse (e.g. dce removing most of
     // a module) are renumbered to fit the loader's size-based id limit.
     m.compact_ids_if_sparse();
     Ok(report)
 }
 
-/// Runs one pass and its hooks.
+/// Runs one pass and its hooks. `instructions_before` is the module's instruction count, which
+/// the caller keeps from pass to pass (counting walks the whole module).
+#[allow(clippy::too_many_arguments)] // the run's state, passed through; no struct would be read elsewhere
 fn run_step(
     info: &'static PassInfo,
     options: &PassOptions,
     implicit: Option<String>,
+    instructions_before: usize,
     m: &mut Module,
     analyses: &mut Analyses,
     target: &Target,
     hooks: &mut Hooks<'_>,
 ) -> Result<PassRecord, PassError> {
     let mut pass = (info.construct)(options)?;
-    let instructions_before = m.instruction_count();
     let start = Instant::now();
     let result = pass.run(m, analyses, target)?;
     let duration = start.elapsed();
     if result.changed {
         analyses.invalidate_except(result.preserved);
+    }
+    if result.changed && !hooks.verify_output_only {
         // The invariants every later pass and the emitter rely on (linear; see README).
         spvopt_ir::verify(m).map_err(|e| PassError::Malformed {
             pass: info.name.to_string(),
@@ -450,7 +479,12 @@ fn run_step(
         stats: result.stats,
         duration,
         instructions_before,
-        instructions_after: m.instruction_count(),
+        // Counting walks the module: only when the pass changed it.
+        instructions_after: if result.changed {
+            m.instruction_count()
+        } else {
+            instructions_before
+        },
         implicit,
     })
 }

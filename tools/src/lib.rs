@@ -4,5 +4,6 @@
 pub mod ab;
 pub mod bench_gen;
 pub mod io;
+pub mod jit_bench;
 pub mod opt_cli;
 pub mod sim_cli;

@@ -2,6 +2,8 @@
 //! with `spirv-opt` when it is on PATH. Prints a table; figures, not assertions.
 //!
 //! USAGE: spv-bench [--sizes 10000,100000,1000000] [--reps N] [--dir DIR] [--json FILE]
+//!        spv-bench jit [--reps N] [--target T] [--json FILE] [KERNEL.spv ...]  (JIT latency,
+//!        see `spvopt_tools::jit_bench`)
 //! Each phase runs in a child process (`spv-bench --phase PHASE FILE REPS`) so that its peak
 //! RSS is its own; times are the best of REPS in-process runs, file reading excluded.
 //! The generated modules go to a fresh folder of this run under the system temporary folder,
@@ -13,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use spvopt_analysis::Target;
 use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_tools::jit_bench;
 
 /// `println!` that ignores a closed stdout (`spv-bench | head`) instead of panicking.
 macro_rules! say {
@@ -158,6 +161,27 @@ struct Row {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("jit") {
+        if let Err(e) = jit(&args[1..]) {
+            eprintln!("spv-bench: error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    if args.first().map(String::as_str) == Some("--jit-first") {
+        let r = match (args.get(1), args.get(2), args.get(3)) {
+            (Some(k), Some(p), Some(t)) => jit_bench::first_call(std::path::Path::new(k), p, t),
+            _ => Err("--jit-first KERNEL PIPELINE TARGET".into()),
+        };
+        match r {
+            Ok(us) => say!("{us:.1}"),
+            Err(e) => {
+                eprintln!("spv-bench: error: {e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
     if args.first().map(String::as_str) != Some("--phase") {
         if let Err(e) = bench(&args) {
             eprintln!("spv-bench: error: {e}");
@@ -173,6 +197,71 @@ fn main() {
         eprintln!("spv-bench: error: {e}");
         std::process::exit(1);
     }
+}
+
+const JIT_USAGE: &str = "\
+spv-bench jit — in-process latency per pass and for -O, as a driver's JIT sees it
+
+USAGE:
+    spv-bench jit [--reps N] [--target T] [--json FILE] [KERNEL.spv ...]
+
+Every kernel (default: the Triton corpus in all three forms and examples/) with the pipelines
+load+emit (empty: the floor), strip-debug, fuse-block-loads, insert-prefetches, legalize and -O:
+the first call of a fresh process (a child process each) and the median and minimum of N warm
+calls of one prepared Optimizer (default 200). Validation off, as in a driver.
+";
+
+/// `spv-bench jit`: parses `args`, measures, prints the table (and JSON).
+fn jit(args: &[String]) -> Result<(), String> {
+    let mut reps = 200usize;
+    let mut target = "pvc".to_string();
+    let mut json_out: Option<String> = None;
+    let mut kernels: Vec<std::path::PathBuf> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let value = |i: usize, flag: &str| {
+            args.get(i + 1)
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value (see spv-bench jit --help)"))
+        };
+        match args[i].as_str() {
+            "-h" | "--help" => {
+                let _ = std::io::stdout().write_all(JIT_USAGE.as_bytes());
+                return Ok(());
+            }
+            "--reps" => {
+                reps = value(i, "--reps")?
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or("--reps needs a positive integer")?;
+                i += 1;
+            }
+            "--target" => {
+                target = value(i, "--target")?;
+                i += 1;
+            }
+            "--json" => {
+                json_out = Some(value(i, "--json")?);
+                i += 1;
+            }
+            a if a.starts_with('-') => return Err(format!("unknown option {a} (see --help)")),
+            k => kernels.push(k.into()),
+        }
+        i += 1;
+    }
+    if kernels.is_empty() {
+        kernels = jit_bench::default_kernels();
+    }
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let rows = jit_bench::measure(&exe, &kernels, &target, reps)?;
+    let _ = std::io::stdout().write_all(jit_bench::table(&rows).as_bytes());
+    if let Some(f) = json_out {
+        let text = serde_json::to_string_pretty(&jit_bench::to_json(&rows, &target, reps))
+            .map_err(|e| e.to_string())?;
+        std::fs::write(&f, text).map_err(|e| format!("{f}: {e}"))?;
+    }
+    Ok(())
 }
 
 /// The benchmark proper: parses `args`, runs every phase, prints the table.
