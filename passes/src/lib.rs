@@ -27,7 +27,7 @@ mod util;
 pub mod validate;
 
 pub use manager::{run_pipeline, Hooks, PassRecord, Pipeline, RunReport};
-pub use pass::{Pass, PassError, PassResult, Statistics};
+pub use pass::{Changes, Pass, PassError, PassResult, Statistics};
 pub use registry::{lookup, PassInfo, REGISTRY};
 
 use spvopt_analysis::Target;
