@@ -33,18 +33,29 @@ fn prefixes(total: u64) -> Vec<u64> {
     v
 }
 
+/// A module to run a pass on, with its target, validation environment and launch.
+struct Input<'a> {
+    module: &'a Module,
+    target: &'a Target,
+    env: TargetEnv,
+    launch: Option<&'a Launch>,
+}
+
 /// Checks every prefix of `info` on `input`; returns the unlimited rewrite count, or `None`
 /// when the pass fails on this input (fixtures of errors).
 fn check_prefixes(
     what: &str,
     info: &'static PassInfo,
     options: &PassOptions,
-    input: &Module,
-    target: &Target,
-    env: TargetEnv,
-    launch: Option<&Launch>,
+    input: &Input,
     sim_runs: usize,
 ) -> Option<u64> {
+    let Input {
+        module: input,
+        target,
+        env,
+        launch,
+    } = *input;
     let mut full = input.clone();
     let record = run_pass(info, options, None, &mut full, target).ok()?;
     let total = record.changes;
@@ -138,16 +149,13 @@ fn every_pass_honours_max_changes_on_every_fixture() {
         let launch = launch_path
             .exists()
             .then(|| Launch::from_file(&launch_path).unwrap());
-        if let Some(total) = check_prefixes(
-            &name,
-            last.info,
-            &options,
-            &input,
-            &target,
+        let setting = Input {
+            module: &input,
+            target: &target,
             env,
-            launch.as_ref(),
-            8,
-        ) {
+            launch: launch.as_ref(),
+        };
+        if let Some(total) = check_prefixes(&name, last.info, &options, &setting, 8) {
             let e = seen.entry(last.info.name).or_default();
             *e = (e.0.max(total), e.1 + 1);
         }
@@ -235,17 +243,14 @@ fn every_pass_honours_max_changes_on_real_kernels() {
         let info = spvopt_passes::lookup(pass).unwrap();
         let launch = corpus_launch(&path);
         assert!(launch.is_some(), "{kernel}: no launch");
-        let total = check_prefixes(
-            kernel,
-            info,
-            &Vec::new(),
-            &input,
-            &target,
+        let setting = Input {
+            module: &input,
+            target: &target,
             env,
-            launch.as_ref(),
-            4,
-        )
-        .unwrap_or_else(|| panic!("{pass} fails on {kernel}"));
+            launch: launch.as_ref(),
+        };
+        let total = check_prefixes(kernel, info, &Vec::new(), &setting, 4)
+            .unwrap_or_else(|| panic!("{pass} fails on {kernel}"));
         let least = if pass == "convert-tensor-addressing" {
             1
         } else {

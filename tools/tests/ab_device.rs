@@ -104,7 +104,7 @@ fn device_runs_agree_and_are_timed(python: &str) -> Result<(), Failed> {
             if d["status"] != "ran"
                 || d["agrees"] != true
                 || t["reps"] != 3
-                || !(t["median_us"].as_f64().unwrap_or(0.0) > 0.0)
+                || t["median_us"].as_f64().unwrap_or(0.0) <= 0.0
                 || t["min_us"].as_f64() > t["median_us"].as_f64()
                 || t["median_us"].as_f64() > t["max_us"].as_f64()
             {

@@ -22,22 +22,28 @@ fn changes(stats: &std::path::Path) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// `spv-opt ARGS GEMM -o out --stats stats`.
+fn opt(args: &[&str], out: &std::path::Path, stats: &std::path::Path) -> std::process::Output {
+    let o = spv_opt()
+        .args(args)
+        .arg(corpus(GEMM))
+        .arg("-o")
+        .arg(out)
+        .arg("--stats")
+        .arg(stats)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    o
+}
+
 #[test]
 fn max_changes_limits_every_pass_and_is_reported() {
     let d = tmpdir("max-changes");
     let input = corpus(GEMM);
     let (out, stats) = (d.join("out.spv"), d.join("stats.json"));
     // Unlimited: how many rewrites each pass of -O makes.
-    let o = spv_opt()
-        .args(["-O", "--target", "pvc", "-v"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .arg("--stats")
-        .arg(&stats)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    let o = opt(&["-O", "--target", "pvc", "-v"], &out, &stats);
     let full = changes(&stats);
     assert!(
         full.iter().any(|(n, c)| n == "raise-builtins" && *c > 2),
@@ -45,44 +51,21 @@ fn max_changes_limits_every_pass_and_is_reported() {
     );
     assert!(stderr(&o).contains(" changes"), "{}", stderr(&o));
     // --max-changes=0: nothing changes, byte for byte.
-    let o = spv_opt()
-        .args(["-O", "--target", "pvc", "--max-changes=0"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .arg("--stats")
-        .arg(&stats)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    opt(&["-O", "--target", "pvc", "--max-changes=0"], &out, &stats);
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&input).unwrap());
     assert!(changes(&stats).iter().all(|(_, c)| *c == 0));
     // --max-changes=2: every pass makes at most 2, exactly min(2, unlimited) on the same input
     // for the first pass.
-    let o = spv_opt()
-        .args(["-O", "--target", "pvc", "--max-changes=2"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .arg("--stats")
-        .arg(&stats)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    opt(&["-O", "--target", "pvc", "--max-changes=2"], &out, &stats);
     let limited = changes(&stats);
     assert!(limited.iter().all(|(_, c)| *c <= 2), "{limited:?}");
     assert_eq!(limited[0], (full[0].0.clone(), full[0].1.min(2)));
     // One pass only, in a pipeline string.
-    let o = spv_opt()
-        .arg("--passes=raise-builtins(max-changes=3),dce")
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .arg("--stats")
-        .arg(&stats)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    opt(
+        &["--passes=raise-builtins(max-changes=3),dce"],
+        &out,
+        &stats,
+    );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
     assert_eq!(v["passes"][0]["changes"], 3);
     assert_eq!(v["passes"][0]["max_changes"], 3);

@@ -284,7 +284,7 @@ impl Runner {
                 }
                 continue;
             }
-            for v in 0..3 {
+            for (v, name) in NAMES.iter().enumerate() {
                 let (Some(m), Some(_)) = (&ev.modules[v], &ev.runs[v]) else {
                     continue;
                 };
@@ -296,14 +296,14 @@ impl Runner {
                     });
                     continue;
                 }
-                let spv = kdir.join(format!("{}.spv", NAMES[v]));
+                let spv = kdir.join(format!("{name}.spv"));
                 std::fs::write(&spv, m.to_bytes())
                     .map_err(|e| format!("{}: {e}", spv.display()))?;
                 jobs.push(Job {
-                    name: format!("{k}/{}", NAMES[v]),
+                    name: format!("{k}/{name}"),
                     spv,
                     launch: inputs.join("launch.json"),
-                    out: kdir.join(format!("{}.out", NAMES[v])),
+                    out: kdir.join(format!("{name}.out")),
                 });
                 owners.push((k, v));
             }
