@@ -17,7 +17,7 @@
 //! compiler's message. Neither fails the comparison; a run whose buffers differ from spv-sim's (beyond
 //! `--device-ulp` for floating-point buffers) does.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use serde::{Deserialize, Serialize};
@@ -268,49 +268,79 @@ impl Runner {
         })
     }
 
-    /// Runs every variant of every kernel with a launch on the device and records, per
-    /// variant, the check against spv-sim and the timing.
-    pub fn run(&self, kernels: &mut [Evaluated], opts: &Options) -> Result<(), String> {
-        let mut jobs: Vec<Job> = Vec::new();
-        let mut owners: Vec<(usize, usize)> = Vec::new();
-        for (k, ev) in kernels.iter_mut().enumerate() {
-            let Some(launch) = &ev.launch else { continue };
-            let kdir = self.dir.join(format!("k{k}"));
-            let inputs = kdir.join("in");
-            let inputs_text = inputs.display().to_string();
-            if let Err(e) = crate::sim_cli::write_inputs(launch, &ev.elems, &inputs_text) {
-                for v in 0..3 {
-                    *variant(&mut ev.report, v) = Some(error_run(e.clone()));
-                }
+    /// Prepares kernel `k` for the device (called in the parallel phase, so nothing large is
+    /// kept): writes the launch's initial buffers, each runnable variant's module and spv-sim's
+    /// buffers of it to the work folder, and records in `ev.report` the variants that will not
+    /// run and why.
+    pub fn stage(&self, k: usize, ev: &mut Evaluated) -> Vec<Staged> {
+        let mut staged = Vec::new();
+        let Some(launch) = &ev.launch else {
+            return staged;
+        };
+        let kdir = self.dir.join(format!("k{k}"));
+        let inputs = kdir.join("in");
+        if let Err(e) =
+            crate::sim_cli::write_inputs(launch, &ev.elems, &inputs.display().to_string())
+        {
+            for v in 0..3 {
+                *variant(&mut ev.report, v) = Some(error_run(e.clone()));
+            }
+            return staged;
+        }
+        for (v, name) in NAMES.iter().enumerate() {
+            let (Some(m), Some(sim)) = (&ev.modules[v], &ev.runs[v]) else {
+                continue;
+            };
+            if let Some(why) = self.missing(m) {
+                *variant(&mut ev.report, v) = Some(DeviceRun {
+                    status: "not_run".into(),
+                    note: Some(why),
+                    ..DeviceRun::default()
+                });
                 continue;
             }
-            for (v, name) in NAMES.iter().enumerate() {
-                let (Some(m), Some(_)) = (&ev.modules[v], &ev.runs[v]) else {
-                    continue;
-                };
-                if let Some(why) = self.missing(m) {
-                    *variant(&mut ev.report, v) = Some(DeviceRun {
-                        status: "not_run".into(),
-                        note: Some(why),
-                        ..DeviceRun::default()
-                    });
-                    continue;
-                }
-                let spv = kdir.join(format!("{name}.spv"));
-                std::fs::write(&spv, m.to_bytes())
-                    .map_err(|e| format!("{}: {e}", spv.display()))?;
-                jobs.push(Job {
+            let spv = kdir.join(format!("{name}.spv"));
+            let sim_dir = kdir.join(format!("{name}.sim"));
+            let written = std::fs::create_dir_all(&sim_dir)
+                .and_then(|()| std::fs::write(&spv, m.to_bytes()))
+                .and_then(|()| {
+                    sim.buffers.iter().try_for_each(|(i, bytes)| {
+                        std::fs::write(sim_dir.join(format!("arg{i}.bin")), bytes)
+                    })
+                });
+            if let Err(e) = written {
+                *variant(&mut ev.report, v) = Some(error_run(format!("{}: {e}", kdir.display())));
+                continue;
+            }
+            staged.push(Staged {
+                kernel: k,
+                variant: v,
+                buffers: sim.buffers.iter().map(|(i, _)| *i).collect(),
+                elems: ev.elems.clone(),
+                job: Job {
                     name: format!("{k}/{name}"),
                     spv,
                     launch: inputs.join("launch.json"),
                     out: kdir.join(format!("{name}.out")),
-                });
-                owners.push((k, v));
-            }
+                },
+                sim: sim_dir,
+            });
         }
-        if jobs.is_empty() {
+        staged
+    }
+
+    /// Runs the staged variants on the device, one after another in one runner process, and
+    /// records per variant the check against spv-sim and the timing in `reports`.
+    pub fn run(
+        &self,
+        reports: &mut [super::KernelReport],
+        staged: Vec<Staged>,
+        opts: &Options,
+    ) -> Result<(), String> {
+        if staged.is_empty() {
             return Ok(());
         }
+        let jobs: Vec<&Job> = staged.iter().map(|s| &s.job).collect();
         let request = serde_json::json!({
             "device": self.index,
             "reps": opts.reps,
@@ -323,12 +353,11 @@ impl Runner {
         let answer = self.call(&["run", &path.display().to_string()])?;
         let results: RunResults = serde_json::from_slice(&answer)
             .map_err(|e| format!("--device: unexpected answer from the OpenCL runner: {e}"))?;
-        if results.results.len() != jobs.len() {
+        if results.results.len() != staged.len() {
             return Err("--device: the OpenCL runner answered for a different set of runs".into());
         }
-        for ((job, r), &(k, v)) in jobs.iter().zip(results.results).zip(&owners) {
-            debug_assert_eq!(job.name, r.name);
-            let ev = &mut kernels[k];
+        for (s, r) in staged.iter().zip(results.results) {
+            debug_assert_eq!(s.job.name, r.name);
             let run = match (r.times_ns, r.error) {
                 _ if r.rejected.is_some() => DeviceRun {
                     status: "not_run".into(),
@@ -339,8 +368,7 @@ impl Runner {
                 },
                 (_, Some(e)) => error_run(e),
                 (Some(times), None) => {
-                    let sim = ev.runs[v].as_ref().expect("only simulated variants run");
-                    let (check, agrees) = check(sim, &job.out, &ev.elems, opts.device_ulp);
+                    let (check, agrees) = check(s, opts.device_ulp);
                     DeviceRun {
                         status: "ran".into(),
                         note: None,
@@ -351,10 +379,22 @@ impl Runner {
                 }
                 (None, None) => error_run("the runner returned no result".into()),
             };
-            *variant(&mut ev.report, v) = Some(run);
+            *variant(&mut reports[s.kernel], s.variant) = Some(run);
         }
         Ok(())
     }
+}
+
+/// One variant written out for the device: its module, spv-sim's buffers of it, where the
+/// device's go.
+pub struct Staged {
+    kernel: usize,
+    variant: usize,
+    /// The buffer parameters spv-sim wrote (`sim/arg<i>.bin`).
+    buffers: Vec<usize>,
+    elems: Vec<Option<spvopt_sim::compare::Elem>>,
+    job: Job,
+    sim: PathBuf,
 }
 
 const NAMES: [&str; 3] = ["original", "a", "b"];
@@ -375,22 +415,20 @@ fn error_run(e: String) -> DeviceRun {
     }
 }
 
-/// The device's buffers (`dir/arg<i>.bin`) against spv-sim's run: the check's text and
+/// The device's buffers against spv-sim's (both as `arg<i>.bin` files): the check's text and
 /// whether they agree.
-fn check(
-    sim: &spvopt_sim::RunOutput,
-    dir: &Path,
-    elems: &[Option<spvopt_sim::compare::Elem>],
-    ulp: u64,
-) -> (String, bool) {
+fn check(s: &Staged, ulp: u64) -> (String, bool) {
     let mut within = Vec::new();
-    for (i, expected) in &sim.buffers {
-        let p = dir.join(format!("arg{i}.bin"));
-        let Ok(got) = std::fs::read(&p) else {
+    for &i in &s.buffers {
+        let file = format!("arg{i}.bin");
+        let Ok(expected) = std::fs::read(s.sim.join(&file)) else {
+            return (format!("DIFFERS: arg{i}: spv-sim's buffer is gone"), false);
+        };
+        let Ok(got) = std::fs::read(s.job.out.join(&file)) else {
             return (format!("DIFFERS: arg{i}: no output from the device"), false);
         };
-        let elem = elems.get(*i).copied().flatten();
-        let c = compare_buffers(expected, &got, elem, ulp, None, 1);
+        let elem = s.elems.get(i).copied().flatten();
+        let c = compare_buffers(&expected, &got, elem, ulp, None, 1);
         match c.verdict() {
             BufferVerdict::Identical => {}
             BufferVerdict::Within => within.push(format!(

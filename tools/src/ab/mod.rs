@@ -468,21 +468,23 @@ pub fn compare(opts: &Options) -> Result<Report, String> {
     let work = || {
         kernels
             .par_iter()
-            .map(|k| {
-                let mut ev = evaluate_kernel(k, opts, &a, &b, &target);
+            .enumerate()
+            .map(|(k, path)| {
+                let mut ev = evaluate_kernel(path, opts, &a, &b, &target);
                 if opts.bisect && matches!(ev.report.verdict, Verdict::Differs(_)) {
                     ev.report.bisect = Some(bisect_kernel(&ev, &a, &b, &target));
                 }
-                if opts.device.is_none() {
-                    // Only the device runs need the modules and buffers.
-                    (ev.modules, ev.runs) = Default::default();
-                }
+                // The device runs get files; the modules and buffers go now.
+                let staged = match &runner {
+                    Some(r) => r.stage(k, &mut ev),
+                    None => Vec::new(),
+                };
                 progress.tick();
-                ev
+                (ev.report, staged)
             })
             .collect::<Vec<_>>()
     };
-    let mut results = match opts.jobs {
+    let results = match opts.jobs {
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))
             .build()
@@ -491,15 +493,17 @@ pub fn compare(opts: &Options) -> Result<Report, String> {
         None => work(),
     };
     progress.finish();
+    let (mut reports, staged): (Vec<KernelReport>, Vec<Vec<device::Staged>>) =
+        results.into_iter().unzip();
     // Device runs one at a time, after the simulator's work: timings are not shared with it.
     if let Some(r) = &runner {
-        r.run(&mut results, opts)?;
+        r.run(&mut reports, staged.into_iter().flatten().collect(), opts)?;
     }
     Ok(Report {
         a: opts.a.clone(),
         b: opts.b.clone(),
         target: target.name.clone(),
         device: runner.map(|r| r.description()),
-        kernels: results.into_iter().map(|e| e.report).collect(),
+        kernels: reports,
     })
 }
