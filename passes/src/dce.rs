@@ -13,7 +13,8 @@
 //! live cannot influence a live instruction, so removing it preserves behaviour. Blocks are
 //! never removed (no control-flow simplification here), so labels stay.
 //! One rewrite (`--max-changes`): removing one dead function, one dead instruction, or one dead
-//! type/constant/global, each once nothing left uses it ([`sweep`]); names and decorations
+//! type/constant/global, each once nothing left uses it ([`sweep`]; dead items that only
+//! use each other go together last, one rewrite each, all or none); names and decorations
 //! of what is removed go with it.
 //! Cost: linear in module size (one mark worklist, one sweep).
 
@@ -175,7 +176,12 @@ impl Pass for DeadCodeElimination {
         let mut stats = Statistics::default();
         let live = mk.live;
         let func_live = mk.func_live;
-        sweep::sweep(m, &live, &func_live, changes, &mut stats);
+        if changes.limit().is_some() {
+            sweep::sweep(m, &live, &func_live, changes, &mut stats);
+        } else {
+            let items = sweep::sweep_all(m, &live, &func_live, &mut stats);
+            changes.allow_up_to(items as usize);
+        }
         remove_names_and_decorations(m, &mut stats);
         let changed = stats.total() > 0;
         Ok(PassResult {

@@ -149,6 +149,14 @@ impl Changes {
         self.made += room;
         room as usize
     }
+    /// Asks for `n` rewrites that only make sense together: all allowed (and counted), or none.
+    pub fn allow_all(&mut self, n: u64) -> bool {
+        if self.limit.is_some_and(|l| self.made + n > l) {
+            return false;
+        }
+        self.made += n;
+        true
+    }
     /// Gives back one allowed rewrite the pass could not make after all (nothing changed).
     pub fn undo(&mut self) {
         self.made = self.made.saturating_sub(1);

@@ -76,7 +76,13 @@ fn check_prefixes(
         let mut m = input.clone();
         let r = run_pass(info, options, Some(n), &mut m, target)
             .unwrap_or_else(|e| panic!("{at}: {e}"));
-        assert_eq!(r.changes, n.min(total), "{at}: rewrites made");
+        if info.name == "dce" {
+            // Dead items that only use each other go together (all or none): a limit inside
+            // such a group stops before it.
+            assert!(r.changes <= n.min(total), "{at}: rewrites made");
+        } else {
+            assert_eq!(r.changes, n.min(total), "{at}: rewrites made");
+        }
         let words = m.to_words();
         if n == 0 {
             assert!(!r.changed && words == input_words, "{at}: module changed");

@@ -7,7 +7,9 @@
 //! outside it uses it (names and decorations do not count: they go with their target).
 //! Removable items are taken last-in-module-order first, so users go before what they use;
 //! dead items that only use each other in a cycle (a dead phi and its update, dead recursive
-//! functions) are removed together as one last rewrite.
+//! functions) and what only they use are removed together last, counting one rewrite each,
+//! all or none. Without a limit the same items go in one bulk sweep ([`sweep_all`]), counted
+//! the same way.
 
 use spvopt_ir::{FuncId, Id, InstId, Module, Section};
 
@@ -113,8 +115,9 @@ pub(super) fn sweep(
             }
         }
     }
-    // What is left only uses itself (cycles): one rewrite, when allowed.
-    if ready.is_empty() && removed.iter().any(|r| !r) && changes.allow() {
+    // What is left only uses itself (cycles): together, when all of it is allowed.
+    let left = removed.iter().filter(|r| !**r).count() as u64;
+    if ready.is_empty() && left > 0 && changes.allow_all(left) {
         removed.iter_mut().for_each(|r| *r = true);
     }
     let mut dead_functions: Vec<FuncId> = Vec::new();
@@ -152,4 +155,51 @@ pub(super) fn sweep(
     if globals > 0 {
         stats.add("types_constants_globals", globals);
     }
+}
+
+/// Removes every dead item at once (no limit); returns how many items that is (what
+/// [`sweep`] would count).
+pub(super) fn sweep_all(
+    m: &mut Module,
+    live: &[bool],
+    func_live: &[bool],
+    stats: &mut Statistics,
+) -> u64 {
+    let mut items = 0;
+    for f in (0..m.functions.len()).rev() {
+        if !func_live[f] {
+            let is_decl = m.functions[f].blocks.is_empty();
+            m.remove_function(FuncId::from_index(f));
+            stats.add(
+                if is_decl {
+                    "function_declarations"
+                } else {
+                    "functions"
+                },
+                1,
+            );
+            items += 1;
+        }
+    }
+    for f in 0..m.functions.len() {
+        let blocks = m.functions[f].blocks.clone();
+        for b in blocks {
+            let dead: Vec<InstId> = m.block_insts(b).filter(|i| !live[i.index()]).collect();
+            for i in dead {
+                stats.add("instructions", 1);
+                m.erase(i);
+                items += 1;
+            }
+        }
+    }
+    let mut globals = 0;
+    m.retain_section(Section::Global, |_, i| {
+        let keep = live[i.index()];
+        globals += u64::from(!keep);
+        keep
+    });
+    if globals > 0 {
+        stats.add("types_constants_globals", globals);
+    }
+    items + globals
 }
