@@ -34,6 +34,9 @@
 //! stores drain every element exactly once. Element-wise operations act on the same element in
 //! both forms. The MMA chain computes the same sums as MulAdd (K chained through C); the
 //! operand layouts are the INTEL extension's.
+//!
+//! One rewrite (`--max-changes`): the whole conversion. Every matrix type changes at once and
+//! every use of a matrix value with it, so no part of it is a valid module on its own.
 
 mod block_path;
 mod builder;
@@ -56,7 +59,7 @@ use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
 use crate::legalize::lower_block_io::lane_variable;
 use crate::legalize::{capabilities, location};
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use cleanup::{bitcast_setter_operands, merge_duplicate_types, remove_dead};
 use instructions::{memory_operands, Converter};
 use tensor_values::Consts;
@@ -69,6 +72,7 @@ fn convert(
     analyses: &mut Analyses,
     target: &Target,
     stats: &mut Statistics,
+    changes: &mut Changes,
 ) -> Result<bool, String> {
     let has_matrices = m
         .section_insts(Section::Global)
@@ -95,6 +99,9 @@ fn convert(
             ));
         }
     };
+    if !changes.allow() {
+        return Ok(false);
+    }
     let tensor_states: HashMap<Id, TensorState> = {
         let consts = analyses.get::<Constants>(m);
         m.all_insts()
@@ -283,10 +290,11 @@ impl Pass for ConvertTensorAddressing {
         m: &mut Module,
         analyses: &mut Analyses,
         target: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         // On an error the pass manager discards the module (a pass may leave it partial).
-        match convert(m, analyses, target, &mut stats) {
+        match convert(m, analyses, target, &mut stats, changes) {
             Ok(false) => Ok(PassResult::unchanged(stats)),
             // Types, values, blocks and instructions all change: no analysis survives.
             Ok(true) => Ok(PassResult {

@@ -12,16 +12,23 @@
 //! refer to what they describe). Everything a live instruction uses is live. What is not
 //! live cannot influence a live instruction, so removing it preserves behaviour. Blocks are
 //! never removed (no control-flow simplification here), so labels stay.
+//! One rewrite (`--max-changes`): removing one dead function, one dead instruction, or one dead
+//! type/constant/global, each once nothing left uses it ([`sweep`]; dead items that only
+//! use each other go together last, one rewrite each, all or none); names and decorations
+//! of what is removed go with it.
 //! Cost: linear in module size (one mark worklist, one sweep).
 
 use spirv::Op;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::{FuncId, Id, InstId, Module, Section};
 
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use crate::util::is_side_effect_free;
 
 pub struct DeadCodeElimination;
+
+#[path = "dce/sweep.rs"]
+mod sweep;
 
 struct Marker {
     live: Vec<bool>,
@@ -90,6 +97,7 @@ impl Pass for DeadCodeElimination {
         m: &mut Module,
         _: &mut Analyses,
         _: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let n = m.arena_len();
         let mut mk = Marker {
@@ -168,73 +176,48 @@ impl Pass for DeadCodeElimination {
         let mut stats = Statistics::default();
         let live = mk.live;
         let func_live = mk.func_live;
-        for f in (0..m.functions.len()).rev() {
-            if !func_live[f] {
-                let is_decl = m.functions[f].blocks.is_empty();
-                m.remove_function(FuncId::from_index(f));
-                stats.add(
-                    if is_decl {
-                        "function_declarations"
-                    } else {
-                        "functions"
-                    },
-                    1,
-                );
-            }
+        if changes.limit().is_some() {
+            sweep::sweep(m, &live, &func_live, changes, &mut stats);
+        } else {
+            let items = sweep::sweep_all(m, &live, &func_live, &mut stats);
+            changes.allow_up_to(items as usize);
         }
-        for f in 0..m.functions.len() {
-            let blocks = m.functions[f].blocks.clone();
-            for b in blocks {
-                let dead: Vec<InstId> = m.block_insts(b).filter(|i| !live[i.index()]).collect();
-                for i in dead {
-                    stats.add("instructions", 1);
-                    m.erase(i);
-                }
-            }
-        }
-        let mut globals = 0;
-        m.retain_section(Section::Global, |_, i| {
-            let keep = live[i.index()];
-            if !keep {
-                globals += 1;
-            }
-            keep
-        });
-        if globals > 0 {
-            stats.add("types_constants_globals", globals);
-        }
-        // Names and decorations of removed ids.
-        let target_live =
-            |m: &Module, i: InstId| m.inst(i).operand_id(0).is_none_or(|t| m.def(t).is_some());
-        let mut names = 0;
-        m.retain_section(Section::Debug, |m, i| {
-            let inst = m.inst(i);
-            let keep = !matches!(inst.op(), Some(Op::Name | Op::MemberName)) || target_live(m, i);
-            if !keep {
-                names += 1;
-            }
-            keep
-        });
-        let mut decorations = 0;
-        m.retain_section(Section::Annotation, |m, i| {
-            let inst = m.inst(i);
-            let keep = inst.is(Op::DecorationGroup) || target_live(m, i);
-            if !keep {
-                decorations += 1;
-            }
-            keep
-        });
-        if names > 0 {
-            stats.add("names", names);
-        }
-        if decorations > 0 {
-            stats.add("decorations", decorations);
-        }
+        remove_names_and_decorations(m, &mut stats);
         let changed = stats.total() > 0;
         Ok(PassResult {
             changed,
             preserved: AnalysisSet::NONE,
             stats,
         })
+    }
+}
+
+/// Removes the names and decorations of removed ids.
+fn remove_names_and_decorations(m: &mut Module, stats: &mut Statistics) {
+    let target_live =
+        |m: &Module, i: InstId| m.inst(i).operand_id(0).is_none_or(|t| m.def(t).is_some());
+    let mut names = 0;
+    m.retain_section(Section::Debug, |m, i| {
+        let inst = m.inst(i);
+        let keep = !matches!(inst.op(), Some(Op::Name | Op::MemberName)) || target_live(m, i);
+        if !keep {
+            names += 1;
+        }
+        keep
+    });
+    let mut decorations = 0;
+    m.retain_section(Section::Annotation, |m, i| {
+        let inst = m.inst(i);
+        let keep = inst.is(Op::DecorationGroup) || target_live(m, i);
+        if !keep {
+            decorations += 1;
+        }
+        keep
+    });
+    if names > 0 {
+        stats.add("names", names);
+    }
+    if decorations > 0 {
+        stats.add("decorations", decorations);
     }
 }

@@ -46,6 +46,9 @@
 //! dominance, no back edge or exit between), with the same subgroup (uniform control), and
 //! `A`'s operands (defined before `A`, whose block dominates `B`'s) are available at `B`. Prefetches have no functional effect, and the widened prefetch covers the same
 //! bytes. Uniformity is a precondition of the instruction itself, re-checked here.
+//! One rewrite (`--max-changes`): one fusion (a group of loads or prefetches becoming one) or
+//! one reuse (a repeated load becoming a copy), fusions first, each in plan order; loads left
+//! by the limit are counted as `load_outcome_kept_change_limit`.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -61,7 +64,7 @@ use spvopt_analysis::{
 use spvopt_ir::{BlockId, Id, InstId, Interner, Module};
 
 use crate::block_io::{BlockKind, BlockOperands, BlockShape};
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 pub struct FuseBlockLoads;
 
@@ -442,6 +445,7 @@ impl Pass for FuseBlockLoads {
         m: &mut Module,
         analyses: &mut Analyses,
         target: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         let any_block_io = m.function_ids().any(|f| {
@@ -620,10 +624,18 @@ impl Pass for FuseBlockLoads {
         let mut merged_away = 0u64;
         for (b, members, at) in plans {
             let kind = members[0].ops.kind;
+            if !changes.allow() {
+                for c in &members {
+                    reasons.insert(c.inst, "rejected_change_limit");
+                }
+                continue;
+            }
             if kind == BlockKind::Prefetch {
                 if fuse_prefetches(m, &mut types, target, &members) {
                     merged_away += members.len() as u64 - 1;
                     stats.add("prefetches_fused", members.len() as u64);
+                } else {
+                    changes.undo();
                 }
             } else {
                 let across = members.iter().any(|c| m.inst_block(c.inst) != Some(b));
@@ -639,6 +651,7 @@ impl Pass for FuseBlockLoads {
                         stats.add("fused_across_blocks", members.len() as u64);
                     }
                 } else {
+                    changes.undo();
                     stats.add("rejected_destination_type", 1);
                     for c in &members {
                         reasons.insert(c.inst, "rejected_destination_type");
@@ -651,12 +664,18 @@ impl Pass for FuseBlockLoads {
                 continue;
             };
             let sg = sg_of(&*m, b);
+            if !changes.allow() {
+                reasons.insert(again.inst, "rejected_change_limit");
+                continue;
+            }
             if reuse_load(m, &mut types, sg, &first, &again) {
                 merged_away += 1;
                 stats.add("loads_reused", 1);
                 merged_loads.insert(again.inst);
                 reasons.insert(again.inst, "reused");
                 reasons.entry(first.inst).or_insert("kept_data_reused");
+            } else {
+                changes.undo();
             }
         }
         stats.add("messages_saved", merged_away);

@@ -65,6 +65,9 @@
 //! with the entry points' interfaces when missing). Correctness is unchanged: the offset is
 //! subgroup-uniform, and the prefetches still have no functional effect. A work-group smaller
 //! than `MaxWorkgroupSizeINTEL` only loses part of the prefetch (performance, not results).
+//!
+//! One rewrite (`--max-changes`): prefetching one load (its in-loop prefetches and prologue),
+//! in plan order (loops in preorder, loads in block order).
 
 use std::collections::{HashMap, HashSet};
 
@@ -85,7 +88,7 @@ use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module, Section};
 use crate::block_io::{BlockKind, BlockOperands};
 use crate::builtin_names::{ensure_capability, ensure_extension, has_capability};
 use crate::legalize::location;
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use crate::registry::PassOptions;
 
 #[path = "insert_prefetches/coverage.rs"]
@@ -1618,6 +1621,7 @@ impl Pass for InsertPrefetches {
         m: &mut Module,
         analyses: &mut Analyses,
         target: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         let has_loads = m.function_ids().any(|f| {
@@ -1713,6 +1717,7 @@ impl Pass for InsertPrefetches {
             }
             preheaders.insert(l, pre.map(|p| p.at));
         }
+        plans.truncate(changes.allow_up_to(plans.len()));
         if plans.is_empty() {
             return Ok(PassResult::unchanged(stats));
         }

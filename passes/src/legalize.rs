@@ -36,6 +36,11 @@
 //!
 //! When: always; each step only touches what is illegal for the target, so a legal module is
 //! left byte-identical.
+//! One rewrite (`--max-changes`), step by step: reordering one function's blocks, removing one
+//! repeated decoration, completing one entry point's interface, dropping one kernel attribute,
+//! moving one Function variable, the whole signedness rewrite, dropping / lowering / splitting
+//! one 2D block op or buffer prefetch. Declaring the capabilities the result uses belongs to
+//! those rewrites; on its own (nothing else to do) it is one rewrite.
 //! Why correct: each step's file says why it preserves the kernel's results.
 //! Cost: linear in module size (splits and lowerings add a bounded amount of code per op).
 
@@ -65,7 +70,7 @@ pub mod vector_constituents;
 use spvopt_analysis::{Analyses, AnalysisSet, KernelFacts, Target};
 use spvopt_ir::{InstId, Module};
 
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 pub struct Legalize;
 
@@ -102,24 +107,32 @@ impl Pass for Legalize {
         m: &mut Module,
         _: &mut Analyses,
         target: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         let mut errors: Vec<String> = Vec::new();
         let before = m.to_words();
 
-        block_order::run(m, &mut stats);
-        duplicate_decorations::run(m, &mut stats);
-        interface_variables::run(m, &mut stats);
-        kernel_attributes::run(m, target, &mut stats);
-        function_variables::run(m, &mut stats);
-        level_zero_env::fix(m, &mut stats, &mut errors);
+        block_order::run(m, &mut stats, changes);
+        duplicate_decorations::run(m, &mut stats, changes);
+        interface_variables::run(m, &mut stats, changes);
+        kernel_attributes::run(m, target, &mut stats, changes);
+        function_variables::run(m, &mut stats, changes);
+        level_zero_env::fix(m, &mut stats, &mut errors, changes);
         // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the
         // steps above change neither execution modes nor calls.
         let facts = KernelFacts::build(m);
-        split_shapes::run(m, target, &facts, &mut stats, &mut errors);
+        split_shapes::run(m, target, &facts, &mut stats, &mut errors, changes);
         mma::report(m, target, &facts, &mut stats);
-        vector_constituents::run(m, &mut stats);
-        capabilities::run(m, &mut stats, &mut errors);
+        vector_constituents::run(m, &mut stats, changes);
+        if changes.made() > 0 {
+            capabilities::run(m, &mut stats, &mut errors);
+        } else if changes.allow() {
+            capabilities::run(m, &mut stats, &mut errors);
+            if m.to_words() == before {
+                changes.undo();
+            }
+        }
 
         if !errors.is_empty() {
             return Err(PassError::Failed {

@@ -31,7 +31,7 @@ pub mod validate;
 
 pub use manager::{run_pipeline, Hooks, PassRecord, Pipeline, RunReport};
 pub use optimizer::{Optimized, Optimizer};
-pub use pass::{Pass, PassError, PassResult, Statistics};
+pub use pass::{Changes, Pass, PassError, PassResult, Statistics};
 pub use registry::{lookup, PassInfo, REGISTRY};
 
 use spvopt_analysis::Target;

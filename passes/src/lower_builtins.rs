@@ -26,6 +26,9 @@
 //! and a pointer bitcast changes no address. Declarations are placed before all function
 //! definitions (SPIR-V logical layout); `Module::reorder_functions` keeps the block → function
 //! table consistent (no reload: the pass cannot fail on a module the loader accepted).
+//! One rewrite (`--max-changes`): lowering one native op to a call, in module order; the
+//! declarations, capabilities and extensions it needs belong to it (ops left native keep
+//! theirs).
 //! Cost: linear in module size (one scan, one stable sort of the functions).
 
 use std::collections::HashMap;
@@ -41,7 +44,7 @@ use crate::builtin_names::{
     scalar_kind, BlockBuiltin, ClScalar, ClType, MmaBuiltin, MmaElem, EXT_2D_BLOCK_IO, EXT_MMA,
     LINKAGE_IMPORT,
 };
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 pub struct LowerBuiltins;
 
@@ -315,6 +318,7 @@ impl Pass for LowerBuiltins {
         m: &mut Module,
         _: &mut Analyses,
         _: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         // 1. The native ops.
@@ -389,6 +393,14 @@ impl Pass for LowerBuiltins {
             }
             .filter(|p| lw.fits_existing(m, p));
             match plan {
+                // Over the --max-changes limit: left native, like an unsupported op.
+                Some(_) if !changes.allow() => {
+                    if kind.is_some() {
+                        left_block = true;
+                    } else {
+                        left_mma = true;
+                    }
+                }
                 Some(plan) => {
                     lw.emit(m, i, plan);
                     m.erase(i);

@@ -37,6 +37,8 @@
 //! (`native_*`, `split_*`, `emulated_*` with the type of `MmaTypes::name`, `other` for
 //! combinations outside the tables), `split_row_chunks` / `split_k_chains` (MMAs split in each
 //! dimension) and `split_atoms` (MMAs emitted by splits).
+//! One rewrite (`--max-changes`): raising one builtin call (as raise-builtins counts it), or
+//! splitting / emulating one MMA, in module order; the capabilities they need belong to them.
 //! Cost: one scan; each MMA becomes O(M·K) instructions (split: O(M/8 · K/K')), so the pass is
 //! linear in the module size.
 
@@ -56,7 +58,7 @@ use spvopt_ir::{Inst, Interner, Module};
 
 use crate::builtin_names::{linkages, parse_builtin, Builtin};
 use crate::legalize::{capabilities, location};
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use crate::raise_builtins::RaiseBuiltins;
 
 use build::Builder;
@@ -119,11 +121,12 @@ impl Pass for LowerMma {
         m: &mut Module,
         analyses: &mut Analyses,
         target: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         let mut changed = false;
         if calls_mma_builtin(m) {
-            let r = RaiseBuiltins.run(m, analyses, target)?;
+            let r = RaiseBuiltins.run(m, analyses, target, changes)?;
             if r.changed {
                 changed = true;
                 stats.add("raised_builtin_calls", r.stats.get("raised_mma"));
@@ -155,8 +158,15 @@ impl Pass for LowerMma {
         }
         // 2. Rewrite.
         let mut types = Interner::default();
-        let lowers_any = work.iter().any(|(_, a)| *a != Action::Native);
+        let mut lowers_any = false;
         for (mma, action) in &work {
+            if *action != Action::Native {
+                if !changes.allow() {
+                    stats.add("left_by_change_limit", 1);
+                    continue;
+                }
+                lowers_any = true;
+            }
             stats.add(counter(action, mma.types), 1);
             let at = mma.inst;
             let parts = match action {

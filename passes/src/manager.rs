@@ -3,13 +3,15 @@
 //!
 //! Pipeline syntax: comma-separated pass names, each optionally with options in parentheses:
 //! `"strip-debug,dce"`, `"insert-prefetches(prefetch-distance=3),dce"`. `-O` is the name `O`.
+//! Every pass also takes `max-changes=N` (`"dce(max-changes=3)"`): it stops after N rewrites
+//! (see [`Changes`]); the CLI's `--max-changes=N` sets it on every pass of the pipeline.
 
 use std::time::{Duration, Instant};
 
 use spvopt_analysis::{Analyses, Target};
 use spvopt_ir::Module;
 
-use crate::pass::{PassError, Statistics};
+use crate::pass::{Changes, PassError, Statistics};
 use crate::registry::{self, PassInfo, PassOptions};
 
 /// One pass with its options.
@@ -87,8 +89,10 @@ impl Pipeline {
     pub fn push(&mut self, name: &str, options: PassOptions) -> Result<(), PassError> {
         let info =
             registry::lookup(name).ok_or_else(|| PassError::UnknownPass(name.to_string()))?;
-        for (k, _) in &options {
-            if !info.options.iter().any(|o| o.key == k) {
+        for (k, v) in &options {
+            if k == MAX_CHANGES {
+                parse_max_changes(name, v)?;
+            } else if !info.options.iter().any(|o| o.key == k) {
                 return Err(PassError::BadOption {
                     pass: name.to_string(),
                     option: k.clone(),
@@ -110,17 +114,61 @@ impl Pipeline {
         }
     }
 
+    /// Limits every step to `n` rewrites (CLI `--max-changes=N`); a step's own
+    /// `max-changes` option is replaced.
+    pub fn set_max_changes(&mut self, n: u64) {
+        for s in &mut self.steps {
+            s.options.retain(|(k, _)| k != MAX_CHANGES);
+            s.options.push((MAX_CHANGES.to_string(), n.to_string()));
+        }
+    }
+
     /// The pass names, in order.
     pub fn names(&self) -> Vec<&'static str> {
         self.steps.iter().map(|s| s.info.name).collect()
     }
 }
 
+/// The option every pass takes: stop after N rewrites.
+pub const MAX_CHANGES: &str = "max-changes";
+
+fn parse_max_changes(pass: &str, v: &str) -> Result<u64, PassError> {
+    v.parse().map_err(|_| PassError::BadOption {
+        pass: pass.to_string(),
+        option: MAX_CHANGES.to_string(),
+        message: format!("expected a number of rewrites, got \"{v}\""),
+    })
+}
+
+/// Splits a step's options into its `max-changes` limit and the pass's own options.
+pub fn split_max_changes(
+    pass: &str,
+    options: &PassOptions,
+) -> Result<(Option<u64>, PassOptions), PassError> {
+    let mut limit = None;
+    let mut rest = PassOptions::new();
+    for (k, v) in options {
+        if k == MAX_CHANGES {
+            limit = Some(parse_max_changes(pass, v)?);
+        } else {
+            rest.push((k.clone(), v.clone()));
+        }
+    }
+    Ok((limit, rest))
+}
+
 /// What one pass did in a run.
 #[derive(Clone, Debug)]
 pub struct PassRecord {
     pub name: &'static str,
+    /// The pass that ran and its options (without `max-changes`): enough to run it again.
+    pub info: &'static PassInfo,
+    pub options: PassOptions,
     pub changed: bool,
+    /// Rewrites the pass made (see [`Changes`]).
+    pub changes: u64,
+    /// The `max-changes` limit it ran with.
+    pub max_changes: Option<u64>,
     pub stats: Statistics,
     pub duration: Duration,
     pub instructions_before: usize,
@@ -157,12 +205,16 @@ impl PassRecord {
     /// One line of what the pass did (`-v`): changed or not, instruction counts, statistics.
     pub fn summary(&self) -> String {
         let mut s = format!(
-            "{}: {}, {} -> {} instructions",
+            "{}: {}, {} -> {} instructions, {} changes",
             self.name,
             if self.changed { "changed" } else { "unchanged" },
             self.instructions_before,
-            self.instructions_after
+            self.instructions_after,
+            self.changes
         );
+        if let Some(limit) = self.max_changes {
+            s.push_str(&format!(" (max-changes={limit})"));
+        }
         if !self.stats.0.is_empty() {
             s.push_str(&format!(" ({})", self.stats));
         }
@@ -255,12 +307,16 @@ impl RunReport {
                 let mut v = serde_json::json!({
                     "name": p.name,
                     "changed": p.changed,
+                    "changes": p.changes,
                     "time_us": p.duration.as_micros() as u64,
                     "instructions_before": p.instructions_before,
                     "instructions_after": p.instructions_after,
                     "stats": stats,
                     "warnings": warnings,
                 });
+                if let Some(limit) = p.max_changes {
+                    v["max_changes"] = serde_json::Value::from(limit);
+                }
                 if let Some(why) = &p.implicit {
                     v["implicit"] = serde_json::Value::from(why.clone());
                 }
@@ -279,15 +335,17 @@ impl RunReport {
 
     /// The `--time-report` table.
     pub fn time_table(&self) -> String {
-        let mut s = String::from("pass                          time(us)  changed  statistics\n");
+        let mut s =
+            String::from("pass                          time(us)  changed  changes  statistics\n");
         let mut total = Duration::ZERO;
         for p in &self.passes {
             total += p.duration;
             s.push_str(&format!(
-                "{:<28} {:>10}  {:<7}  {}\n",
+                "{:<28} {:>10}  {:<7}  {:>7}  {}\n",
                 p.name,
                 p.duration.as_micros(),
                 p.changed,
+                p.changes,
                 p.stats
             ));
         }
@@ -408,6 +466,7 @@ pub fn run_pipeline(
             *m = original;
             let r = &mut report.passes[raised_at];
             r.changed = false;
+            r.changes = 0;
             r.instructions_after = r.instructions_before;
             if let Some(why) = r.implicit.as_mut() {
                 why.push_str("; undone: no later pass changed anything");
@@ -432,6 +491,33 @@ pub fn run_pipeline(
     Ok(report)
 }
 
+/// Runs pass `info` once on `m` on its own (fresh analyses, no implicit steps, no hooks) with
+/// at most `max_changes` rewrites: `spv-ab bisect` replays one step of a pipeline this way.
+pub fn run_pass(
+    info: &'static PassInfo,
+    options: &PassOptions,
+    max_changes: Option<u64>,
+    m: &mut Module,
+    target: &Target,
+) -> Result<PassRecord, PassError> {
+    let (_, mut options) = split_max_changes(info.name, options)?;
+    if let Some(n) = max_changes {
+        options.push((MAX_CHANGES.to_string(), n.to_string()));
+    }
+    let mut analyses = Analyses::new();
+    let count = m.instruction_count();
+    run_step(
+        info,
+        &options,
+        None,
+        count,
+        m,
+        &mut analyses,
+        target,
+        &mut Hooks::default(),
+    )
+}
+
 /// Runs one pass and its hooks. `instructions_before` is the module's instruction count, which
 /// the caller keeps from pass to pass (counting walks the whole module).
 #[allow(clippy::too_many_arguments)] // the run's state, passed through; no struct would be read elsewhere
@@ -445,10 +531,20 @@ fn run_step(
     target: &Target,
     hooks: &mut Hooks<'_>,
 ) -> Result<PassRecord, PassError> {
-    let mut pass = (info.construct)(options)?;
+    let (max_changes, options) = split_max_changes(info.name, options)?;
+    let mut pass = (info.construct)(&options)?;
+    let mut changes = Changes::limited(max_changes);
     let start = Instant::now();
-    let result = pass.run(m, analyses, target)?;
+    let result = pass.run(m, analyses, target, &mut changes)?;
     let duration = start.elapsed();
+    if result.changed && changes.made() == 0 {
+        // The contract of `Changes`: every change is a counted rewrite, so max-changes=0
+        // leaves the module as it was.
+        return Err(PassError::Malformed {
+            pass: info.name.to_string(),
+            message: "changed the module without counting a rewrite".into(),
+        });
+    }
     if result.changed {
         analyses.invalidate_except(result.preserved);
     }
@@ -475,7 +571,11 @@ fn run_step(
     }
     Ok(PassRecord {
         name: info.name,
+        info,
+        options,
         changed: result.changed,
+        changes: changes.made(),
+        max_changes,
         stats: result.stats,
         duration,
         instructions_before,

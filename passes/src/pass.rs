@@ -110,15 +110,81 @@ pub enum PassError {
     Malformed { pass: String, message: String },
 }
 
+/// The rewrite counter every pass honours (like LLVM's `-debug-counter` /
+/// `-opt-bisect-limit`): a pass asks [`Changes::allow`] before each rewrite (what one rewrite
+/// is, each pass's top comment says; the README has the table) and makes it only when
+/// allowed. With a limit of N a pass stops after N rewrites and leaves a valid module: the
+/// clean-up a rewrite needs (declarations, capabilities, unused imports) belongs to it. With
+/// a limit of 0 the module is left byte-identical. The number made is reported per pass
+/// (`changes` in `-v`, `--stats`), and `spv-ab bisect` searches it for the single rewrite that
+/// changes a kernel's results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    limit: Option<u64>,
+    made: u64,
+}
+
+impl Changes {
+    /// No limit.
+    pub fn unlimited() -> Changes {
+        Changes::default()
+    }
+    /// At most `limit` rewrites (`None`: no limit).
+    pub fn limited(limit: Option<u64>) -> Changes {
+        Changes { limit, made: 0 }
+    }
+    /// Asks for one more rewrite: `true` (and counted) when the limit allows it.
+    pub fn allow(&mut self) -> bool {
+        if self.limit.is_some_and(|l| self.made >= l) {
+            return false;
+        }
+        self.made += 1;
+        true
+    }
+    /// Asks for up to `wanted` rewrites at once; returns how many are allowed (all counted).
+    pub fn allow_up_to(&mut self, wanted: usize) -> usize {
+        let room = self.limit.map_or(wanted as u64, |l| {
+            l.saturating_sub(self.made).min(wanted as u64)
+        });
+        self.made += room;
+        room as usize
+    }
+    /// Asks for `n` rewrites that only make sense together: all allowed (and counted), or none.
+    pub fn allow_all(&mut self, n: u64) -> bool {
+        if self.limit.is_some_and(|l| self.made + n > l) {
+            return false;
+        }
+        self.made += n;
+        true
+    }
+    /// Gives back one allowed rewrite the pass could not make after all (nothing changed).
+    pub fn undo(&mut self) {
+        self.made = self.made.saturating_sub(1);
+    }
+    /// Whether another rewrite would be allowed (without asking for it).
+    pub fn can_change(&self) -> bool {
+        self.limit.is_none_or(|l| self.made < l)
+    }
+    /// The rewrites made so far.
+    pub fn made(&self) -> u64 {
+        self.made
+    }
+    /// The limit (`None`: unlimited).
+    pub fn limit(&self) -> Option<u64> {
+        self.limit
+    }
+}
+
 /// A transformation of a module.
 pub trait Pass {
     /// The registry name (= CLI flag without `--`).
     fn name(&self) -> &'static str;
-    /// Runs the pass.
+    /// Runs the pass, asking `changes` before each rewrite (see [`Changes`]).
     fn run(
         &mut self,
         m: &mut Module,
         analyses: &mut Analyses,
         target: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError>;
 }

@@ -33,6 +33,8 @@
 //! nothing), so no temporaries are needed. The shape constants come from the name, which is
 //! what the builtin implements. Removing a declaration nothing calls any more cannot change
 //! behaviour.
+//! One rewrite (`--max-changes`): raising one call, in module order; removing the declarations
+//! no call uses any more and declaring the capabilities belong to the raises before them.
 //! Cost: linear in module size.
 
 use spirv::{Capability, Op, StorageClass};
@@ -45,7 +47,7 @@ use crate::builtin_names::{
     numeric_kind, parse_builtin, pointer_kind, scalar_kind, BlockBuiltin, Builtin, MmaBuiltin,
     MmaElem, EXT_2D_BLOCK_IO, EXT_MMA,
 };
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 pub struct RaiseBuiltins;
 
@@ -205,6 +207,7 @@ impl Pass for RaiseBuiltins {
         m: &mut Module,
         _: &mut Analyses,
         _: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         let callees = Callees::build(m);
@@ -242,6 +245,7 @@ impl Pass for RaiseBuiltins {
                 }
             }
         }
+        plans.truncate(changes.allow_up_to(plans.len()));
         if plans.is_empty() {
             return Ok(PassResult::unchanged(stats));
         }

@@ -8,6 +8,7 @@
 //! the same subgroup size ([`KernelFacts`]; needed to know the per-invocation size of a block),
 //! and the destination points to
 //! a scalar, vector or array whose component size divides the per-block offset.
+//! One rewrite (`--max-changes`): splitting one load, in module order.
 //! Why correct: the spec defines a multi-block load as the blocks loaded in row-major order,
 //! "the next block beginning immediately after the previous block", with block b's
 //! per-invocation data following block b-1's; so block b is exactly the single-block load at
@@ -19,7 +20,7 @@ use spvopt_analysis::{Analyses, AnalysisSet, Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module};
 
 use crate::block_io::{block_instructions, BlockKind, BlockOperands};
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 pub struct SplitBlockLoads;
 
@@ -54,6 +55,7 @@ impl Pass for SplitBlockLoads {
         m: &mut Module,
         analyses: &mut Analyses,
         _: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         let candidates: Vec<(InstId, BlockOperands)> = block_instructions(m)
@@ -113,6 +115,9 @@ impl Pass for SplitBlockLoads {
                 stats.add("skipped_coordinate_type", 1);
                 continue;
             };
+            if !changes.allow() {
+                break;
+            }
             let dst_ty = m.type_of(dst).expect("checked by addressing_scalar");
             let scalar_ptr = types.pointer(m, StorageClass::Function, scalar);
             let one = types.int_const(m, m.type_of(ops.count).unwrap_or(coord_elem), 1);

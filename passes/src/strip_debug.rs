@@ -8,12 +8,14 @@
 //! instructions and non-semantic ext insts may be removed without changing the module's
 //! meaning). A debug instruction whose result is still used by something we keep (which a
 //! valid module cannot have, but we do not rely on that) is kept.
+//! One rewrite (`--max-changes`): removing one debug instruction, last first (an instruction
+//! goes before what it refers to), then dropping one unused import, then the extension.
 
 use spirv::Op;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::{InstId, Module, Section};
 
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use crate::util::is_debug_inst;
 
 pub struct StripDebug;
@@ -28,6 +30,7 @@ impl Pass for StripDebug {
         m: &mut Module,
         _: &mut Analyses,
         _: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         // 1. Candidates: every debug instruction, by arena index.
@@ -49,6 +52,19 @@ impl Pass for StripDebug {
         if !any && !has_debug_import {
             return Ok(PassResult::unchanged(stats));
         }
+        // --max-changes: only the last candidates (module order), what refers to others first.
+        let candidates = all.iter().filter(|i| remove[i.index()]).count();
+        let room = changes.allow_up_to(candidates);
+        let dropped: Vec<InstId> = all
+            .iter()
+            .copied()
+            .filter(|i| remove[i.index()])
+            .take(candidates - room)
+            .collect();
+        for i in dropped {
+            remove[i.index()] = false;
+        }
+        any = room > 0;
         // 2. Keep candidates still used by kept instructions (to a fixed point; in a valid
         //    module nothing is rescued and this is one walk). The last walk's use set also tells
         //    which ext-inst imports are still used (step 4).
@@ -81,7 +97,11 @@ impl Pass for StripDebug {
                 break;
             }
         }
-        // 3. Remove.
+        // 3. Remove (rescued candidates were not rewrites after all).
+        let removed = all.iter().filter(|i| remove[i.index()]).count();
+        for _ in removed..room {
+            changes.undo();
+        }
         for &i in &all {
             if remove[i.index()] {
                 let name: &'static str = match m.inst(i).op() {
@@ -124,7 +144,7 @@ impl Pass for StripDebug {
             let Some(r) = inst.result_id() else { continue };
             let Some(set) = m.ext_set(r) else { continue };
             if set.is_debug_or_non_semantic() {
-                if still_used[r.index()] {
+                if still_used[r.index()] || !changes.allow() {
                     if set == spvopt_ir::grammar::ExtSet::NonSemantic {
                         non_semantic_left = true;
                     }
@@ -138,7 +158,13 @@ impl Pass for StripDebug {
             m.retain_section(Section::ExtInstImport, |_, i| !drop_import.contains(&i));
             stats.add("ext_inst_imports", dropped_imports);
         }
-        if !non_semantic_left {
+        if !non_semantic_left
+            && m.section(Section::Extension).iter().any(|&i| {
+                spvopt_ir::grammar::decode_string(m.inst(i).operands())
+                    == Some("SPV_KHR_non_semantic_info")
+            })
+            && changes.allow()
+        {
             let before = m.section(Section::Extension).len();
             m.retain_section(Section::Extension, |m, i| {
                 spvopt_ir::grammar::decode_string(m.inst(i).operands())

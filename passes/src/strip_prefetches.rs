@@ -5,6 +5,7 @@
 //! `intel_sub_group_2d_block_prefetch_*` (the form Triton emits). What only fed them (address
 //! arithmetic) is left to `dce`. For A/B testing and as the test tool of `insert-prefetches`.
 //! When: always.
+//! One rewrite (`--max-changes`): removing one prefetch, in module order.
 //! Why correct: a prefetch has no functional effect (the specs define them as hints that
 //! never fault and write nothing), and none of these produces a value anything can use.
 
@@ -13,7 +14,7 @@ use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::grammar::{decode_string, ExtSet};
 use spvopt_ir::{Id, InstId, Module, Section};
 
-use crate::pass::{Pass, PassError, PassResult, Statistics};
+use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 pub struct StripPrefetches;
 
@@ -47,6 +48,7 @@ impl Pass for StripPrefetches {
         m: &mut Module,
         _: &mut Analyses,
         _: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         let builtins = prefetch_builtins(m);
@@ -94,6 +96,9 @@ impl Pass for StripPrefetches {
             if m.inst(i).result_id().is_some_and(|r| !du.is_unused(r)) {
                 stats.add("kept_used_results", 1);
                 continue;
+            }
+            if !changes.allow() {
+                break;
             }
             m.erase(i);
             stats.add(what, 1);

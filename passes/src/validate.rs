@@ -40,7 +40,7 @@ fn is_cache_control(decoration: u32) -> bool {
     decoration == CACHE_CONTROL_LOAD || decoration == CACHE_CONTROL_STORE
 }
 
-use crate::pass::{Pass, Statistics};
+use crate::pass::{Changes, Pass, Statistics};
 
 /// A deviation spirv-val rejects that compiler output for Intel GPUs carries and drivers accept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,7 +127,7 @@ impl Deviation {
         if self == Deviation::BlocksBeforeTheirDominators {
             let mut copy = m.clone();
             let mut stats = Statistics::default();
-            crate::legalize::block_order::run(&mut copy, &mut stats);
+            crate::legalize::block_order::run(&mut copy, &mut stats, &mut Changes::unlimited());
             return if stats.get("reordered_functions") > 0 {
                 Ok(())
             } else {
@@ -165,16 +165,32 @@ impl Deviation {
     fn remove(self, copy: &mut Module) {
         match self {
             Deviation::MisplacedFunctionVariables => {
-                crate::legalize::function_variables::run(copy, &mut Statistics::default());
+                crate::legalize::function_variables::run(
+                    copy,
+                    &mut Statistics::default(),
+                    &mut Changes::unlimited(),
+                );
             }
             Deviation::BlocksBeforeTheirDominators => {
-                crate::legalize::block_order::run(copy, &mut Statistics::default());
+                crate::legalize::block_order::run(
+                    copy,
+                    &mut Statistics::default(),
+                    &mut Changes::unlimited(),
+                );
             }
             Deviation::DuplicateDecorations => {
-                crate::legalize::duplicate_decorations::run(copy, &mut Statistics::default());
+                crate::legalize::duplicate_decorations::run(
+                    copy,
+                    &mut Statistics::default(),
+                    &mut Changes::unlimited(),
+                );
             }
             Deviation::UnlistedInterfaceVariables => {
-                crate::legalize::interface_variables::run(copy, &mut Statistics::default());
+                crate::legalize::interface_variables::run(
+                    copy,
+                    &mut Statistics::default(),
+                    &mut Changes::unlimited(),
+                );
             }
             Deviation::RepeatedCacheControls => {
                 let mut seen = std::collections::HashSet::new();
@@ -192,6 +208,7 @@ impl Deviation {
                     copy,
                     &mut Analyses::new(),
                     &Target::default(),
+                    &mut Changes::unlimited(),
                 );
             }
         }

@@ -105,7 +105,12 @@ fn main() {
             let mut m = input.clone();
             let t = Instant::now();
             ConvertTensorAddressing
-                .run(&mut m, &mut Analyses::new(), &target)
+                .run(
+                    &mut m,
+                    &mut Analyses::new(),
+                    &target,
+                    &mut spvopt_passes::Changes::unlimited(),
+                )
                 .expect("converts");
             best = best.min(t.elapsed());
             out_n = m.instruction_count();

@@ -48,6 +48,9 @@ OPTIONS:
                             the disassembly against the module before it, to stderr
     --time-report           print per-pass times and statistics to stderr
     --print-all             print the module (disassembly) after every pass to stderr
+    --max-changes=N         every pass of the pipeline stops after N rewrites (like LLVM's
+                            -debug-counter; one pass only: --passes=\"dce(max-changes=N)\");
+                            -v and --stats report each pass's `changes`
     --stats FILE.json       write per-pass statistics as JSON
     --list-passes           list passes and their options
     --check-env             report every Level Zero environment rule IN violates (with its
@@ -75,6 +78,7 @@ struct Args {
     time_report: bool,
     print_all: bool,
     stats: Option<String>,
+    max_changes: Option<u64>,
     list_passes: bool,
     list_targets: bool,
     describe_target: bool,
@@ -149,7 +153,12 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                         Some((k, v)) => (k, Some(v)),
                         None => (flag, None),
                     };
-                    if registry::lookup(key).is_some() && value.is_none() {
+                    if key == "max-changes" {
+                        let v = value.ok_or("--max-changes needs a value: --max-changes=N")?;
+                        a.max_changes = Some(v.parse().map_err(|_| {
+                            format!("--max-changes={v}: expected a number of rewrites")
+                        })?);
+                    } else if registry::lookup(key).is_some() && value.is_none() {
                         a.pipeline.push(key.to_string());
                     } else if registry::option_owner(key).is_some() {
                         a.pass_options
@@ -301,6 +310,9 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
             return Err(format!("--{k} given but no pass in the pipeline takes it"));
         }
         pipeline.set_option(k, v);
+    }
+    if let Some(n) = a.max_changes {
+        pipeline.set_max_changes(n);
     }
 
     let bytes = io::read_input(&input)?;

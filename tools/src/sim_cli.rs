@@ -184,7 +184,7 @@ fn cmd_run(o: &Opts) -> Result<i32, String> {
 
 /// Writes the launch's initial buffers to `dir/arg<i>.bin` and `dir/launch.json` naming them
 /// (a buffer's `type` from the launch, else from the kernel's parameter type).
-fn write_inputs(
+pub fn write_inputs(
     launch: &spvopt_sim::Launch,
     param_types: &[Option<spvopt_sim::compare::Elem>],
     dir: &str,

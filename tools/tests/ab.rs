@@ -1,5 +1,6 @@
 //! `spv-ab`: equivalence over the corpus in all three report formats, and a deliberately
-//! broken pass caught by the comparison and bisected to that pass.
+//! broken pass caught by the comparison and bisected to that pass and to its single bad
+//! rewrite.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -8,7 +9,7 @@ use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::spirv::Op;
 use spvopt_ir::Module;
 use spvopt_passes::manager::PipelineStep;
-use spvopt_passes::{Pass, PassError, PassInfo, PassResult, Pipeline, Statistics};
+use spvopt_passes::{Changes, Pass, PassError, PassInfo, PassResult, Pipeline, Statistics};
 use spvopt_tools::ab::{self, bisect::Finding, Options, Verdict};
 
 fn corpus(rel: &str) -> PathBuf {
@@ -17,45 +18,86 @@ fn corpus(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// A miscompiling pass (test only): swaps the operands of the first `OpFSub`.
-struct SwapFirstFSub;
+/// The instructions the test-only pass rewrites: commutative ones, where swapping the
+/// operands changes nothing, and `OpFSub`, where it miscompiles.
+const SWAPPED: [Op; 7] = [
+    Op::FAdd,
+    Op::FMul,
+    Op::IAdd,
+    Op::IMul,
+    Op::BitwiseAnd,
+    Op::BitwiseOr,
+    Op::FSub,
+];
 
-impl Pass for SwapFirstFSub {
+/// A miscompiling pass (test only): one rewrite per `OpFAdd`, `OpFMul`, `OpIAdd`, `OpIMul`,
+/// `OpBitwiseAnd`, `OpBitwiseOr` and `OpFSub` in module order, swapping its two operands; harmless except for the first `OpFSub`
+/// (later ones are left alone), so exactly one of its rewrites breaks the kernel. Honours
+/// `max-changes` like every pass.
+struct SwapOperands;
+
+impl Pass for SwapOperands {
     fn name(&self) -> &'static str {
-        "swap-first-fsub"
+        "swap-operands"
     }
     fn run(
         &mut self,
         m: &mut Module,
         _: &mut Analyses,
         _: &Target,
+        changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
-        let Some(i) = m.all_insts().find(|&i| m.inst(i).is(Op::FSub)) else {
-            return Ok(PassResult::unchanged(Statistics::default()));
-        };
-        let ops = m.inst_mut(i).operands_mut();
-        ops.swap(0, 1);
+        let mut seen_fsub = false;
+        let targets: Vec<_> = m
+            .all_insts()
+            .filter(|&i| {
+                let is_fsub = m.inst(i).is(Op::FSub);
+                let take = SWAPPED.iter().any(|&op| m.inst(i).is(op)) && !(is_fsub && seen_fsub);
+                seen_fsub |= is_fsub;
+                take
+            })
+            .collect();
+        let mut stats = Statistics::default();
+        for i in targets {
+            if !changes.allow() {
+                break;
+            }
+            m.inst_mut(i).operands_mut().swap(0, 1);
+            stats.add("swapped", 1);
+        }
         Ok(PassResult {
-            changed: true,
+            changed: stats.get("swapped") > 0,
             preserved: AnalysisSet::ALL,
-            stats: Statistics::default(),
+            stats,
         })
     }
 }
 
-static SWAP_FIRST_FSUB: PassInfo = PassInfo {
-    name: "swap-first-fsub",
-    description: "test only: miscompiles one instruction",
+static SWAP_OPERANDS: PassInfo = PassInfo {
+    name: "swap-operands",
+    description: "test only: several rewrites, one of which miscompiles",
     options: &[],
-    construct: |_| Ok(Box::new(SwapFirstFSub)),
+    construct: |_| Ok(Box::new(SwapOperands)),
 };
+
+/// The 1-based number, among the pass's rewrites on `m`, of the one that swaps an `OpFSub`.
+fn fsub_rewrite_number(m: &Module) -> (u64, u64) {
+    let rewritten: Vec<bool> = m
+        .all_insts()
+        .filter(|&i| SWAPPED.iter().any(|&op| m.inst(i).is(op)))
+        .map(|i| m.inst(i).is(Op::FSub))
+        .collect();
+    let first = rewritten.iter().position(|&f| f).expect("an OpFSub") as u64 + 1;
+    let total = rewritten.iter().filter(|&&f| !f).count() as u64 + 1;
+    (first, total)
+}
 
 fn with_broken_pass(text: &str, at: usize) -> Pipeline {
     let mut p = Pipeline::parse(text).unwrap();
     p.steps.insert(
         at,
         PipelineStep {
-            info: &SWAP_FIRST_FSUB,
+            info: &SWAP_OPERANDS,
             options: Vec::new(),
         },
     );
@@ -65,7 +107,7 @@ fn with_broken_pass(text: &str, at: usize) -> Pipeline {
 const SOFTMAX: &str = "triton/nodbg/softmax_fp32_1024_w4_sg16__pvc.spv";
 
 #[test]
-fn broken_pass_is_caught_and_bisected_to_the_pass() {
+fn broken_pass_is_caught_and_bisected_to_the_pass_and_the_rewrite() {
     let kernel = corpus(SOFTMAX);
     let opts = Options {
         launches: Some(corpus("triton/launches")),
@@ -107,28 +149,71 @@ fn broken_pass_is_caught_and_bisected_to_the_pass() {
 
     let module = ab::load_kernel(&kernel).unwrap();
     let launch = spvopt_sim::Launch::from_file(&ab::launch_for(&kernel, &opts).unwrap()).unwrap();
-    match ab::bisect::bisect(&module, &broken, &target, &launch).unwrap() {
+    // What the broken pass sees: the module after strip-debug.
+    let mut stripped = module.clone();
+    spvopt_passes::run_pipeline(
+        &Pipeline::parse("strip-debug").unwrap(),
+        &mut stripped,
+        &target,
+        &mut Default::default(),
+    )
+    .unwrap();
+    let (bad_number, total) = fsub_rewrite_number(&stripped);
+    assert!(bad_number > 1, "harmless rewrites come before the bad one");
+    assert!(total > bad_number, "and after it");
+    let finding = ab::bisect::bisect(&module, &broken, &target, &launch).unwrap();
+    match &finding {
         Finding::FirstBadPass {
-            index, pass, diff, ..
+            index,
+            pass,
+            diff,
+            transformation,
+            ..
         } => {
-            assert_eq!((index, pass.as_str()), (1, "swap-first-fsub"));
-            let changed: Vec<&str> = diff
-                .lines()
-                .filter(|l| {
-                    (l.starts_with('-') || l.starts_with('+'))
-                        && !l.starts_with("---")
-                        && !l.starts_with("+++")
-                })
-                .collect();
-            assert_eq!(changed.len(), 2, "one instruction changed: {diff}");
-            assert!(changed.iter().all(|l| l.contains("OpFSub")), "{diff}");
+            assert_eq!((*index, pass.as_str()), (1, "swap-operands"));
+            // The whole pass changes many instructions ...
+            assert!(
+                changed_lines(diff).len() > 2 * bad_number as usize,
+                "{diff}"
+            );
+            // ... the single transformation one OpFSub.
+            let t = transformation.as_ref().unwrap();
+            assert_eq!((t.number, t.of), (bad_number, total));
+            assert_eq!(t.step, format!("swap-operands(max-changes={bad_number})"));
+            let changed = changed_lines(&t.diff);
+            assert_eq!(changed.len(), 2, "one instruction changed: {}", t.diff);
+            assert!(changed.iter().all(|l| l.contains("OpFSub")), "{}", t.diff);
+            assert!(t.difference.starts_with("arg0:"), "{}", t.difference);
         }
         other => panic!("{other:?}"),
     }
+    let text = finding.text();
+    eprintln!("{text}");
+    assert!(
+        text.contains(&format!(
+            "first bad transformation: rewrite {bad_number} of {total} of `swap-operands`"
+        )),
+        "{text}"
+    );
+    // --bisect in the comparison: the kernel that differs is bisected the same way.
+    let ev = ab::evaluate_kernel(&kernel, &opts, &good, &broken, &target);
+    let b = ab::bisect_kernel(&ev, &good, &broken, &target);
+    assert_eq!(b.pipeline, "B");
+    assert_eq!(b.finding.as_deref(), Ok(text.as_str()));
     assert!(matches!(
         ab::bisect::bisect(&module, &good, &target, &launch).unwrap(),
         Finding::NoDifference { .. }
     ));
+}
+
+fn changed_lines(diff: &str) -> Vec<&str> {
+    diff.lines()
+        .filter(|l| {
+            (l.starts_with('-') || l.starts_with('+'))
+                && !l.starts_with("---")
+                && !l.starts_with("+++")
+        })
+        .collect()
 }
 
 #[test]

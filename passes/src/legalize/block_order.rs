@@ -15,7 +15,7 @@
 use spvopt_analysis::{Cfg, Dominators};
 use spvopt_ir::{BlockId, Module};
 
-use crate::pass::Statistics;
+use crate::pass::{Changes, Statistics};
 
 /// Whether the layout lists some reachable block before its immediate dominator (if every
 /// block follows its immediate dominator, by induction it follows all its dominators).
@@ -31,7 +31,7 @@ fn needs_reorder(m: &Module, dom: &Dominators, blocks: &[BlockId]) -> bool {
 }
 
 /// Reorders the functions that need it; counts `reordered_functions`.
-pub fn run(m: &mut Module, stats: &mut Statistics) {
+pub fn run(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
     let cfg = Cfg::build(m);
     let dom = Dominators::build(m, &cfg);
     for f in m.function_ids().collect::<Vec<_>>() {
@@ -42,7 +42,7 @@ pub fn run(m: &mut Module, stats: &mut Statistics) {
         let rpo = cfg.rpo(f);
         let mut order: Vec<BlockId> = rpo.to_vec();
         order.extend(blocks.iter().copied().filter(|b| !cfg.is_reachable(*b)));
-        if order.len() == blocks.len() && order.first() == blocks.first() {
+        if order.len() == blocks.len() && order.first() == blocks.first() && changes.allow() {
             m.functions[f.index()].blocks = order;
             stats.add("reordered_functions", 1);
         }

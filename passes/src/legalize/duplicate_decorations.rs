@@ -14,7 +14,7 @@ use spirv::Op;
 use spvopt_analysis::fxhash::FxHashSet as HashSet;
 use spvopt_ir::{Module, Section};
 
-use crate::pass::Statistics;
+use crate::pass::{Changes, Statistics};
 
 fn is_decoration(op: Option<Op>) -> bool {
     matches!(
@@ -32,7 +32,7 @@ pub fn has_duplicates(m: &Module) -> bool {
 }
 
 /// Removes the repetitions; counts `duplicate_decorations_removed`.
-pub fn run(m: &mut Module, stats: &mut Statistics) {
+pub fn run(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
     if !has_duplicates(m) {
         return;
     }
@@ -40,7 +40,7 @@ pub fn run(m: &mut Module, stats: &mut Statistics) {
     let mut removed = 0u64;
     m.retain_section(Section::Annotation, |m, i| {
         let d = m.inst(i);
-        if !is_decoration(d.op()) || seen.insert(d.words.to_vec()) {
+        if !is_decoration(d.op()) || seen.insert(d.words.to_vec()) || !changes.allow() {
             true
         } else {
             removed += 1;

@@ -16,11 +16,11 @@
 use spirv::Op;
 use spvopt_ir::{Inst, InstId, Module};
 
-use crate::pass::Statistics;
+use crate::pass::{Changes, Statistics};
 use crate::util::is_debug_inst;
 
 /// Moves the variables; counts `moved_variables` and `initializers_to_stores`.
-pub fn run(m: &mut Module, stats: &mut Statistics) {
+pub fn run(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
     for f in m.function_ids().collect::<Vec<_>>() {
         let blocks = m.function(f).blocks.clone();
         let Some(&entry) = blocks.first() else {
@@ -60,6 +60,9 @@ pub fn run(m: &mut Module, stats: &mut Statistics) {
             .or_else(|| m.block_terminator(entry));
         let Some(anchor) = anchor else { continue };
         for v in misplaced {
+            if !changes.allow() {
+                return;
+            }
             let (init, var) = {
                 let inst = m.inst(v);
                 (inst.operand_id(1), inst.result_id())

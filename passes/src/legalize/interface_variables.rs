@@ -14,7 +14,7 @@ use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use spvopt_ir::{Id, Inst, InstId, Module, Section};
 
-use crate::pass::Statistics;
+use crate::pass::{Changes, Statistics};
 
 /// Index of the first interface operand of `OpEntryPoint` (after model, function, name).
 pub(crate) fn interface_start(ops: &[u32]) -> usize {
@@ -109,8 +109,11 @@ pub fn has_missing(m: &Module) -> bool {
 }
 
 /// Appends the missing variables; counts `interface_variables_added`.
-pub fn run(m: &mut Module, stats: &mut Statistics) {
+pub fn run(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
     for (e, vars) in missing(m) {
+        if !changes.allow() {
+            break;
+        }
         let mut words = m.inst(e).operands().to_vec();
         words.extend(vars.iter().map(|v| v.word()));
         stats.add("interface_variables_added", vars.len() as u64);

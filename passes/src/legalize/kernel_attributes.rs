@@ -14,7 +14,7 @@ use spirv::{ExecutionMode, Op};
 use spvopt_analysis::Target;
 use spvopt_ir::{Module, Section};
 
-use crate::pass::Statistics;
+use crate::pass::{Changes, Statistics};
 
 const MODES: [ExecutionMode; 3] = [
     ExecutionMode::MaxWorkgroupSizeINTEL,
@@ -23,7 +23,7 @@ const MODES: [ExecutionMode; 3] = [
 ];
 
 /// Drops the modes on targets without kernel attributes; counts `dropped_kernel_attributes`.
-pub fn run(m: &mut Module, target: &Target, stats: &mut Statistics) {
+pub fn run(m: &mut Module, target: &Target, stats: &mut Statistics, changes: &mut Changes) {
     if target.features.kernel_attributes {
         return;
     }
@@ -33,7 +33,8 @@ pub fn run(m: &mut Module, target: &Target, stats: &mut Statistics) {
         let is_attribute = (inst.is(Op::ExecutionMode) || inst.is(Op::ExecutionModeId))
             && inst
                 .operand_word(1)
-                .is_some_and(|w| MODES.iter().any(|&x| x as u32 == w));
+                .is_some_and(|w| MODES.iter().any(|&x| x as u32 == w))
+            && changes.allow();
         if is_attribute {
             dropped += 1;
         }

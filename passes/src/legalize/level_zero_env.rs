@@ -26,7 +26,7 @@ use std::collections::{HashMap, HashSet};
 use spirv::Op;
 use spvopt_ir::{Id, InstId, Module, Section};
 
-use crate::pass::Statistics;
+use crate::pass::{Changes, Statistics};
 
 use super::location;
 
@@ -50,8 +50,15 @@ fn check_signedness(m: &Module, v: &mut Vec<String>) {
 }
 
 /// Fixes what can be fixed (signedness); every remaining violation goes to `errors`.
-pub fn fix(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) {
-    fix_signedness(m, stats);
+/// One rewrite (`--max-changes`): the whole signedness rewrite (types merge with their twins,
+/// so no part of it stands alone).
+pub fn fix(
+    m: &mut Module,
+    stats: &mut Statistics,
+    errors: &mut Vec<String>,
+    changes: &mut Changes,
+) {
+    fix_signedness(m, stats, changes);
     check_rest(m, errors);
 }
 
@@ -448,7 +455,7 @@ fn mask_literal(word: u32, width: u32) -> u32 {
 }
 
 /// Rewrites Signedness 1 integer types to 0 and merges what becomes identical.
-fn fix_signedness(m: &mut Module, stats: &mut Statistics) {
+fn fix_signedness(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
     let mut narrow_signed: HashMap<Id, u32> = HashMap::new();
     let mut any_signed = false;
     for (_, inst) in m.section_insts(Section::Global) {
@@ -461,7 +468,7 @@ fn fix_signedness(m: &mut Module, stats: &mut Statistics) {
             }
         }
     }
-    if !any_signed {
+    if !any_signed || !changes.allow() {
         return;
     }
     // Literals narrower than 32 bits: sign-extended for signed types, zero-extended for

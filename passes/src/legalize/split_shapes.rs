@@ -35,7 +35,7 @@ use spvopt_analysis::{Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
 use crate::block_io::{block_instructions, BlockKind, BlockOperands};
-use crate::pass::Statistics;
+use crate::pass::{Changes, Statistics};
 
 use super::location;
 
@@ -163,13 +163,15 @@ fn addressing_scalar(m: &Module, pointer: Id) -> Option<(Id, u32)> {
     }
 }
 
-/// Legalizes every 2D block op and buffer prefetch.
+/// Legalizes every 2D block op and buffer prefetch. One rewrite (`--max-changes`): one op
+/// dropped, lowered or split, in module order (2D block ops, then buffer prefetches).
 pub fn run(
     m: &mut Module,
     target: &Target,
     facts: &KernelFacts,
     stats: &mut Statistics,
     errors: &mut Vec<String>,
+    changes: &mut Changes,
 ) {
     let mut types = Interner::default();
     for at in block_instructions(m) {
@@ -184,6 +186,9 @@ pub fn run(
             continue;
         };
         if !target.has_2d_block_io() {
+            if !changes.allow() {
+                continue;
+            }
             if ops.kind == BlockKind::Prefetch {
                 m.erase(at);
                 stats.add("dropped_2d_prefetches", 1);
@@ -227,6 +232,9 @@ pub fn run(
         };
         let Some(plan) = find_plan(target, ops.kind, e, w, h, c, sg) else {
             if ops.kind == BlockKind::Prefetch {
+                if !changes.allow() {
+                    continue;
+                }
                 m.erase(at);
                 stats.add("dropped_2d_prefetches", 1);
             } else {
@@ -246,11 +254,14 @@ pub fn run(
             }
             continue;
         };
+        if !changes.allow() {
+            continue;
+        }
         if let Err(msg) = apply(m, at, &ops, plan, (e, w, h, c), sg, &mut types, stats) {
             errors.push(format!("{}: {}; {msg}", location(m, at), describe()));
         }
     }
-    buffer_prefetches(m, target, stats, &mut types);
+    buffer_prefetches(m, target, stats, &mut types, changes);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -448,6 +459,7 @@ fn buffer_prefetches(
     target: &Target,
     stats: &mut Statistics,
     types: &mut Interner,
+    changes: &mut Changes,
 ) {
     let mut list = Vec::new();
     for f in m.function_ids() {
@@ -469,7 +481,7 @@ fn buffer_prefetches(
         let Some(n) = m.const_int_value(nb) else {
             continue;
         };
-        if n <= u64::from(u32::MAX) && honoured.contains(&(n as u32)) {
+        if (n <= u64::from(u32::MAX) && honoured.contains(&(n as u32))) || !changes.allow() {
             continue;
         }
         // Greedy: the largest honoured size that fits, repeatedly.

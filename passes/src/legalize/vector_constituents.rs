@@ -22,11 +22,12 @@
 //!
 //! Cost: one walk over the function bodies; the rewrite adds at most one instruction per
 //! component of the result.
+//! One rewrite ([`Changes`]): one construct rebuilt.
 
 use spirv::Op;
 use spvopt_ir::{Id, Inst, InstId, Module};
 
-use crate::pass::Statistics;
+use crate::pass::{Changes, Statistics};
 
 /// Component type and count of a vector type id, `None` when `ty` is not a vector type.
 fn vector_of(m: &Module, ty: Id) -> Option<(Id, u32)> {
@@ -39,7 +40,7 @@ fn vector_of(m: &Module, ty: Id) -> Option<(Id, u32)> {
 
 /// Rewrites the constructs; counts `vector_constituents_shuffled` (one shuffle) and
 /// `vector_constituents_scalarized` (extracts + construct of scalars).
-pub fn run(m: &mut Module, stats: &mut Statistics) {
+pub fn run(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
     let mut candidates: Vec<InstId> = Vec::new();
     for f in m.function_ids().collect::<Vec<_>>() {
         for &b in &m.function(f).blocks {
@@ -66,6 +67,9 @@ pub fn run(m: &mut Module, stats: &mut Statistics) {
         }
     }
     for i in candidates {
+        if !changes.allow() {
+            break;
+        }
         rewrite(m, i, stats);
     }
 }

@@ -7,97 +7,34 @@
 //! block ops by shape, MMAs by shape, prefetches) and the simulator's counters (2D messages and
 //! bytes, prefetch coverage, MMA ops, instructions executed). Kernels run in parallel (rayon);
 //! the report lists them in the order given. `spv-ab bisect` finds the first pass of a
-//! pipeline after which a kernel's results differ (see [`bisect`]).
+//! pipeline after which a kernel's results differ and the single rewrite inside that pass
+//! (see [`bisect`]); `--bisect` does it for every kernel that differs. `--device opencl[:N]`
+//! also runs the original, A and B on an OpenCL device, checks them against spv-sim and times
+//! them (see [`device`]).
 //!
-//! Exit code: 0 when every kernel with a launch is proven equivalent, 1 when one differs or
-//! fails, 2 for a usage error.
+//! Exit code: 0 when every kernel with a launch is proven equivalent (and, with `--device`,
+//! every run on the device agrees with spv-sim), 1 when one differs or fails, 2 for a usage
+//! error.
 
 pub mod bisect;
+mod cli;
+pub mod device;
 pub mod report;
+mod stats;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::Serialize;
 use spvopt_analysis::Target;
 use spvopt_ir::Module;
-use spvopt_passes::block_io::{block_instructions, BlockKind, BlockOperands};
 use spvopt_passes::{run_pipeline, Hooks, Pipeline};
 use spvopt_sim::{Launch, RunOutput};
 
 use crate::io;
-
-pub const USAGE: &str = "\
-spv-ab — compare two pass pipelines over many kernels, proving equivalence on spv-sim
-
-USAGE:
-    spv-ab --a PIPELINE --b PIPELINE [OPTIONS] KERNELS...
-    spv-ab bisect --pipeline PIPELINE [--target T] [--launch L.json] KERNEL
-
-KERNELS are .spv / .spvasm files or folders (searched recursively). A kernel's launch
-(spv-sim's launch JSON, see sim/README.md) is NAME.launch.json beside it, or in --launches DIR,
-or --launch L.json for every kernel; a kernel without one is optimized and measured statically
-but not proven equivalent (reported as `no launch`).
-PIPELINE is a pipeline string as in spv-opt --passes (\"-O\" or \"O\" for -O), e.g.
-    --a -O --b \"-O,insert-prefetches(prefetch-distance=2)\"
-
-OPTIONS:
-    --target NAME       target device profile (default generic)
-    --launch L.json     the launch for every kernel
-    --launches DIR      where NAME.launch.json files are
-    --json FILE         write the whole report as JSON (`-` for stdout)
-    --html FILE         write a self-contained HTML report with bar charts
-    --ulp N             floating-point buffers (element type from the kernel's parameter
-                        types) may differ by N units in the last place: verdict `within N ulp`
-    --jobs N            kernels in parallel (default: all cores)
-    --quiet             no table on stdout
-    --help
-
-bisect: runs PIPELINE on KERNEL pass by pass and reports the first pass after which the
-simulator's buffers differ from the original's, with the disassembly diff of that pass.
-Exit codes: 0 equivalent, 1 a kernel differs or failed, 2 usage error.
-";
-
-/// Command-line options of the comparison.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    pub a: String,
-    pub b: String,
-    pub target: Option<String>,
-    pub launch: Option<PathBuf>,
-    pub launches: Option<PathBuf>,
-    pub json: Option<String>,
-    pub html: Option<String>,
-    pub jobs: Option<usize>,
-    /// Tolerance for floating-point buffers, in units in the last place (0: bit-identical).
-    pub ulp: u64,
-    pub quiet: bool,
-    pub kernels: Vec<PathBuf>,
-}
-
-/// Static statistics of one module.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct StaticStats {
-    pub instructions: usize,
-    /// 2D block operations by kind and shape (`load 2b 32r16x2c`).
-    pub block2d: BTreeMap<String, u64>,
-    /// MMAs by K, rows and operand mask (`k16 m8 mask 0x3000`).
-    pub mma: BTreeMap<String, u64>,
-    /// 2D block prefetches plus 1D buffer prefetches.
-    pub prefetches: u64,
-}
-
-/// What the simulator counted in one run (a summary of `spvopt_sim::Counters`).
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct SimStats {
-    pub instructions: u64,
-    pub block2d_messages: u64,
-    pub block2d_bytes: u64,
-    pub prefetches: u64,
-    pub prefetch_coverage: f64,
-    pub mma_ops: u64,
-}
+pub use cli::{main, parse_options, Options, USAGE};
+use device::DeviceRun;
+pub use stats::{sim_stats, static_stats, SimStats, StaticStats};
 
 /// One variant of a kernel: the original, A or B.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -106,6 +43,9 @@ pub struct Variant {
     pub sim: Option<SimStats>,
     /// Why this variant could not be produced or run.
     pub error: Option<String>,
+    /// Its run on the `--device` (absent without `--device`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceRun>,
 }
 
 /// The verdict on a kernel.
@@ -133,6 +73,18 @@ pub struct KernelReport {
     pub a: Variant,
     pub b: Variant,
     pub verdict: Verdict,
+    /// With `--bisect`, on a kernel whose A or B differs: where that pipeline breaks it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bisect: Option<KernelBisect>,
+}
+
+/// `--bisect` on a kernel that differs.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelBisect {
+    /// `A` or `B`: the pipeline bisected (A when both differ).
+    pub pipeline: String,
+    /// The finding ([`bisect::Finding`]'s text), or why bisection failed.
+    pub finding: Result<String, String>,
 }
 
 /// The whole comparison.
@@ -141,17 +93,23 @@ pub struct Report {
     pub a: String,
     pub b: String,
     pub target: String,
+    /// The `--device` the variants ran on (absent without `--device`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
     pub kernels: Vec<KernelReport>,
 }
 
 impl Report {
-    /// Whether every kernel with a launch was proven equivalent and none failed.
+    /// Whether every kernel with a launch was proven equivalent and none failed, and every
+    /// run on the device gave spv-sim's results.
     pub fn all_equivalent(&self) -> bool {
         self.kernels.iter().all(|k| {
             matches!(
                 k.verdict,
                 Verdict::Equivalent | Verdict::Within(_) | Verdict::NoLaunch
-            )
+            ) && [&k.original, &k.a, &k.b]
+                .iter()
+                .all(|v| v.device.as_ref().is_none_or(|d| d.agrees != Some(false)))
         })
     }
 }
@@ -264,100 +222,6 @@ pub fn optimize(m: &Module, pipeline: &Pipeline, target: &Target) -> Result<Modu
     Ok(out)
 }
 
-/// Static statistics; builtin calls are counted as the native ops they stand for.
-pub fn static_stats(m: &Module) -> StaticStats {
-    let mut native = m.clone();
-    let raise = spvopt_passes::lookup("raise-builtins").expect("registered");
-    if let Ok(mut pass) = (raise.construct)(&Vec::new()) {
-        // On failure the statistics count the module as it is (builtin calls uncounted).
-        if pass
-            .run(
-                &mut native,
-                &mut spvopt_analysis::Analyses::new(),
-                &Target::default(),
-            )
-            .is_err()
-        {
-            native = m.clone();
-        }
-    }
-    let m = &native;
-    let mut s = StaticStats {
-        instructions: m.instruction_count(),
-        ..Default::default()
-    };
-    for i in block_instructions(m) {
-        let Some(ops) = BlockOperands::read(m.inst(i)) else {
-            continue;
-        };
-        if ops.kind == BlockKind::Prefetch {
-            s.prefetches += 1;
-        }
-        let key = match ops.shape(m) {
-            Some(sh) => format!(
-                "{:?} {}b {}r{}x{}c",
-                ops.kind,
-                sh.element_size * 8,
-                sh.height,
-                sh.width,
-                sh.count
-            )
-            .to_lowercase(),
-            None => format!("{:?} non-constant shape", ops.kind).to_lowercase(),
-        };
-        *s.block2d.entry(key).or_insert(0) += 1;
-    }
-    for i in m.all_insts() {
-        let inst = m.inst(i);
-        if inst.is(spvopt_ir::spirv::Op::SubgroupBlockPrefetchINTEL) {
-            s.prefetches += 1;
-        } else if inst.is(spvopt_ir::spirv::Op::SubgroupMatrixMultiplyAccumulateINTEL) {
-            let k = inst
-                .operand_id(0)
-                .and_then(|k| m.const_int_value(k))
-                .map_or("?".into(), |k| k.to_string());
-            let rows = inst
-                .result_type()
-                .and_then(|t| m.def_inst(t))
-                .map_or(1, |t| {
-                    if t.is(spvopt_ir::spirv::Op::TypeVector) {
-                        t.operand_word(1).unwrap_or(1)
-                    } else {
-                        1
-                    }
-                });
-            let mask = inst.operand_word(4).unwrap_or(0);
-            *s.mma
-                .entry(format!("k{k} m{rows} mask {mask:#x}"))
-                .or_insert(0) += 1;
-        }
-    }
-    s
-}
-
-/// The counters summary of a simulator run.
-pub fn sim_stats(out: &RunOutput) -> SimStats {
-    let c = &out.counters;
-    SimStats {
-        instructions: c.instructions,
-        block2d_messages: c
-            .block2d
-            .iter()
-            .filter(|(k, _)| !k.starts_with("prefetch"))
-            .map(|(_, v)| v.ops)
-            .sum(),
-        block2d_bytes: c
-            .block2d
-            .iter()
-            .filter(|(k, _)| !k.starts_with("prefetch"))
-            .map(|(_, v)| v.bytes)
-            .sum(),
-        prefetches: c.prefetches,
-        prefetch_coverage: c.prefetch_coverage,
-        mma_ops: c.mma.values().sum(),
-    }
-}
-
 /// How two runs' buffers compare with a tolerance of `ulp` units in the last place for
 /// floating-point buffers (`elems`: element type per parameter index).
 enum Comparison {
@@ -419,6 +283,18 @@ pub fn first_difference(a: &RunOutput, b: &RunOutput) -> Option<String> {
     None
 }
 
+/// One kernel as compared, with what the `--device` runs and `--bisect` need.
+pub struct Evaluated {
+    pub report: KernelReport,
+    /// The original, A and B (`None` where it could not be produced).
+    pub modules: [Option<Module>; 3],
+    /// Their runs on spv-sim.
+    pub runs: [Option<RunOutput>; 3],
+    pub launch: Option<Launch>,
+    /// Element type of each kernel parameter (for ulp comparisons).
+    pub elems: Vec<Option<spvopt_sim::compare::Elem>>,
+}
+
 /// Compares A and B on one kernel.
 pub fn compare_kernel(
     path: &Path,
@@ -427,37 +303,59 @@ pub fn compare_kernel(
     b: &Pipeline,
     target: &Target,
 ) -> KernelReport {
+    evaluate_kernel(path, opts, a, b, target).report
+}
+
+/// Compares A and B on one kernel, keeping the modules and runs.
+pub fn evaluate_kernel(
+    path: &Path,
+    opts: &Options,
+    a: &Pipeline,
+    b: &Pipeline,
+    target: &Target,
+) -> Evaluated {
     let launch_path = launch_for(path, opts);
-    let mut report = KernelReport {
-        kernel: path.display().to_string(),
-        launch: launch_path.as_ref().map(|p| p.display().to_string()),
-        original: Variant::default(),
-        a: Variant::default(),
-        b: Variant::default(),
-        verdict: Verdict::NoLaunch,
+    let mut ev = Evaluated {
+        report: KernelReport {
+            kernel: path.display().to_string(),
+            launch: launch_path.as_ref().map(|p| p.display().to_string()),
+            original: Variant::default(),
+            a: Variant::default(),
+            b: Variant::default(),
+            verdict: Verdict::NoLaunch,
+            bisect: None,
+        },
+        modules: [None, None, None],
+        runs: [None, None, None],
+        launch: None,
+        elems: Vec::new(),
     };
+    let report = &mut ev.report;
     let original = match load_kernel(path) {
         Ok(m) => m,
         Err(e) => {
             report.verdict = Verdict::Error(e);
-            return report;
+            return ev;
         }
     };
     let launch = match launch_path.as_deref().map(Launch::from_file) {
         Some(Ok(l)) => Some(l),
         Some(Err(e)) => {
             report.verdict = Verdict::Error(format!("launch: {e}"));
-            return report;
+            return ev;
         }
         None => None,
     };
     let mut runs: Vec<Option<RunOutput>> = Vec::new();
     let mut failure: Option<String> = None;
-    for (which, variant, pipeline) in [
+    for (k, (which, variant, pipeline)) in [
         ("original", &mut report.original, None),
         ("A", &mut report.a, Some(a)),
         ("B", &mut report.b, Some(b)),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let module = match pipeline {
             None => Ok(original.clone()),
             Some(p) => optimize(&original, p, target),
@@ -472,11 +370,13 @@ pub fn compare_kernel(
             }
         };
         variant.static_stats = static_stats(&module);
+        ev.modules[k] = Some(module);
         let Some(l) = &launch else {
             runs.push(None);
             continue;
         };
-        match spvopt_sim::run(&module, l) {
+        let module = ev.modules[k].as_ref().expect("just stored");
+        match spvopt_sim::run(module, l) {
             Ok(out) => {
                 variant.sim = Some(sim_stats(&out));
                 runs.push(Some(out));
@@ -497,13 +397,13 @@ pub fn compare_kernel(
         let (Some(o), Some(ra), Some(rb)) = (o, ra, rb) else {
             unreachable!("every variant ran: no failure was recorded")
         };
-        let elems = launch
+        ev.elems = launch
             .as_ref()
             .map(|l| spvopt_sim::compare::param_elem_types(&original, &l.kernel))
             .unwrap_or_default();
         match (
-            compare_runs(o, ra, &elems, opts.ulp),
-            compare_runs(o, rb, &elems, opts.ulp),
+            compare_runs(o, ra, &ev.elems, opts.ulp),
+            compare_runs(o, rb, &ev.elems, opts.ulp),
         ) {
             (Comparison::Differs(d), _) => Verdict::Differs(format!("A vs original: {d}")),
             (_, Comparison::Differs(d)) => Verdict::Differs(format!("B vs original: {d}")),
@@ -521,7 +421,30 @@ pub fn compare_kernel(
             }
         }
     };
-    report
+    let [o, ra, rb] = <[Option<RunOutput>; 3]>::try_from(runs).unwrap_or_default();
+    ev.runs = [o, ra, rb];
+    ev.launch = launch;
+    ev
+}
+
+/// `--bisect`: bisects the pipeline (A, else B) that made a kernel differ.
+pub fn bisect_kernel(ev: &Evaluated, a: &Pipeline, b: &Pipeline, target: &Target) -> KernelBisect {
+    let Verdict::Differs(d) = &ev.report.verdict else {
+        unreachable!("only kernels that differ are bisected")
+    };
+    let (name, pipeline) = if d.starts_with("A vs") {
+        ("A", a)
+    } else {
+        ("B", b)
+    };
+    let finding = match (&ev.modules[0], &ev.launch) {
+        (Some(m), Some(l)) => bisect::bisect(m, pipeline, target, l).map(|f| f.text()),
+        _ => Err("no original module or launch".into()),
+    };
+    KernelBisect {
+        pipeline: name.into(),
+        finding,
+    }
 }
 
 /// Runs the comparison (the `spv-ab` command without `bisect`).
@@ -536,14 +459,28 @@ pub fn compare(opts: &Options) -> Result<Report, String> {
     if kernels.is_empty() {
         return Err("no kernels (.spv / .spvasm) found".into());
     }
+    // The device first: without it, nothing else is worth doing.
+    let runner = match opts.device {
+        Some(index) => Some(device::Runner::start(index, opts.python.as_deref())?),
+        None => None,
+    };
     let progress = report::Progress::new(kernels.len() as u64);
     let work = || {
         kernels
             .par_iter()
-            .map(|k| {
-                let r = compare_kernel(k, opts, &a, &b, &target);
+            .enumerate()
+            .map(|(k, path)| {
+                let mut ev = evaluate_kernel(path, opts, &a, &b, &target);
+                if opts.bisect && matches!(ev.report.verdict, Verdict::Differs(_)) {
+                    ev.report.bisect = Some(bisect_kernel(&ev, &a, &b, &target));
+                }
+                // The device runs get files; the modules and buffers go now.
+                let staged = match &runner {
+                    Some(r) => r.stage(k, &mut ev),
+                    None => Vec::new(),
+                };
                 progress.tick();
-                r
+                (ev.report, staged)
             })
             .collect::<Vec<_>>()
     };
@@ -556,106 +493,17 @@ pub fn compare(opts: &Options) -> Result<Report, String> {
         None => work(),
     };
     progress.finish();
+    let (mut reports, staged): (Vec<KernelReport>, Vec<Vec<device::Staged>>) =
+        results.into_iter().unzip();
+    // Device runs one at a time, after the simulator's work: timings are not shared with it.
+    if let Some(r) = &runner {
+        r.run(&mut reports, staged.into_iter().flatten().collect(), opts)?;
+    }
     Ok(Report {
         a: opts.a.clone(),
         b: opts.b.clone(),
         target: target.name.clone(),
-        kernels: results,
+        device: runner.map(|r| r.description()),
+        kernels: reports,
     })
-}
-
-fn take(args: &[String], i: &mut usize, flag: &str) -> Result<String, String> {
-    *i += 1;
-    args.get(*i)
-        .cloned()
-        .ok_or_else(|| format!("{flag} needs a value"))
-}
-
-/// Parses the comparison's arguments (`None` for `--help`).
-pub fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
-    let mut o = Options::default();
-    let (mut have_a, mut have_b) = (false, false);
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (arg, None),
-        };
-        let value = |i: &mut usize| match &inline {
-            Some(v) => Ok(v.clone()),
-            None => take(args, i, flag),
-        };
-        match flag {
-            "-h" | "--help" => return Ok(None),
-            "--a" => {
-                o.a = value(&mut i)?;
-                have_a = true;
-            }
-            "--b" => {
-                o.b = value(&mut i)?;
-                have_b = true;
-            }
-            "--target" => o.target = Some(value(&mut i)?),
-            "--launch" => o.launch = Some(PathBuf::from(value(&mut i)?)),
-            "--launches" => o.launches = Some(PathBuf::from(value(&mut i)?)),
-            "--json" => o.json = Some(value(&mut i)?),
-            "--html" => o.html = Some(value(&mut i)?),
-            "--jobs" => {
-                let v = value(&mut i)?;
-                o.jobs = Some(v.parse().map_err(|_| format!("--jobs: bad number {v}"))?);
-            }
-            "--quiet" => o.quiet = true,
-            "--ulp" => {
-                let v = value(&mut i)?;
-                o.ulp = v.parse().map_err(|_| format!("--ulp: bad number {v}"))?;
-            }
-            _ if arg.starts_with('-') && arg.len() > 1 => {
-                return Err(format!("unknown option {arg} (see --help)"))
-            }
-            _ => o.kernels.push(PathBuf::from(arg)),
-        }
-        i += 1;
-    }
-    if !have_a || !have_b {
-        return Err("give both --a PIPELINE and --b PIPELINE (see --help)".into());
-    }
-    if o.kernels.is_empty() {
-        return Err("no kernels given (see --help)".into());
-    }
-    Ok(Some(o))
-}
-
-/// Runs spv-ab with `args` (without the program name); returns the exit code.
-pub fn main(args: &[String]) -> i32 {
-    if args.first().map(String::as_str) == Some("bisect") {
-        return bisect::main(&args[1..]);
-    }
-    let opts = match parse_options(args) {
-        Ok(Some(o)) => o,
-        Ok(None) => {
-            print!("{USAGE}");
-            return 0;
-        }
-        Err(e) => {
-            eprintln!("spv-ab: error: {e}");
-            return 2;
-        }
-    };
-    let report = match compare(&opts) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("spv-ab: error: {e}");
-            return 2;
-        }
-    };
-    if let Err(e) = report::write_all(&report, &opts) {
-        eprintln!("spv-ab: error: {e}");
-        return 2;
-    }
-    if report.all_equivalent() {
-        0
-    } else {
-        1
-    }
 }

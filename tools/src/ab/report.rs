@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 
-use super::{KernelReport, Options, Report, SimStats, Verdict};
+use super::device::DeviceRun;
+use super::{KernelReport, Options, Report, SimStats, Variant, Verdict};
 use crate::io;
 
 /// A progress bar over kernels, drawn only when stderr is a terminal.
@@ -82,9 +83,13 @@ pub fn table(report: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "A: {}\nB: {}\ntarget: {}\n",
+        "A: {}\nB: {}\ntarget: {}",
         report.a, report.b, report.target
     );
+    if let Some(d) = &report.device {
+        let _ = writeln!(s, "device: {d}");
+    }
+    s.push('\n');
     for k in &report.kernels {
         let _ = writeln!(s, "{}  [{}]", k.kernel, verdict_text(&k.verdict));
         let rows: [(&str, String); 6] = [
@@ -113,6 +118,31 @@ pub fn table(report: &Report) -> String {
         for (name, value) in rows {
             let _ = writeln!(s, "    {name:<24} {value}");
         }
+        if k.a.device.is_some() {
+            let time = match (device_time(&k.a), device_time(&k.b)) {
+                (Some(a), Some(b)) => format!(
+                    "{} (IQR {}, n={})",
+                    delta(a.median_us, b.median_us),
+                    b.iqr_us,
+                    b.reps
+                ),
+                _ => "-".into(),
+            };
+            let _ = writeln!(s, "    {:<24} {time}", "device time (median us)");
+            for (name, v) in [("original", &k.original), ("A", &k.a), ("B", &k.b)] {
+                let _ = writeln!(s, "    {:<24} {}", format!("device {name}"), device_text(v));
+            }
+        }
+        if let Some(b) = &k.bisect {
+            let text = match &b.finding {
+                Ok(t) => t.clone(),
+                Err(e) => format!("bisection failed: {e}\n"),
+            };
+            let _ = writeln!(s, "    bisect {}:", b.pipeline);
+            for line in text.lines() {
+                let _ = writeln!(s, "      {line}");
+            }
+        }
     }
     let count = |f: fn(&Verdict) -> bool| report.kernels.iter().filter(|k| f(&k.verdict)).count();
     let equivalent = count(|v| *v == Verdict::Equivalent);
@@ -124,7 +154,47 @@ pub fn table(report: &Report) -> String {
         report.kernels.len(),
         report.kernels.len() - equivalent - within - no_launch
     );
+    if report.device.is_some() {
+        let runs: Vec<&DeviceRun> = report
+            .kernels
+            .iter()
+            .flat_map(|k| [&k.original, &k.a, &k.b])
+            .filter_map(|v| v.device.as_ref())
+            .collect();
+        let status = |st: &str| runs.iter().filter(|d| d.status == st).count();
+        let agree = runs.iter().filter(|d| d.agrees == Some(true)).count();
+        let _ = writeln!(
+            s,
+            "device: {} runs agree with spv-sim, {} differ, {} not run (features the device lacks), {} errors",
+            agree,
+            status("ran") - agree,
+            status("not_run"),
+            status("error")
+        );
+    }
     s
+}
+
+fn device_time(v: &Variant) -> Option<&super::device::Timing> {
+    v.device.as_ref().and_then(|d| d.time.as_ref())
+}
+
+/// One variant's device run in a line: the check and the timing, or why it did not run.
+fn device_text(v: &Variant) -> String {
+    match &v.device {
+        None => "-".into(),
+        Some(d) => match (&d.check, &d.time) {
+            (Some(c), Some(t)) => format!(
+                "{c}; median {} us (min {}, max {}, IQR {}, n={})",
+                t.median_us, t.min_us, t.max_us, t.iqr_us, t.reps
+            ),
+            _ => format!(
+                "{}: {}",
+                d.status.replace('_', " "),
+                d.note.as_deref().unwrap_or("")
+            ),
+        },
+    }
 }
 
 fn pair(k: &KernelReport, f: impl Fn(&SimStats) -> f64) -> String {
@@ -190,6 +260,9 @@ pub fn html(report: &Report) -> String {
         escape(&report.b),
         escape(&report.target)
     );
+    if let Some(d) = &report.device {
+        let _ = write!(s, "<p>device: <span id=\"device\">{}</span></p>", escape(d));
+    }
     s.push_str("<table id=\"summary\"><tr><th>kernel</th><th>verdict</th><th>2D messages A</th><th>2D messages B</th><th>instructions executed A</th><th>instructions executed B</th></tr>");
     for k in &report.kernels {
         let class = match k.verdict {
@@ -248,6 +321,32 @@ pub fn html(report: &Report) -> String {
             sim(|s| s.prefetch_coverage),
         ));
         s.push_str(&bar_chart("MMA ops", sim(|s| s.mma_ops as f64)));
+        if k.a.device.is_some() {
+            let time = vs.map(|v| {
+                v.device
+                    .as_ref()
+                    .and_then(|d| d.time.as_ref())
+                    .map(|t| t.median_us)
+            });
+            s.push_str(&bar_chart("device time (median us)", time));
+            s.push_str("<ul class=\"device\">");
+            for (name, v) in [("original", &k.original), ("A", &k.a), ("B", &k.b)] {
+                let _ = write!(s, "<li>device {name}: {}</li>", escape(&device_text(v)));
+            }
+            s.push_str("</ul>");
+        }
+        if let Some(b) = &k.bisect {
+            let text = match &b.finding {
+                Ok(t) => t.clone(),
+                Err(e) => format!("bisection failed: {e}"),
+            };
+            let _ = write!(
+                s,
+                "<h3>bisect {}</h3><pre class=\"bisect\">{}</pre>",
+                escape(&b.pipeline),
+                escape(&text)
+            );
+        }
         s.push_str("</section>");
     }
     s.push_str("</body></html>\n");

@@ -1,0 +1,127 @@
+//! Static statistics of a module and the summary of a simulator run's counters.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use spvopt_analysis::Target;
+use spvopt_ir::Module;
+use spvopt_passes::block_io::{block_instructions, BlockKind, BlockOperands};
+use spvopt_sim::RunOutput;
+
+/// Static statistics of one module.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct StaticStats {
+    pub instructions: usize,
+    /// 2D block operations by kind and shape (`load 2b 32r16x2c`).
+    pub block2d: BTreeMap<String, u64>,
+    /// MMAs by K, rows and operand mask (`k16 m8 mask 0x3000`).
+    pub mma: BTreeMap<String, u64>,
+    /// 2D block prefetches plus 1D buffer prefetches.
+    pub prefetches: u64,
+}
+
+/// What the simulator counted in one run (a summary of `spvopt_sim::Counters`).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct SimStats {
+    pub instructions: u64,
+    pub block2d_messages: u64,
+    pub block2d_bytes: u64,
+    pub prefetches: u64,
+    pub prefetch_coverage: f64,
+    pub mma_ops: u64,
+}
+
+/// Static statistics; builtin calls are counted as the native ops they stand for.
+pub fn static_stats(m: &Module) -> StaticStats {
+    let mut native = m.clone();
+    let raise = spvopt_passes::lookup("raise-builtins").expect("registered");
+    if let Ok(mut pass) = (raise.construct)(&Vec::new()) {
+        // On failure the statistics count the module as it is (builtin calls uncounted).
+        if pass
+            .run(
+                &mut native,
+                &mut spvopt_analysis::Analyses::new(),
+                &Target::default(),
+                &mut spvopt_passes::Changes::unlimited(),
+            )
+            .is_err()
+        {
+            native = m.clone();
+        }
+    }
+    let m = &native;
+    let mut s = StaticStats {
+        instructions: m.instruction_count(),
+        ..Default::default()
+    };
+    for i in block_instructions(m) {
+        let Some(ops) = BlockOperands::read(m.inst(i)) else {
+            continue;
+        };
+        if ops.kind == BlockKind::Prefetch {
+            s.prefetches += 1;
+        }
+        let key = match ops.shape(m) {
+            Some(sh) => format!(
+                "{:?} {}b {}r{}x{}c",
+                ops.kind,
+                sh.element_size * 8,
+                sh.height,
+                sh.width,
+                sh.count
+            )
+            .to_lowercase(),
+            None => format!("{:?} non-constant shape", ops.kind).to_lowercase(),
+        };
+        *s.block2d.entry(key).or_insert(0) += 1;
+    }
+    for i in m.all_insts() {
+        let inst = m.inst(i);
+        if inst.is(spvopt_ir::spirv::Op::SubgroupBlockPrefetchINTEL) {
+            s.prefetches += 1;
+        } else if inst.is(spvopt_ir::spirv::Op::SubgroupMatrixMultiplyAccumulateINTEL) {
+            let k = inst
+                .operand_id(0)
+                .and_then(|k| m.const_int_value(k))
+                .map_or("?".into(), |k| k.to_string());
+            let rows = inst
+                .result_type()
+                .and_then(|t| m.def_inst(t))
+                .map_or(1, |t| {
+                    if t.is(spvopt_ir::spirv::Op::TypeVector) {
+                        t.operand_word(1).unwrap_or(1)
+                    } else {
+                        1
+                    }
+                });
+            let mask = inst.operand_word(4).unwrap_or(0);
+            *s.mma
+                .entry(format!("k{k} m{rows} mask {mask:#x}"))
+                .or_insert(0) += 1;
+        }
+    }
+    s
+}
+
+/// The counters summary of a simulator run.
+pub fn sim_stats(out: &RunOutput) -> SimStats {
+    let c = &out.counters;
+    SimStats {
+        instructions: c.instructions,
+        block2d_messages: c
+            .block2d
+            .iter()
+            .filter(|(k, _)| !k.starts_with("prefetch"))
+            .map(|(_, v)| v.ops)
+            .sum(),
+        block2d_bytes: c
+            .block2d
+            .iter()
+            .filter(|(k, _)| !k.starts_with("prefetch"))
+            .map(|(_, v)| v.bytes)
+            .sum(),
+        prefetches: c.prefetches,
+        prefetch_coverage: c.prefetch_coverage,
+        mma_ops: c.mma.values().sum(),
+    }
+}
