@@ -35,10 +35,11 @@ use crate::constants::Constants;
 use crate::decorations::Decorations;
 use crate::induction::Induction;
 use crate::loops::LoopId;
-use crate::operands::{is_atomic_rmw, op_of};
+use crate::operands::op_of;
 use crate::provenance::{PointerInfo, Provenance};
 use crate::types::{pointer_of, size_of};
 use crate::uniformity::Uniformity;
+use spvopt_ir::opcode_class::{op_class, OpClass};
 
 /// The memory a 2D block operation touches.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -329,7 +330,9 @@ impl Alias {
             return Access::Anything;
         };
         match op {
-            op if matches!(op, Op::Store | Op::AtomicStore) || is_atomic_rmw(op) => {
+            op if matches!(op, Op::Store | Op::AtomicStore)
+                || op_class(op).intersects(OpClass::ATOMIC_RMW) =>
+            {
                 match inst.operand_id(0) {
                     Some(p) => one(self.bytes(m, p)),
                     None => Access::Anything,

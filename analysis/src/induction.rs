@@ -44,6 +44,7 @@ use std::rc::Rc;
 
 use smallvec::SmallVec;
 use spirv::Op;
+use spvopt_ir::opcode_class::{leading_id_operands, op_class, OpClass};
 use spvopt_ir::{BlockId, Id, Inst, InstId, Module, Section};
 
 use crate::affine::AffineExpr;
@@ -956,100 +957,11 @@ fn is_atom_of(e: &AffineExpr, id: Id) -> bool {
 }
 
 /// For instructions whose result is a pure function of their operands: how many leading
-/// operand words to skip and how many to read as value operands. `None` for everything else
-/// (memory reads, calls, phis, …).
+/// operand words to skip and how many to read as value operands (the ids before the first
+/// literal, from the grammar). `None` for everything else (memory reads, calls, phis, …).
 fn pure_leading_skip(op: Option<Op>) -> Option<(usize, usize)> {
-    use Op::*;
-    let all = usize::MAX;
-    Some(match op? {
-        CompositeExtract => (0, 1),
-        CompositeInsert | VectorShuffle => (0, 2),
-        IAdd
-        | ISub
-        | IMul
-        | UDiv
-        | SDiv
-        | UMod
-        | SRem
-        | SMod
-        | SNegate
-        | ShiftLeftLogical
-        | ShiftRightLogical
-        | ShiftRightArithmetic
-        | BitwiseAnd
-        | BitwiseOr
-        | BitwiseXor
-        | Not
-        | UConvert
-        | SConvert
-        | FConvert
-        | ConvertFToU
-        | ConvertFToS
-        | ConvertUToF
-        | ConvertSToF
-        | Bitcast
-        | ConvertPtrToU
-        | ConvertUToPtr
-        | PtrCastToGeneric
-        | GenericCastToPtr
-        | FAdd
-        | FSub
-        | FMul
-        | FDiv
-        | FRem
-        | FMod
-        | FNegate
-        | IEqual
-        | INotEqual
-        | UGreaterThan
-        | SGreaterThan
-        | UGreaterThanEqual
-        | SGreaterThanEqual
-        | ULessThan
-        | SLessThan
-        | ULessThanEqual
-        | SLessThanEqual
-        | FOrdEqual
-        | FUnordEqual
-        | FOrdNotEqual
-        | FUnordNotEqual
-        | FOrdLessThan
-        | FUnordLessThan
-        | FOrdGreaterThan
-        | FUnordGreaterThan
-        | FOrdLessThanEqual
-        | FUnordLessThanEqual
-        | FOrdGreaterThanEqual
-        | FUnordGreaterThanEqual
-        | LogicalEqual
-        | LogicalNotEqual
-        | LogicalOr
-        | LogicalAnd
-        | LogicalNot
-        | Select
-        | CopyObject
-        | CompositeConstruct
-        | VectorExtractDynamic
-        | VectorInsertDynamic
-        | AccessChain
-        | InBoundsAccessChain
-        | PtrAccessChain
-        | InBoundsPtrAccessChain
-        | IsNan
-        | IsInf
-        | Any
-        | All
-        | BitCount
-        | BitReverse
-        | BitFieldInsert
-        | BitFieldSExtract
-        | BitFieldUExtract
-        | VectorTimesScalar
-        | Dot
-        | IAddCarry
-        | ISubBorrow
-        | UMulExtended
-        | SMulExtended => (0, all),
-        _ => return None,
-    })
+    let op = op?;
+    op_class(op)
+        .intersects(OpClass::PURE)
+        .then(|| (0, leading_id_operands(op as u16)))
 }

@@ -65,10 +65,11 @@ use crate::dominators::Dominators;
 use crate::kernel_facts::{Fact, KernelFacts};
 use crate::loops::{LoopId, Loops};
 use crate::operands::for_each_value_operand;
-use crate::operands::{is_atomic_rmw, op_of};
+use crate::operands::op_of;
 use crate::post_dominators::PostDominators;
 use crate::provenance::{Provenance, Root};
 use crate::types::{pointer_of, size_of, vector_of};
+use spvopt_ir::opcode_class::{op_class, OpClass};
 
 const ALL: u64 = u64::MAX;
 
@@ -772,7 +773,7 @@ impl<'a> Solver<'a> {
         let target = match op_of(inst) {
             Some(op)
                 if matches!(op, Op::CopyMemory | Op::CopyMemorySized | Op::AtomicStore)
-                    || is_atomic_rmw(op) =>
+                    || op_class(op).intersects(OpClass::ATOMIC_RMW) =>
             {
                 inst.operand_id(0)
             }
@@ -1010,7 +1011,7 @@ impl<'a> Solver<'a> {
                     ALL
                 }
             }
-            op if op == Op::AtomicLoad || is_atomic_rmw(op) => ALL,
+            op if op == Op::AtomicLoad || op_class(op).intersects(OpClass::ATOMIC_RMW) => ALL,
             Op::GroupNonUniformElect
             | Op::GroupNonUniformShuffle
             | Op::GroupNonUniformShuffleXor
@@ -1362,67 +1363,7 @@ impl<'a> Solver<'a> {
     }
 }
 
+/// Component k of the result depends only on component k of each operand.
 fn componentwise(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        IAdd | ISub
-            | IMul
-            | UDiv
-            | SDiv
-            | UMod
-            | SRem
-            | SMod
-            | SNegate
-            | Not
-            | ShiftLeftLogical
-            | ShiftRightLogical
-            | ShiftRightArithmetic
-            | BitwiseAnd
-            | BitwiseOr
-            | BitwiseXor
-            | UConvert
-            | SConvert
-            | FConvert
-            | ConvertFToU
-            | ConvertFToS
-            | ConvertUToF
-            | ConvertSToF
-            | FAdd
-            | FSub
-            | FMul
-            | FDiv
-            | FRem
-            | FMod
-            | FNegate
-            | IEqual
-            | INotEqual
-            | UGreaterThan
-            | SGreaterThan
-            | UGreaterThanEqual
-            | SGreaterThanEqual
-            | ULessThan
-            | SLessThan
-            | ULessThanEqual
-            | SLessThanEqual
-            | FOrdEqual
-            | FOrdNotEqual
-            | FOrdLessThan
-            | FOrdGreaterThan
-            | FOrdLessThanEqual
-            | FOrdGreaterThanEqual
-            | FUnordEqual
-            | FUnordNotEqual
-            | FUnordLessThan
-            | FUnordGreaterThan
-            | FUnordLessThanEqual
-            | FUnordGreaterThanEqual
-            | LogicalAnd
-            | LogicalOr
-            | LogicalNot
-            | LogicalEqual
-            | LogicalNotEqual
-            | IsNan
-            | IsInf
-    )
+    op_class(op).intersects(OpClass::COMPONENTWISE)
 }

@@ -76,17 +76,19 @@ use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::dominators::Dominators;
 use spvopt_analysis::induction::Induction;
 use spvopt_analysis::loops::{LoopId, Loops};
+use spvopt_analysis::provenance::derives_pointer;
 use spvopt_analysis::target::BlockOp;
 use spvopt_analysis::types::{int_width, pointer_of, vector_of};
 use spvopt_analysis::uniformity::Uniformity;
 use spvopt_analysis::{Analyses, AnalysisSet, Cfg, Fact, KernelFacts, Target};
+use spvopt_ir::opcode_class::{op_class, OpClass};
 use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module, Section};
 
-use crate::block_io::{BlockKind, BlockOperands};
 use crate::builtin_names::{ensure_capability, ensure_extension, has_capability};
 use crate::legalize::location;
 use crate::pass::{Pass, PassError, PassResult, Statistics};
 use crate::registry::PassOptions;
+use crate::block_io::{BlockKind, BlockOperands};
 
 #[path = "insert_prefetches/coverage.rs"]
 mod coverage;
@@ -358,16 +360,7 @@ fn read_only_root(m: &Module, mut p: Id) -> bool {
             return false;
         };
         match inst.op() {
-            Some(
-                Op::AccessChain
-                | Op::InBoundsAccessChain
-                | Op::PtrAccessChain
-                | Op::InBoundsPtrAccessChain
-                | Op::Bitcast
-                | Op::CopyObject
-                | Op::PtrCastToGeneric
-                | Op::GenericCastToPtr,
-            ) => match inst.operand_id(0) {
+            Some(op) if derives_pointer(op) => match inst.operand_id(0) {
                 Some(q) => p = q,
                 None => return false,
             },
@@ -1012,47 +1005,21 @@ impl<'a> Ctx<'a> {
 fn cloneable(m: &Module, inst: &Inst) -> bool {
     use Op::*;
     match inst.op() {
+        Some(op)
+            if op_class(op).intersects(
+                OpClass::INTEGER_ARITHMETIC
+                    | OpClass::BITWISE
+                    | OpClass::INTEGER_CONVERSION
+                    | OpClass::INTEGER_COMPARISON
+                    | OpClass::LOGICAL
+                    | OpClass::ACCESS_CHAIN,
+            ) && !op_class(op).intersects(OpClass::MAY_BE_UNDEFINED) =>
+        {
+            true
+        }
         Some(
-            IAdd
-            | ISub
-            | IMul
-            | SNegate
-            | ShiftLeftLogical
-            | ShiftRightLogical
-            | ShiftRightArithmetic
-            | BitwiseAnd
-            | BitwiseOr
-            | BitwiseXor
-            | Not
-            | UConvert
-            | SConvert
-            | Bitcast
-            | CopyObject
-            | CompositeExtract
-            | CompositeInsert
-            | CompositeConstruct
-            | VectorShuffle
-            | Select
-            | IEqual
-            | INotEqual
-            | ULessThan
-            | SLessThan
-            | UGreaterThan
-            | SGreaterThan
-            | ULessThanEqual
-            | SLessThanEqual
-            | UGreaterThanEqual
-            | SGreaterThanEqual
-            | LogicalAnd
-            | LogicalOr
-            | LogicalNot
-            | PtrAccessChain
-            | InBoundsPtrAccessChain
-            | AccessChain
-            | InBoundsAccessChain
-            | ConvertPtrToU
-            | PtrCastToGeneric
-            | GenericCastToPtr,
+            Bitcast | CopyObject | CompositeExtract | CompositeInsert | CompositeConstruct
+            | VectorShuffle | Select | ConvertPtrToU | PtrCastToGeneric | GenericCastToPtr,
         ) => true,
         Some(Load) => {
             // Non-volatile load of a module-scope Input variable (built-ins).
