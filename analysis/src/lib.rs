@@ -21,6 +21,7 @@
 pub mod affine;
 pub mod alias;
 pub mod block_io;
+mod block_kind;
 pub mod builtins;
 pub mod cache;
 pub mod cfg;

@@ -77,7 +77,6 @@ use spvopt_analysis::dominators::Dominators;
 use spvopt_analysis::induction::Induction;
 use spvopt_analysis::loops::{LoopId, Loops};
 use spvopt_analysis::provenance::derives_pointer;
-use spvopt_analysis::target::BlockOp;
 use spvopt_analysis::types::{int_width, pointer_of, vector_of};
 use spvopt_analysis::uniformity::Uniformity;
 use spvopt_analysis::{Analyses, AnalysisSet, Cfg, Fact, KernelFacts, Target};
@@ -88,7 +87,7 @@ use crate::builtin_names::{ensure_capability, ensure_extension, has_capability};
 use crate::legalize::location;
 use crate::pass::{Pass, PassError, PassResult, Statistics};
 use crate::registry::PassOptions;
-use crate::block_io::{BlockKind, BlockOperands};
+use spvopt_analysis::block_io::{BlockKind, BlockOperands};
 
 #[path = "insert_prefetches/coverage.rs"]
 mod coverage;
@@ -214,7 +213,7 @@ struct Piece {
 /// target has it, else the load's own shape, else pieces (≤ 64 bytes per row, ≤ 32 rows).
 fn pieces(target: &Target, elem: u32, w: u32, count: u32, height: u32) -> Option<Vec<Piece>> {
     let total = w.checked_mul(count)?;
-    let ok = |w, h, c| target.supports_2d_block(BlockOp::Prefetch, elem, w, h, c);
+    let ok = |w, h, c| target.supports_2d_block(BlockKind::Prefetch, elem, w, h, c);
     if ok(total, height, 1) {
         return Some(vec![Piece {
             width: total,

@@ -18,8 +18,8 @@ use spirv::{Op, StorageClass};
 use spvopt_analysis::{Analyses, AnalysisSet, Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module};
 
-use crate::block_io::{block_instructions, BlockKind, BlockOperands};
 use crate::pass::{Pass, PassError, PassResult, Statistics};
+use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 
 pub struct SplitBlockLoads;
 

@@ -30,25 +30,13 @@
 //! have no observable effect, so splitting them any way or dropping them is exact.
 
 use spirv::{Op, StorageClass};
-use spvopt_analysis::target::BlockOp;
 use spvopt_analysis::{Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
-use crate::block_io::{block_instructions, BlockKind, BlockOperands};
 use crate::pass::Statistics;
+use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 
 use super::location;
-
-/// The target-table op of a block kind.
-pub fn block_op(kind: BlockKind) -> BlockOp {
-    match kind {
-        BlockKind::Load => BlockOp::Load,
-        BlockKind::LoadTransform => BlockOp::LoadTransform,
-        BlockKind::LoadTranspose => BlockOp::LoadTranspose,
-        BlockKind::Prefetch => BlockOp::Prefetch,
-        BlockKind::Store => BlockOp::Store,
-    }
-}
 
 /// A split: pieces of Block Count `count`, Block Height `height`, Block Width `width`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,7 +87,7 @@ fn find_plan(
     if w == 0 || h == 0 || c == 0 || w > MAX_DIM || h > MAX_DIM || c > MAX_DIM {
         return None;
     }
-    let op = block_op(kind);
+    let op = kind;
     let prefetch = kind == BlockKind::Prefetch;
     let widths = if prefetch { divisors(w) } else { vec![w] };
     let counts = match kind {
@@ -214,7 +202,7 @@ pub fn run(
             continue;
         };
         let (e, w, h, c) = (shape.element_size, shape.width, shape.height, shape.count);
-        let op = block_op(ops.kind);
+        let op = ops.kind;
         if target.supports_2d_block(op, e, w, h, c) {
             continue;
         }
@@ -268,13 +256,13 @@ fn apply(
     let mut data: Option<(Id, u32, u32, u32)> = None; // (pointer, scalar bytes, per block, per rows)
     if let Some(p) = ops.private {
         let sg = sg.ok_or("the kernels reaching this function declare no single SubgroupSize")?;
-        let whole = crate::block_io::BlockShape {
+        let whole = spvopt_analysis::block_io::BlockShape {
             element_size: e,
             width: w,
             height: h,
             count: 1,
         };
-        let rows = crate::block_io::BlockShape {
+        let rows = spvopt_analysis::block_io::BlockShape {
             height: plan.height,
             ..whole
         };
