@@ -49,61 +49,31 @@ impl BlockOperands {
         let kind = BlockKind::of(inst)?;
         let ops = inst.operands();
         let id = |i: usize| ops.get(i).copied().and_then(Id::new);
-        Some(match kind {
-            BlockKind::Store => {
-                if ops.len() != 10 {
-                    return None;
-                }
-                BlockOperands {
-                    kind,
-                    element_size: id(0)?,
-                    width: id(1)?,
-                    height: id(2)?,
-                    count: id(3)?,
-                    private: Some(id(4)?),
-                    base: id(5)?,
-                    memory_width: id(6)?,
-                    memory_height: id(7)?,
-                    memory_pitch: id(8)?,
-                    coordinate: id(9)?,
-                }
-            }
-            BlockKind::Prefetch => {
-                if ops.len() != 9 {
-                    return None;
-                }
-                BlockOperands {
-                    kind,
-                    element_size: id(0)?,
-                    width: id(1)?,
-                    height: id(2)?,
-                    count: id(3)?,
-                    base: id(4)?,
-                    memory_width: id(5)?,
-                    memory_height: id(6)?,
-                    memory_pitch: id(7)?,
-                    coordinate: id(8)?,
-                    private: None,
-                }
-            }
-            _ => {
-                if ops.len() != 10 {
-                    return None;
-                }
-                BlockOperands {
-                    kind,
-                    element_size: id(0)?,
-                    width: id(1)?,
-                    height: id(2)?,
-                    count: id(3)?,
-                    base: id(4)?,
-                    memory_width: id(5)?,
-                    memory_height: id(6)?,
-                    memory_pitch: id(7)?,
-                    coordinate: id(8)?,
-                    private: Some(id(9)?),
-                }
-            }
+        // Where the private pointer and the five surface operands (base, width, height, pitch,
+        // coordinate) are; the four shape operands come first in every kind.
+        let (len, private_at, surface_at) = match kind {
+            BlockKind::Store => (10, Some(4), 5),
+            BlockKind::Prefetch => (9, None, 4),
+            _ => (10, Some(9), 4),
+        };
+        if ops.len() != len {
+            return None;
+        }
+        Some(BlockOperands {
+            kind,
+            element_size: id(0)?,
+            width: id(1)?,
+            height: id(2)?,
+            count: id(3)?,
+            base: id(surface_at)?,
+            memory_width: id(surface_at + 1)?,
+            memory_height: id(surface_at + 2)?,
+            memory_pitch: id(surface_at + 3)?,
+            coordinate: id(surface_at + 4)?,
+            private: match private_at {
+                Some(k) => Some(id(k)?),
+                None => None,
+            },
         })
     }
 

@@ -35,9 +35,22 @@ impl BlockKind {
         }
     }
 
-    /// The kind of a native 2D block instruction.
+    /// The kind of a native 2D block instruction (compares the opcode word: this runs on every
+    /// instruction of a module).
     pub fn of(inst: &Inst) -> Option<BlockKind> {
-        BlockKind::of_opcode(inst.op()?)
+        const LOAD: u16 = Op::Subgroup2DBlockLoadINTEL as u16;
+        const LOAD_TRANSFORM: u16 = Op::Subgroup2DBlockLoadTransformINTEL as u16;
+        const LOAD_TRANSPOSE: u16 = Op::Subgroup2DBlockLoadTransposeINTEL as u16;
+        const PREFETCH: u16 = Op::Subgroup2DBlockPrefetchINTEL as u16;
+        const STORE: u16 = Op::Subgroup2DBlockStoreINTEL as u16;
+        match inst.opcode() {
+            LOAD => Some(BlockKind::Load),
+            LOAD_TRANSFORM => Some(BlockKind::LoadTransform),
+            LOAD_TRANSPOSE => Some(BlockKind::LoadTranspose),
+            PREFETCH => Some(BlockKind::Prefetch),
+            STORE => Some(BlockKind::Store),
+            _ => None,
+        }
     }
 
     /// The kind of a native 2D block opcode.

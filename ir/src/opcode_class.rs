@@ -364,14 +364,25 @@ static TABLE: [OpClass; TABLE_LEN] = {
 };
 
 /// The semantic classes of `op`: the hand-kept rows, plus [`OpClass::COLLECTIVE`] for every
-/// opcode of the grammar's `Group` and `Non-Uniform` classes.
+/// opcode of the grammar's `Group` and `Non-Uniform` classes (one table lookup; the table is
+/// completed from the grammar on first use).
 #[inline]
 pub fn op_class(op: Op) -> OpClass {
-    let hand = TABLE.get(op as usize).copied().unwrap_or(OpClass::NONE);
-    match grammar_class(op as u16) {
-        Some(GrammarClass::Group | GrammarClass::NonUniform) => hand | OpClass::COLLECTIVE,
-        _ => hand,
-    }
+    static FULL: std::sync::OnceLock<Box<[OpClass]>> = std::sync::OnceLock::new();
+    let full = FULL.get_or_init(|| {
+        (0..tables::OPCODE_INDEX.len())
+            .map(|o| {
+                let hand = TABLE.get(o).copied().unwrap_or(OpClass::NONE);
+                match grammar_class(o as u16) {
+                    Some(GrammarClass::Group | GrammarClass::NonUniform) => {
+                        hand | OpClass::COLLECTIVE
+                    }
+                    _ => hand,
+                }
+            })
+            .collect()
+    });
+    full.get(op as usize).copied().unwrap_or(OpClass::NONE)
 }
 
 /// Whether `op` has any class of `class`.
