@@ -11,7 +11,7 @@ use spvopt_ir::spirv::{self, Op};
 
 use crate::block_io_2d::{self, Block2dOp, Block2dParams, LoadKind};
 use crate::error::SimError;
-use crate::exec::{full_mask, lanes, Machine, Sg};
+use crate::machine::{full_mask, lanes, Machine, Sg};
 use crate::mma::{self, MmaDesc, ScalarType, VectorType};
 use crate::ops::{self, Comp, Kind};
 use crate::program::Ty;

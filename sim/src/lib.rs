@@ -28,18 +28,21 @@ pub mod error;
 pub mod exec;
 pub mod ext_cl;
 pub mod launch;
+mod machine;
 pub mod memory;
 pub mod mma;
 pub mod numeric;
 pub mod ops;
 pub mod program;
+mod run;
 pub mod subgroup;
 pub mod tensor_addressing;
 pub mod values;
 
 pub use error::SimError;
-pub use exec::{run, Counters, OpCount, RunOutput};
 pub use launch::{Arg, Launch};
+pub use machine::{Counters, OpCount, RunOutput};
+pub use run::run;
 
 /// Loads a module (binary SPIR-V bytes) and runs `launch` on it.
 pub fn run_bytes(module: &[u8], launch: &Launch) -> Result<RunOutput, SimError> {
