@@ -254,13 +254,6 @@ pub fn builtin_uniformity(b: BuiltIn) -> BuiltinUniformity {
     }
 }
 
-/// The work-group size of the kernel(s) of `m` when every entry point declares the same
-/// `LocalSize` or `MaxWorkgroupSizeINTEL` (the whole-module view of
-/// [`crate::kernel_facts::KernelFacts`], which has it per function).
-pub fn known_workgroup_size(m: &Module) -> Option<[u32; 3]> {
-    crate::kernel_facts::KernelFacts::build(m).module_workgroup_size_bound()
-}
-
 /// The function ids that are entry points.
 pub fn entry_point_functions(m: &Module) -> Vec<Id> {
     m.section_insts(Section::EntryPoint)
