@@ -1,5 +1,8 @@
 //! `spvopt-ir`: the SSA IR of spv-opt.
 //!
+//! Start reading at [`module`] (the IR), then [`loader`] and [`emitter`]; [`opcode_class`] for
+//! what kind of operation an opcode is.
+//!
 //! - [`load_bytes`] / [`load_words`] read a SPIR-V binary (either byte order) into a [`Module`];
 //!   [`Module::to_bytes`] writes it back. An unchanged module round-trips byte-identically,
 //!   including instructions no pass understands (unknown opcodes are kept by word count).

@@ -3,6 +3,11 @@
 //! Library use (a driver's JIT pipeline): [`optimize_words`] takes SPIR-V words, a pipeline
 //! string and a target, and returns optimized words or a typed error; no global state, no
 //! panics on bad input.
+//!
+//! Start reading at [`manager`] (how a pipeline runs passes and reports), [`pass`] (the `Pass`
+//! trait, results, statistics) and [`registry`] (names and options); then one small pass
+//! ([`strip_prefetches`]) and one built on the analyses ([`fuse_block_loads`]). 2D block operands
+//! and opcode classes come from `spvopt_analysis::block_io` and `spvopt_ir::opcode_class`.
 
 pub mod block_io;
 pub mod builtin_names;
