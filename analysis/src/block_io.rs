@@ -19,7 +19,7 @@
 //! - builtins: (base, width, height, pitch, coord[, ptr]) — `ptr` is the private destination of
 //!   reads and the private source of writes.
 
-use spirv::Op;
+use spirv::{Op, StorageClass};
 use spvopt_ir::{Id, Inst, InstId, Module};
 
 pub use crate::block_kind::BlockKind;
@@ -302,6 +302,29 @@ pub fn matrix_mad(m: &Module, callees: &Callees, inst: InstId) -> Option<MatrixM
         b: i.operand_id(2)?,
         c: i.operand_id(3)?,
     })
+}
+
+/// The scalar type a block operation's private (Function) pointer addresses, and its size in
+/// bytes: what loads write and stores read element by element (splitting or lowering a block
+/// operation addresses its private data with it). `None` for other pointers.
+pub fn private_scalar(m: &Module, pointer: Id) -> Option<(Id, u32)> {
+    let ptr_ty = m.def_inst(m.type_of(pointer)?)?;
+    if !ptr_ty.is(Op::TypePointer) || ptr_ty.operand_word(0) != Some(StorageClass::Function as u32)
+    {
+        return None;
+    }
+    let mut t = ptr_ty.operand_id(1)?;
+    loop {
+        let inst = m.def_inst(t)?;
+        match inst.op()? {
+            Op::TypeInt | Op::TypeFloat => {
+                let bits = inst.operand_word(0)?;
+                return (bits % 8 == 0 && bits > 0).then_some((t, bits / 8));
+            }
+            Op::TypeVector | Op::TypeArray => t = inst.operand_id(0)?,
+            _ => return None,
+        }
+    }
 }
 
 /// Whether any function of the module has a native 2D block instruction.

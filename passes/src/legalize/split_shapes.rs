@@ -130,27 +130,6 @@ fn find_plan(
     best.map(|(_, p)| p)
 }
 
-/// A scalar type and its size in bytes, used to address inside a Function destination.
-fn addressing_scalar(m: &Module, pointer: Id) -> Option<(Id, u32)> {
-    let ptr_ty = m.def_inst(m.type_of(pointer)?)?;
-    if !ptr_ty.is(Op::TypePointer) || ptr_ty.operand_word(0) != Some(StorageClass::Function as u32)
-    {
-        return None;
-    }
-    let mut t = ptr_ty.operand_id(1)?;
-    loop {
-        let inst = m.def_inst(t)?;
-        match inst.op()? {
-            Op::TypeInt | Op::TypeFloat => {
-                let bits = inst.operand_word(0)?;
-                return (bits % 8 == 0 && bits > 0).then_some((t, bits / 8));
-            }
-            Op::TypeVector | Op::TypeArray => t = inst.operand_id(0)?,
-            _ => return None,
-        }
-    }
-}
-
 /// Legalizes every 2D block op and buffer prefetch.
 pub fn run(
     m: &mut Module,
@@ -272,8 +251,8 @@ fn apply(
         let per_rows = rows
             .bytes_per_invocation_per_block(ops.kind, sg)
             .ok_or("bad shape")?;
-        let (_, sb) =
-            addressing_scalar(m, p).ok_or("the data pointer's type cannot be addressed")?;
+        let (_, sb) = spvopt_analysis::block_io::private_scalar(m, p)
+            .ok_or("the data pointer's type cannot be addressed")?;
         if !per_block.is_multiple_of(sb) || !per_rows.is_multiple_of(sb) {
             return Err("piece offsets do not fall on the data pointer's components".into());
         }
@@ -311,7 +290,8 @@ fn apply(
     let width_c = types.int_const(m, shape_ty, u64::from(plan.width));
     let base_scalar = match data {
         Some((p, _, _, _)) => {
-            let (scalar, _) = addressing_scalar(m, p).ok_or("bad data pointer")?;
+            let (scalar, _) =
+                spvopt_analysis::block_io::private_scalar(m, p).ok_or("bad data pointer")?;
             let scalar_ptr = types.pointer(m, StorageClass::Function, scalar);
             let dst_ty = m.type_of(p).ok_or("bad data pointer")?;
             let base = if dst_ty == scalar_ptr {
