@@ -28,22 +28,23 @@ use spirv::Op;
 use spvopt_ir::{Id, InstId, Module};
 
 use crate::affine::AffineExpr;
-use crate::block_io::{block_io, BlockIo, BlockIoKind};
+use crate::block_io::{block_io, BlockIo, BlockKind};
 use crate::builtins::{CalleeKind, Callees};
 use crate::cache::{Analyses, Analysis, AnalysisSet};
 use crate::constants::Constants;
 use crate::decorations::Decorations;
 use crate::induction::Induction;
 use crate::loops::LoopId;
-use crate::operands::{is_atomic_rmw, op_of};
+use crate::operands::op_of;
 use crate::provenance::{PointerInfo, Provenance};
 use crate::types::{pointer_of, size_of};
 use crate::uniformity::Uniformity;
+use spvopt_ir::opcode_class::{op_class, OpClass};
 
 /// The memory a 2D block operation touches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockFootprint {
-    pub kind: BlockIoKind,
+    pub kind: BlockKind,
     /// The base pointer's provenance.
     pub base: PointerInfo,
     /// Bytes between rows (affine form of the pitch operand).
@@ -317,8 +318,8 @@ impl Alias {
         let one = |r: Region| Access::Regions(vec![r]);
         if let Some(b) = self.block_io(m, i) {
             return match b.kind {
-                BlockIoKind::Prefetch => Access::Nothing,
-                BlockIoKind::Store => one(self.block_region(m, i, &b)),
+                BlockKind::Prefetch => Access::Nothing,
+                BlockKind::Store => one(self.block_region(m, i, &b)),
                 _ => match b.private {
                     Some(p) => one(self.bytes(m, p).into_unsized()),
                     None => Access::Anything,
@@ -329,7 +330,9 @@ impl Alias {
             return Access::Anything;
         };
         match op {
-            op if matches!(op, Op::Store | Op::AtomicStore) || is_atomic_rmw(op) => {
+            op if matches!(op, Op::Store | Op::AtomicStore)
+                || op_class(op).intersects(OpClass::ATOMIC_RMW) =>
+            {
                 match inst.operand_id(0) {
                     Some(p) => one(self.bytes(m, p)),
                     None => Access::Anything,

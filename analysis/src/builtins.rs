@@ -14,6 +14,7 @@ use spirv::{BuiltIn, Op};
 use spvopt_ir::grammar::decode_string;
 use spvopt_ir::{FuncId, Id, Module, Section};
 
+use crate::block_kind::BlockKind;
 use crate::decorations::Decorations;
 
 /// The built-in an `OpVariable` `var` stands for: its `BuiltIn` decoration, or a linkage/debug
@@ -68,29 +69,12 @@ pub fn itanium_base_name(name: &str) -> &str {
     rest.get(digits..digits + len).unwrap_or(name)
 }
 
-/// Kinds of 2D block operations (native ops and builtins alike).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BlockIoKind {
-    Load,
-    LoadTransform,
-    LoadTranspose,
-    Prefetch,
-    Store,
-}
-
-impl BlockIoKind {
-    /// Whether the operation reads the 2D region (loads and prefetches).
-    pub fn reads_region(self) -> bool {
-        !matches!(self, BlockIoKind::Store)
-    }
-}
-
 /// What an imported function is, when analyses know it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CalleeKind {
     /// `intel_sub_group_2d_block_<kind>_<E>b_<H>r<W>x<C>c(base, width, height, pitch, coord[, ptr])`.
     BlockIo {
-        kind: BlockIoKind,
+        kind: BlockKind,
         /// Element size in bytes, block width, height and count.
         shape: [u32; 4],
     },
@@ -215,11 +199,11 @@ fn classify_base(base: &str) -> CalleeKind {
 /// Parses `<kind>_<E>b_<H>r<W>x<C>c`.
 fn parse_block_io(rest: &str) -> Option<CalleeKind> {
     let (kind, shape) = [
-        ("read_transform_", BlockIoKind::LoadTransform),
-        ("read_transpose_", BlockIoKind::LoadTranspose),
-        ("read_", BlockIoKind::Load),
-        ("write_", BlockIoKind::Store),
-        ("prefetch_", BlockIoKind::Prefetch),
+        ("read_transform_", BlockKind::LoadTransform),
+        ("read_transpose_", BlockKind::LoadTranspose),
+        ("read_", BlockKind::Load),
+        ("write_", BlockKind::Store),
+        ("prefetch_", BlockKind::Prefetch),
     ]
     .iter()
     .find_map(|(p, k)| rest.strip_prefix(p).map(|s| (*k, s)))?;
@@ -268,13 +252,6 @@ pub fn builtin_uniformity(b: BuiltIn) -> BuiltinUniformity {
         GlobalInvocationId | LocalInvocationId => BuiltinUniformity::DivergentX,
         _ => BuiltinUniformity::Divergent,
     }
-}
-
-/// The work-group size of the kernel(s) of `m` when every entry point declares the same
-/// `LocalSize` or `MaxWorkgroupSizeINTEL` (the whole-module view of
-/// [`crate::kernel_facts::KernelFacts`], which has it per function).
-pub fn known_workgroup_size(m: &Module) -> Option<[u32; 3]> {
-    crate::kernel_facts::KernelFacts::build(m).module_workgroup_size_bound()
 }
 
 /// The function ids that are entry points.

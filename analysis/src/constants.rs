@@ -26,6 +26,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use spirv::Op;
+use spvopt_ir::opcode_class::{leading_id_operands, op_class, OpClass};
 use spvopt_ir::{BlockId, Id, Inst, Module, Section};
 
 use crate::block_io::{BlockIo, MatrixMad, ShapeOperand};
@@ -209,11 +210,7 @@ impl Constants {
                     continue;
                 }
                 stack.push((x, true));
-                let n = match op {
-                    Op::CompositeExtract => 1,
-                    Op::CompositeInsert => 2,
-                    _ => usize::MAX,
-                };
+                let n = leading_id_operands(op as u16);
                 for &w in inst.operands().iter().take(n) {
                     if let Some(o) = Id::new(w) {
                         stack.push((o, false));
@@ -720,48 +717,19 @@ impl Lat {
     }
 }
 
+/// The opcodes the folder evaluates: integer arithmetic, bitwise, integer width changes,
+/// integer comparisons, boolean logic, and moving values through composites.
 fn is_foldable(op: Op) -> bool {
     use Op::*;
-    matches!(
+    op_class(op).intersects(
+        OpClass::INTEGER_ARITHMETIC
+            | OpClass::BITWISE
+            | OpClass::INTEGER_CONVERSION
+            | OpClass::INTEGER_COMPARISON
+            | OpClass::LOGICAL,
+    ) || matches!(
         op,
-        IAdd | ISub
-            | IMul
-            | UDiv
-            | SDiv
-            | UMod
-            | SRem
-            | SMod
-            | SNegate
-            | Not
-            | ShiftLeftLogical
-            | ShiftRightLogical
-            | ShiftRightArithmetic
-            | BitwiseAnd
-            | BitwiseOr
-            | BitwiseXor
-            | UConvert
-            | SConvert
-            | Bitcast
-            | CopyObject
-            | Select
-            | CompositeExtract
-            | CompositeInsert
-            | CompositeConstruct
-            | IEqual
-            | INotEqual
-            | UGreaterThan
-            | SGreaterThan
-            | UGreaterThanEqual
-            | SGreaterThanEqual
-            | ULessThan
-            | SLessThan
-            | ULessThanEqual
-            | SLessThanEqual
-            | LogicalAnd
-            | LogicalOr
-            | LogicalNot
-            | LogicalEqual
-            | LogicalNotEqual
+        Bitcast | CopyObject | Select | CompositeExtract | CompositeInsert | CompositeConstruct
     )
 }
 

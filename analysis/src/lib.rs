@@ -15,12 +15,18 @@
 //! - [`alias::Alias`]: 2D block footprints and may-alias queries (`may_write_read_region`).
 //! - [`print::annotate`]: a module listing annotated with any of the above.
 //!
-//! Helpers shared by several analyses: [`decorations`], [`types`], [`builtins`], [`block_io`],
-//! [`affine`], [`known_bits`], [`tensor_layout`], [`operands`], [`fxhash`].
+//! Helpers shared by several analyses and passes: [`block_io`] (the one model of a 2D block
+//! operation and an MMA, native or builtin call), [`decorations`], [`types`], [`builtins`],
+//! [`affine`], [`known_bits`], [`tensor_layout`], [`operands`], [`fxhash`]. Opcode classes come
+//! from `spvopt_ir::opcode_class`.
+//!
+//! Start reading at [`cache`] (how analyses are computed and kept), then [`cfg`] and
+//! [`loops`] for small analyses and [`uniformity`] for a data-flow one.
 
 pub mod affine;
 pub mod alias;
 pub mod block_io;
+mod block_kind;
 pub mod builtins;
 pub mod cache;
 pub mod cfg;

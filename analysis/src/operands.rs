@@ -168,29 +168,3 @@ fn ext_inst_all_ids(m: &Module, ops: &[u32]) -> bool {
 pub fn op_of(inst: &spvopt_ir::Inst) -> Option<spirv::Op> {
     inst.op()
 }
-
-/// Atomics that read, modify and write memory through their pointer (operand 0) and return the
-/// old value: exchange, compare-exchange, increment/decrement and the arithmetic ones.
-pub fn is_atomic_rmw(op: spirv::Op) -> bool {
-    use spirv::Op::*;
-    matches!(
-        op,
-        AtomicExchange
-            | AtomicCompareExchange
-            | AtomicCompareExchangeWeak
-            | AtomicIIncrement
-            | AtomicIDecrement
-            | AtomicIAdd
-            | AtomicISub
-            | AtomicSMin
-            | AtomicUMin
-            | AtomicSMax
-            | AtomicUMax
-            | AtomicAnd
-            | AtomicOr
-            | AtomicXor
-            | AtomicFAddEXT
-            | AtomicFMinEXT
-            | AtomicFMaxEXT
-    )
-}

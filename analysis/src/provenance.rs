@@ -36,8 +36,9 @@ use crate::cache::{Analyses, Analysis, AnalysisSet};
 use crate::cfg::Cfg;
 use crate::decorations::Decorations;
 use crate::induction::Induction;
-use crate::operands::{is_atomic_rmw, op_of};
+use crate::operands::op_of;
 use crate::types::{member_offset, pointer_of, size_of, vector_of};
+use spvopt_ir::opcode_class::{op_class, OpClass};
 
 const PHI_WALK_BUDGET: u32 = 32;
 
@@ -309,22 +310,12 @@ impl Provenance {
             let Some(inst) = m.def_inst(x) else {
                 return Some(Root::Unknown);
             };
-            match op_of(inst) {
-                Some(
-                    Op::AccessChain
-                    | Op::InBoundsAccessChain
-                    | Op::PtrAccessChain
-                    | Op::InBoundsPtrAccessChain
-                    | Op::Bitcast
-                    | Op::CopyObject
-                    | Op::PtrCastToGeneric
-                    | Op::GenericCastToPtr
-                    | Op::GenericCastToPtrExplicit,
-                ) => match inst.operand_id(0) {
+            match op_of(inst).filter(|&op| derives_pointer(op)) {
+                Some(_) => match inst.operand_id(0) {
                     Some(next) => x = next,
                     None => return Some(Root::Unknown),
                 },
-                _ => return Some(Root::Unknown),
+                None => return Some(Root::Unknown),
             }
         }
         Some(Root::Unknown)
@@ -372,7 +363,8 @@ impl Provenance {
             | Op::SelectionMerge
             | Op::Line
             | Op::NoLine => {}
-            op if matches!(op, Op::AtomicLoad | Op::AtomicStore) || is_atomic_rmw(op) => {}
+            op if matches!(op, Op::AtomicLoad | Op::AtomicStore)
+                || op_class(op).intersects(OpClass::ATOMIC_RMW) => {}
             Op::Store => {
                 if let Some(v) = inst.operand_id(1) {
                     self.escape(v);
@@ -567,6 +559,20 @@ fn chain_offset(m: &Module, dec: &Decorations, ind: &Induction, inst: &Inst) -> 
     Some(off)
 }
 
+/// Opcodes whose result points into the object operand 0 points into: access chains, and
+/// pointer copies and casts (`Bitcast`, `CopyObject`, generic casts).
+pub fn derives_pointer(op: Op) -> bool {
+    op_class(op).intersects(OpClass::ACCESS_CHAIN)
+        || matches!(
+            op,
+            Op::Bitcast
+                | Op::CopyObject
+                | Op::PtrCastToGeneric
+                | Op::GenericCastToPtr
+                | Op::GenericCastToPtrExplicit
+        )
+}
+
 /// Opcodes whose result is never a pointer (arithmetic, comparisons, number conversions).
 fn never_makes_pointers(op: Op) -> bool {
     never_takes_pointers(op) && op != Op::ConvertUToPtr && op != Op::Switch
@@ -580,72 +586,23 @@ fn never_makes_pointers(op: Op) -> bool {
 /// numbers, composites of numbers).
 fn never_takes_pointers(op: Op) -> bool {
     use Op::*;
-    matches!(
+    op_class(op).intersects(
+        OpClass::INTEGER_ARITHMETIC
+            | OpClass::FLOAT_ARITHMETIC
+            | OpClass::BITWISE
+            | OpClass::NUMERIC_CONVERSION
+            | OpClass::INTEGER_COMPARISON
+            | OpClass::FLOAT_COMPARISON
+            | OpClass::LOGICAL
+            | OpClass::FLOAT_TEST,
+    ) || matches!(
         op,
-        IAdd | ISub
-            | IMul
-            | UDiv
-            | SDiv
-            | UMod
-            | SRem
-            | SMod
-            | SNegate
-            | Not
-            | ShiftLeftLogical
-            | ShiftRightLogical
-            | ShiftRightArithmetic
-            | BitwiseAnd
-            | BitwiseOr
-            | BitwiseXor
-            | UConvert
-            | SConvert
-            | FConvert
-            | ConvertFToU
-            | ConvertFToS
-            | ConvertUToF
-            | ConvertSToF
-            | FAdd
-            | FSub
-            | FMul
-            | FDiv
-            | FRem
-            | FMod
-            | FNegate
-            | IEqual
-            | INotEqual
-            | UGreaterThan
-            | SGreaterThan
-            | UGreaterThanEqual
-            | SGreaterThanEqual
-            | ULessThan
-            | SLessThan
-            | ULessThanEqual
-            | SLessThanEqual
-            | FOrdEqual
-            | FUnordEqual
-            | FOrdNotEqual
-            | FUnordNotEqual
-            | FOrdLessThan
-            | FUnordLessThan
-            | FOrdGreaterThan
-            | FUnordGreaterThan
-            | FOrdLessThanEqual
-            | FUnordLessThanEqual
-            | FOrdGreaterThanEqual
-            | FUnordGreaterThanEqual
-            | LogicalEqual
-            | LogicalNotEqual
-            | LogicalOr
-            | LogicalAnd
-            | LogicalNot
-            | CompositeExtract
+        CompositeExtract
             | VectorShuffle
             | VectorExtractDynamic
             | VectorInsertDynamic
             | Dot
             | VectorTimesScalar
-            | IsNan
-            | IsInf
             | Any
             | All
             | BitCount

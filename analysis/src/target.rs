@@ -17,44 +17,15 @@
 //! reading, not a statement of a source. What a device supports is stated once, in its tables:
 //! [`Target::summary`] (`--list-targets`) and [`Target::describe`] are generated from them.
 
+use crate::block_kind::BlockKind;
 use std::fmt::{self, Write as _};
-
-/// A 2D block operation, as the shape tables distinguish them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BlockOp {
-    Load,
-    LoadTransform,
-    LoadTranspose,
-    Store,
-    Prefetch,
-}
-
-impl BlockOp {
-    pub const ALL: [BlockOp; 5] = [
-        BlockOp::Load,
-        BlockOp::LoadTransform,
-        BlockOp::LoadTranspose,
-        BlockOp::Store,
-        BlockOp::Prefetch,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            BlockOp::Load => "load",
-            BlockOp::LoadTransform => "load-transform",
-            BlockOp::LoadTranspose => "load-transpose",
-            BlockOp::Store => "store",
-            BlockOp::Prefetch => "prefetch",
-        }
-    }
-}
 
 /// One row of a 2D block shape table: the op and element size it applies to, the allowed block
 /// widths (elements), heights (rows) and counts, and an optional cap on width × count
 /// (elements per row over all blocks). A shape is supported when some row accepts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockShapeRule {
-    pub op: BlockOp,
+    pub op: BlockKind,
     /// Element size in bytes.
     pub elem: u32,
     pub widths: &'static [u32],
@@ -65,7 +36,7 @@ pub struct BlockShapeRule {
 }
 
 impl BlockShapeRule {
-    fn accepts(&self, op: BlockOp, elem: u32, w: u32, h: u32, count: u32) -> bool {
+    fn accepts(&self, op: BlockKind, elem: u32, w: u32, h: u32, count: u32) -> bool {
         self.op == op
             && self.elem == elem
             && self.widths.contains(&w)
@@ -238,7 +209,7 @@ const C12: &[u32] = &[1, 2];
 const C124: &[u32] = &[1, 2, 4];
 
 const fn rule(
-    op: BlockOp,
+    op: BlockKind,
     elem: u32,
     widths: &'static [u32],
     heights: &'static [u32],
@@ -255,7 +226,7 @@ const fn rule(
     }
 }
 
-use BlockOp::{Load, LoadTransform, LoadTranspose, Prefetch, Store};
+use BlockKind::{Load, LoadTransform, LoadTranspose, Prefetch, Store};
 
 /// Xe-HPC (PVC): IGC front-end validation, §2.2 table ("Read", "Transform (PVC)", "Prefetch",
 /// "Write"; W·C ranges = 64 bytes per row), transposes per §2.1 "Transpose accepted by IGC
@@ -657,7 +628,7 @@ impl Target {
     }
 
     /// Whether `op` with this element size (bytes), block width, height and count is supported.
-    pub fn supports_2d_block(&self, op: BlockOp, elem: u32, w: u32, h: u32, count: u32) -> bool {
+    pub fn supports_2d_block(&self, op: BlockKind, elem: u32, w: u32, h: u32, count: u32) -> bool {
         self.features.block_io_2d
             && self
                 .block_shapes
@@ -667,12 +638,12 @@ impl Target {
 
     /// [`Target::supports_2d_block`] for the load kinds and prefetch (stores go through the
     /// general query).
-    pub fn supports_2d_load(&self, op: BlockOp, elem: u32, w: u32, h: u32, count: u32) -> bool {
+    pub fn supports_2d_load(&self, op: BlockKind, elem: u32, w: u32, h: u32, count: u32) -> bool {
         self.supports_2d_block(op, elem, w, h, count)
     }
 
     /// The largest supported block count for this shape, if any count is supported.
-    pub fn max_block_count(&self, op: BlockOp, elem: u32, w: u32, h: u32) -> Option<u32> {
+    pub fn max_block_count(&self, op: BlockKind, elem: u32, w: u32, h: u32) -> Option<u32> {
         if !self.features.block_io_2d {
             return None;
         }
@@ -735,7 +706,7 @@ impl Target {
         } else if self
             .block_shapes
             .iter()
-            .any(|r| r.op == BlockOp::LoadTransform && r.widths.iter().any(|&w| w * r.elem > 32))
+            .any(|r| r.op == BlockKind::LoadTransform && r.widths.iter().any(|&w| w * r.elem > 32))
         {
             "2D block IO with wide VNNI transforms".to_string()
         } else {
@@ -819,7 +790,7 @@ impl Target {
                 "  2D block shapes (elem bytes; widths; heights; counts; max width x count) [{}]:",
                 src.block_shapes
             );
-            for op in BlockOp::ALL {
+            for op in BlockKind::ALL {
                 for r in self.block_shapes.iter().filter(|r| r.op == op) {
                     let line = format!(
                         "    {:<15} {}B  W {:<16} H {:<16} C {:<6} {}",

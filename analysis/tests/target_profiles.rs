@@ -1,9 +1,10 @@
 //! Target profiles against `docs/notes/intel-targets.md` (spot values per table), query
 //! behaviour, and unknown names.
 
-use spvopt_analysis::target::{BlockOp, MmaTypes, Target};
+use spvopt_analysis::block_io::BlockKind;
+use spvopt_analysis::target::{MmaTypes, Target};
 
-use BlockOp::{Load, LoadTransform, LoadTranspose, Prefetch, Store};
+use BlockKind::{Load, LoadTransform, LoadTranspose, Prefetch, Store};
 
 fn t(name: &str) -> Target {
     Target::by_name(name).unwrap()

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use spvopt_analysis::block_io::{block_io, matrix_mad, BlockIoKind};
+use spvopt_analysis::block_io::{block_io, matrix_mad, BlockKind};
 use spvopt_analysis::builtins::Callees;
 use spvopt_analysis::constants::Constants;
 use spvopt_analysis::decorations::Decorations;
@@ -77,10 +77,10 @@ fn check_module(path: &Path) -> Counts {
                 };
                 if !matches!(
                     op.kind,
-                    BlockIoKind::Load
-                        | BlockIoKind::LoadTransform
-                        | BlockIoKind::LoadTranspose
-                        | BlockIoKind::Prefetch
+                    BlockKind::Load
+                        | BlockKind::LoadTransform
+                        | BlockKind::LoadTranspose
+                        | BlockKind::Prefetch
                 ) {
                     continue;
                 }

@@ -1,5 +1,5 @@
 //! Helpers shared by the fuzz targets: decoding a pipeline / target selector and building a
-//! bounded simulator launch from a few bytes.
+//! bounded simulator launch from a few bytes. The targets are in `fuzz/fuzz_targets/`.
 
 use std::sync::OnceLock;
 

@@ -1,5 +1,8 @@
 //! `spvopt-ir`: the SSA IR of spv-opt.
 //!
+//! Start reading at [`module`] (the IR), then [`loader`] and [`emitter`]; [`opcode_class`] for
+//! what kind of operation an opcode is.
+//!
 //! - [`load_bytes`] / [`load_words`] read a SPIR-V binary (either byte order) into a [`Module`];
 //!   [`Module::to_bytes`] writes it back. An unchanged module round-trips byte-identically,
 //!   including instructions no pass understands (unknown opcodes are kept by word count).
@@ -7,6 +10,8 @@
 //!   lists in logical-layout order; function bodies are blocks of linked instructions, so
 //!   insertion and removal are O(1).
 //! - [`grammar`] knows which operand words are ids, literals and strings.
+//! - [`opcode_class`] is the one table of opcode classes (pure, componentwise, atomic, …) every
+//!   analysis and pass reads.
 //! - [`Interner`] gives "the id of type/constant X", creating it when missing.
 //! - [`DefUse`] is the def-use analysis.
 //! - [`verify`] checks the structural invariants passes rely on; every loaded module passes it.
@@ -23,6 +28,7 @@ pub mod inst;
 pub mod interning;
 pub mod loader;
 pub mod module;
+pub mod opcode_class;
 #[cfg(feature = "spirv-tools")]
 pub mod text;
 pub mod verify;

@@ -12,14 +12,14 @@
 //!   `(A a, B b, C acc)`, result C.
 
 use spirv::Op;
-use spvopt_analysis::target::BlockOp;
+use spvopt_analysis::block_io::BlockKind;
 use spvopt_ir::grammar::{decode_string, encode_string};
 use spvopt_ir::{Id, Inst, Module, Section};
 
 /// A 2D block builtin: which op and the shape its name encodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockBuiltin {
-    pub op: BlockOp,
+    pub op: BlockKind,
     /// Element size in bytes (the name has bits).
     pub elem_bytes: u32,
     pub width: u32,
@@ -176,11 +176,11 @@ impl BlockBuiltin {
     /// `intel_sub_group_2d_block_read_16b_32r16x2c`.
     pub fn base_name(self) -> String {
         let op = match self.op {
-            BlockOp::Load => "read",
-            BlockOp::LoadTransform => "read_transform",
-            BlockOp::LoadTranspose => "read_transpose",
-            BlockOp::Store => "write",
-            BlockOp::Prefetch => "prefetch",
+            BlockKind::Load => "read",
+            BlockKind::LoadTransform => "read_transform",
+            BlockKind::LoadTranspose => "read_transpose",
+            BlockKind::Store => "write",
+            BlockKind::Prefetch => "prefetch",
         };
         format!(
             "intel_sub_group_2d_block_{op}_{}b_{}r{}x{}c",
@@ -198,16 +198,16 @@ impl BlockBuiltin {
     pub fn private_pointee_bits(self) -> Option<u32> {
         let e = self.elem_bytes * 8;
         match self.op {
-            BlockOp::Prefetch => None,
-            BlockOp::LoadTransform => Some(32),
-            BlockOp::LoadTranspose => Some(e.max(32)),
-            BlockOp::Load | BlockOp::Store => Some((e * (self.width / 16).max(1)).min(64)),
+            BlockKind::Prefetch => None,
+            BlockKind::LoadTransform => Some(32),
+            BlockKind::LoadTranspose => Some(e.max(32)),
+            BlockKind::Load | BlockKind::Store => Some((e * (self.width / 16).max(1)).min(64)),
         }
     }
 
     /// Number of parameters of the builtin.
     pub fn param_count(self) -> usize {
-        if self.op == BlockOp::Prefetch {
+        if self.op == BlockKind::Prefetch {
             5
         } else {
             6
@@ -257,11 +257,11 @@ pub fn parse_builtin(name: &str) -> Option<Builtin> {
     let rest = base.strip_prefix("intel_sub_group_")?;
     if let Some(r) = rest.strip_prefix("2d_block_") {
         let (op, shape) = [
-            ("read_transform_", BlockOp::LoadTransform),
-            ("read_transpose_", BlockOp::LoadTranspose),
-            ("read_", BlockOp::Load),
-            ("write_", BlockOp::Store),
-            ("prefetch_", BlockOp::Prefetch),
+            ("read_transform_", BlockKind::LoadTransform),
+            ("read_transpose_", BlockKind::LoadTranspose),
+            ("read_", BlockKind::Load),
+            ("write_", BlockKind::Store),
+            ("prefetch_", BlockKind::Prefetch),
         ]
         .iter()
         .find_map(|(p, op)| r.strip_prefix(p).map(|s| (*op, s)))?;
@@ -529,33 +529,33 @@ pub const EXT_2D_BLOCK_IO: &str = "SPV_INTEL_2d_block_io";
 pub const EXT_MMA: &str = "SPV_INTEL_subgroup_matrix_multiply_accumulate";
 
 /// The capability a native 2D block op needs beyond Subgroup2DBlockIOINTEL.
-pub fn extra_block_capability(op: BlockOp) -> Option<spirv::Capability> {
+pub fn extra_block_capability(op: BlockKind) -> Option<spirv::Capability> {
     match op {
-        BlockOp::LoadTransform => Some(spirv::Capability::Subgroup2DBlockTransformINTEL),
-        BlockOp::LoadTranspose => Some(spirv::Capability::Subgroup2DBlockTransposeINTEL),
+        BlockKind::LoadTransform => Some(spirv::Capability::Subgroup2DBlockTransformINTEL),
+        BlockKind::LoadTranspose => Some(spirv::Capability::Subgroup2DBlockTransposeINTEL),
         _ => None,
     }
 }
 
 /// The native opcode of a 2D block op.
-pub fn block_opcode(op: BlockOp) -> Op {
+pub fn block_opcode(op: BlockKind) -> Op {
     match op {
-        BlockOp::Load => Op::Subgroup2DBlockLoadINTEL,
-        BlockOp::LoadTransform => Op::Subgroup2DBlockLoadTransformINTEL,
-        BlockOp::LoadTranspose => Op::Subgroup2DBlockLoadTransposeINTEL,
-        BlockOp::Store => Op::Subgroup2DBlockStoreINTEL,
-        BlockOp::Prefetch => Op::Subgroup2DBlockPrefetchINTEL,
+        BlockKind::Load => Op::Subgroup2DBlockLoadINTEL,
+        BlockKind::LoadTransform => Op::Subgroup2DBlockLoadTransformINTEL,
+        BlockKind::LoadTranspose => Op::Subgroup2DBlockLoadTransposeINTEL,
+        BlockKind::Store => Op::Subgroup2DBlockStoreINTEL,
+        BlockKind::Prefetch => Op::Subgroup2DBlockPrefetchINTEL,
     }
 }
 
 /// The 2D block op of a native opcode.
-pub fn block_op_of(op: Op) -> Option<BlockOp> {
+pub fn block_op_of(op: Op) -> Option<BlockKind> {
     Some(match op {
-        Op::Subgroup2DBlockLoadINTEL => BlockOp::Load,
-        Op::Subgroup2DBlockLoadTransformINTEL => BlockOp::LoadTransform,
-        Op::Subgroup2DBlockLoadTransposeINTEL => BlockOp::LoadTranspose,
-        Op::Subgroup2DBlockStoreINTEL => BlockOp::Store,
-        Op::Subgroup2DBlockPrefetchINTEL => BlockOp::Prefetch,
+        Op::Subgroup2DBlockLoadINTEL => BlockKind::Load,
+        Op::Subgroup2DBlockLoadTransformINTEL => BlockKind::LoadTransform,
+        Op::Subgroup2DBlockLoadTransposeINTEL => BlockKind::LoadTranspose,
+        Op::Subgroup2DBlockStoreINTEL => BlockKind::Store,
+        Op::Subgroup2DBlockPrefetchINTEL => BlockKind::Prefetch,
         _ => return None,
     })
 }
@@ -608,7 +608,7 @@ mod tests {
         assert_eq!(
             b,
             Some(Builtin::Block(BlockBuiltin {
-                op: BlockOp::Load,
+                op: BlockKind::Load,
                 elem_bytes: 2,
                 width: 16,
                 height: 32,
@@ -619,7 +619,7 @@ mod tests {
             "_Z51intel_sub_group_2d_block_read_transpose_32b_32r8x1cPU3AS1viiiDv2_iPj",
         );
         assert!(
-            matches!(t, Some(Builtin::Block(b)) if b.op == BlockOp::LoadTranspose && b.width == 8)
+            matches!(t, Some(Builtin::Block(b)) if b.op == BlockKind::LoadTranspose && b.width == 8)
         );
         let m = parse_builtin("_Z38intel_sub_group_f16_f16_matrix_mad_k16Dv8_sDv8_iDv8_f");
         assert_eq!(
@@ -648,7 +648,7 @@ mod tests {
     #[test]
     fn mangles_like_clang() {
         let b = BlockBuiltin {
-            op: BlockOp::Load,
+            op: BlockKind::Load,
             elem_bytes: 2,
             width: 16,
             height: 32,
@@ -659,7 +659,7 @@ mod tests {
             "_Z42intel_sub_group_2d_block_read_16b_32r16x2cPU3AS1viiiDv2_iPt"
         );
         let p = BlockBuiltin {
-            op: BlockOp::Prefetch,
+            op: BlockKind::Prefetch,
             height: 16,
             ..b
         };
@@ -668,7 +668,7 @@ mod tests {
             "_Z46intel_sub_group_2d_block_prefetch_16b_16r16x2cPU3AS1viiiDv2_i"
         );
         let t = BlockBuiltin {
-            op: BlockOp::LoadTransform,
+            op: BlockKind::LoadTransform,
             count: 1,
             ..b
         };

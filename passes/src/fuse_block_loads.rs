@@ -56,15 +56,14 @@ use std::collections::{HashMap, HashSet};
 use spirv::Op;
 use spvopt_analysis::alias::{Alias, BlockFootprint};
 use spvopt_analysis::provenance::{Provenance, Root};
-use spvopt_analysis::target::BlockOp;
 use spvopt_analysis::uniformity::Uniformity;
 use spvopt_analysis::{
     Analyses, AnalysisSet, Cfg, Dominators, Fact, KernelFacts, Loops, PostDominators, Target,
 };
 use spvopt_ir::{BlockId, Id, InstId, Interner, Module};
 
-use crate::block_io::{BlockKind, BlockOperands, BlockShape};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
+use spvopt_analysis::block_io::{BlockKind, BlockOperands, BlockShape};
 
 pub struct FuseBlockLoads;
 
@@ -100,16 +99,6 @@ struct GroupKey {
     memory_width: Id,
     memory_height: Id,
     memory_pitch: Id,
-}
-
-fn block_op(kind: BlockKind) -> BlockOp {
-    match kind {
-        BlockKind::Load => BlockOp::Load,
-        BlockKind::LoadTransform => BlockOp::LoadTransform,
-        BlockKind::LoadTranspose => BlockOp::LoadTranspose,
-        BlockKind::Prefetch => BlockOp::Prefetch,
-        BlockKind::Store => BlockOp::Store,
-    }
 }
 
 struct Ctx<'a> {
@@ -303,13 +292,13 @@ impl FuseBlockLoads {
             let ok = if k == BlockKind::Prefetch {
                 // One wide block, or several blocks if the wide one is not supported.
                 ctx.target.supports_2d_block(
-                    BlockOp::Prefetch,
+                    BlockKind::Prefetch,
                     s.element_size,
                     s.width * t,
                     s.height,
                     1,
                 ) || ctx.target.supports_2d_block(
-                    BlockOp::Prefetch,
+                    BlockKind::Prefetch,
                     s.element_size,
                     s.width,
                     s.height,
@@ -317,7 +306,7 @@ impl FuseBlockLoads {
                 )
             } else {
                 ctx.target
-                    .supports_2d_block(block_op(k), s.element_size, s.width, s.height, t)
+                    .supports_2d_block(k, s.element_size, s.width, s.height, t)
                     && ctx
                         .target
                         .block_count_concatenates(s.element_size, s.width, s.height, t, sg)
@@ -329,7 +318,7 @@ impl FuseBlockLoads {
         if take < 2 {
             if ctx
                 .target
-                .supports_2d_block(block_op(k), s.element_size, s.width, s.height, 2)
+                .supports_2d_block(k, s.element_size, s.width, s.height, 2)
             {
                 ctx.reject(stats, "rejected_register_rule", 1, &insts(&run.members));
             } else {
@@ -448,12 +437,7 @@ impl Pass for FuseBlockLoads {
         changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
-        let any_block_io = m.function_ids().any(|f| {
-            m.function(f)
-                .blocks
-                .iter()
-                .any(|&b| m.block_insts(b).any(|i| BlockKind::of(m.inst(i)).is_some()))
-        });
+        let any_block_io = spvopt_analysis::block_io::has_block_instructions(m);
         if !any_block_io {
             return Ok(PassResult::unchanged(stats));
         }

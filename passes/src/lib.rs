@@ -3,8 +3,12 @@
 //! Library use (a driver's JIT pipeline): an [`Optimizer`] (target + pipeline, prepared once)
 //! runs on many modules, from several threads; [`optimize_words`] does one module in one call.
 //! Both take SPIR-V words and return optimized words or a typed error; no global state, no
-//! panics on bad input. Where to start reading: [`manager`] (how passes run), [`pass`] (the
-//! contract), [`registry`] (every pass by name).
+//! panics on bad input.
+//!
+//! Start reading at [`manager`] (how a pipeline runs passes and reports), [`pass`] (the `Pass`
+//! trait, results, statistics) and [`registry`] (names and options); then one small pass
+//! ([`strip_prefetches`]) and one built on the analyses ([`fuse_block_loads`]). 2D block operands
+//! and opcode classes come from `spvopt_analysis::block_io` and `spvopt_ir::opcode_class`.
 
 pub mod block_io;
 pub mod builtin_names;

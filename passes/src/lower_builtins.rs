@@ -34,7 +34,7 @@
 use std::collections::HashMap;
 
 use spirv::{Capability, Op, StorageClass};
-use spvopt_analysis::target::BlockOp;
+use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::grammar::encode_string;
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
@@ -48,13 +48,13 @@ use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 pub struct LowerBuiltins;
 
-fn stat_name(op: BlockOp) -> &'static str {
+fn stat_name(op: BlockKind) -> &'static str {
     match op {
-        BlockOp::Load => "lowered_load",
-        BlockOp::LoadTransform => "lowered_load_transform",
-        BlockOp::LoadTranspose => "lowered_load_transpose",
-        BlockOp::Store => "lowered_store",
-        BlockOp::Prefetch => "lowered_prefetch",
+        BlockKind::Load => "lowered_load",
+        BlockKind::LoadTransform => "lowered_load_transform",
+        BlockKind::LoadTranspose => "lowered_load_transpose",
+        BlockKind::Store => "lowered_store",
+        BlockKind::Prefetch => "lowered_prefetch",
     }
 }
 
@@ -131,9 +131,9 @@ struct CallPlan {
     stat: &'static str,
 }
 
-fn plan_block(m: &Module, i: InstId, op: BlockOp) -> Option<CallPlan> {
+fn plan_block(m: &Module, i: InstId, op: BlockKind) -> Option<CallPlan> {
     let ops = m.inst(i).operands();
-    let want = if op == BlockOp::Prefetch { 9 } else { 10 };
+    let want = if op == BlockKind::Prefetch { 9 } else { 10 };
     if ops.len() != want {
         return None;
     }
@@ -158,7 +158,7 @@ fn plan_block(m: &Module, i: InstId, op: BlockOp) -> Option<CallPlan> {
         .map(|&w| Id::new(w))
         .collect::<Option<_>>()?;
     // Builtin argument order: the private source of a store goes last.
-    let args: Vec<Id> = if op == BlockOp::Store {
+    let args: Vec<Id> = if op == BlockKind::Store {
         let mut v = ids[1..].to_vec();
         v.push(ids[0]);
         v
@@ -322,7 +322,7 @@ impl Pass for LowerBuiltins {
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         // 1. The native ops.
-        let mut work: Vec<(InstId, Option<BlockOp>)> = Vec::new();
+        let mut work: Vec<(InstId, Option<BlockKind>)> = Vec::new();
         for f in m.function_ids() {
             for &b in &m.function(f).blocks {
                 for i in m.block_insts(b) {

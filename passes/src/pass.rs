@@ -65,6 +65,9 @@ impl fmt::Display for Statistics {
     }
 }
 
+/// Options given to a pass constructor: `(key, value)` pairs.
+pub type PassOptions = Vec<(String, String)>;
+
 /// What a pass did.
 #[derive(Clone, Debug, Default)]
 pub struct PassResult {

@@ -38,7 +38,7 @@
 //! Cost: linear in module size.
 
 use spirv::{Capability, Op, StorageClass};
-use spvopt_analysis::target::BlockOp;
+use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::{FuncId, Id, Inst, InstId, Interner, Module, Section};
 
@@ -52,13 +52,13 @@ use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 pub struct RaiseBuiltins;
 
 /// Statistic name of a raised 2D block op.
-fn stat_name(op: BlockOp) -> &'static str {
+fn stat_name(op: BlockKind) -> &'static str {
     match op {
-        BlockOp::Load => "raised_load",
-        BlockOp::LoadTransform => "raised_load_transform",
-        BlockOp::LoadTranspose => "raised_load_transpose",
-        BlockOp::Store => "raised_store",
-        BlockOp::Prefetch => "raised_prefetch",
+        BlockKind::Load => "raised_load",
+        BlockKind::LoadTransform => "raised_load_transform",
+        BlockKind::LoadTranspose => "raised_load_transpose",
+        BlockKind::Store => "raised_store",
+        BlockKind::Prefetch => "raised_prefetch",
     }
 }
 
@@ -150,11 +150,11 @@ fn block_operands(
     if !ids[1..4].iter().all(|&v| is_int_scalar(m, v)) || !is_int2(m, ids[4]) {
         return None;
     }
-    if b.op == BlockOp::Prefetch {
+    if b.op == BlockKind::Prefetch {
         return Some(ids);
     }
     let pointee = pointer_in(m, ids[5], StorageClass::Function)?;
-    if b.op == BlockOp::LoadTransform {
+    if b.op == BlockKind::LoadTransform {
         // SPV_INTEL_2d_block_io: a typed Dst pointer must point to a 32-bit integer.
         if let Some(p) = pointee {
             let t = m.def_inst(p)?;
@@ -163,7 +163,7 @@ fn block_operands(
             }
         }
     }
-    if b.op == BlockOp::Store {
+    if b.op == BlockKind::Store {
         let mut v = Vec::with_capacity(6);
         v.push(ids[5]);
         v.extend_from_slice(&ids[..5]);

@@ -22,8 +22,7 @@ pub struct PassOptionInfo {
     pub default: &'static str,
 }
 
-/// Options given to a pass constructor: `(key, value)` pairs.
-pub type PassOptions = Vec<(String, String)>;
+pub use crate::pass::PassOptions;
 
 /// One registry entry.
 pub struct PassInfo {

@@ -17,33 +17,12 @@
 
 use spirv::{Op, StorageClass};
 use spvopt_analysis::{Analyses, AnalysisSet, Fact, KernelFacts, Target};
-use spvopt_ir::{Id, Inst, InstId, Interner, Module};
+use spvopt_ir::{Inst, InstId, Interner, Module};
 
-use crate::block_io::{block_instructions, BlockKind, BlockOperands};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
+use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 
 pub struct SplitBlockLoads;
-
-/// A scalar type and its size in bytes, used to address inside a destination.
-fn addressing_scalar(m: &Module, pointer: Id) -> Option<(Id, u32)> {
-    let ptr_ty = m.def_inst(m.type_of(pointer)?)?;
-    if !ptr_ty.is(Op::TypePointer) || ptr_ty.operand_word(0) != Some(StorageClass::Function as u32)
-    {
-        return None;
-    }
-    let mut t = ptr_ty.operand_id(1)?;
-    loop {
-        let inst = m.def_inst(t)?;
-        match inst.op()? {
-            Op::TypeInt | Op::TypeFloat => {
-                let bits = inst.operand_word(0)?;
-                return (bits % 8 == 0).then_some((t, bits / 8));
-            }
-            Op::TypeVector | Op::TypeArray => t = inst.operand_id(0)?,
-            _ => return None,
-        }
-    }
-}
 
 impl Pass for SplitBlockLoads {
     fn name(&self) -> &'static str {
@@ -90,7 +69,8 @@ impl Pass for SplitBlockLoads {
                 continue;
             };
             let dst = ops.private.expect("loads have a destination");
-            let Some((scalar, scalar_bytes)) = addressing_scalar(m, dst) else {
+            let Some((scalar, scalar_bytes)) = spvopt_analysis::block_io::private_scalar(m, dst)
+            else {
                 stats.add("skipped_destination_type", 1);
                 continue;
             };
@@ -118,7 +98,7 @@ impl Pass for SplitBlockLoads {
             if !changes.allow() {
                 break;
             }
-            let dst_ty = m.type_of(dst).expect("checked by addressing_scalar");
+            let dst_ty = m.type_of(dst).expect("checked by private_scalar");
             let scalar_ptr = types.pointer(m, StorageClass::Function, scalar);
             let one = types.int_const(m, m.type_of(ops.count).unwrap_or(coord_elem), 1);
             let base_ptr = if dst_ty == scalar_ptr {

@@ -2,6 +2,7 @@
 
 use spirv::Op;
 use spvopt_ir::grammar::ExtSet;
+use spvopt_ir::opcode_class::{op_class, OpClass};
 use spvopt_ir::{Inst, Module};
 
 /// Whether removing `inst` when its result is unused cannot change what the kernel does:
@@ -32,123 +33,7 @@ pub fn is_side_effect_free(m: &Module, inst: &Inst) -> bool {
                 _ => false,
             }
         }
-        Undef
-        | Variable
-        | AccessChain
-        | InBoundsAccessChain
-        | PtrAccessChain
-        | InBoundsPtrAccessChain
-        | ArrayLength
-        | CopyObject
-        | CopyLogical
-        | Phi
-        | Select
-        | VectorExtractDynamic
-        | VectorInsertDynamic
-        | VectorShuffle
-        | CompositeConstruct
-        | CompositeExtract
-        | CompositeInsert
-        | Transpose
-        | SampledImage
-        | ConvertFToU
-        | ConvertFToS
-        | ConvertSToF
-        | ConvertUToF
-        | UConvert
-        | SConvert
-        | FConvert
-        | QuantizeToF16
-        | ConvertPtrToU
-        | SatConvertSToU
-        | SatConvertUToS
-        | ConvertUToPtr
-        | PtrCastToGeneric
-        | GenericCastToPtr
-        | GenericCastToPtrExplicit
-        | Bitcast
-        | SNegate
-        | FNegate
-        | IAdd
-        | FAdd
-        | ISub
-        | FSub
-        | IMul
-        | FMul
-        | UDiv
-        | SDiv
-        | FDiv
-        | UMod
-        | SRem
-        | SMod
-        | FRem
-        | FMod
-        | VectorTimesScalar
-        | MatrixTimesScalar
-        | VectorTimesMatrix
-        | MatrixTimesVector
-        | MatrixTimesMatrix
-        | OuterProduct
-        | Dot
-        | IAddCarry
-        | ISubBorrow
-        | UMulExtended
-        | SMulExtended
-        | Any
-        | All
-        | IsNan
-        | IsInf
-        | IsFinite
-        | IsNormal
-        | SignBitSet
-        | LessOrGreater
-        | Ordered
-        | Unordered
-        | LogicalEqual
-        | LogicalNotEqual
-        | LogicalOr
-        | LogicalAnd
-        | LogicalNot
-        | IEqual
-        | INotEqual
-        | UGreaterThan
-        | SGreaterThan
-        | UGreaterThanEqual
-        | SGreaterThanEqual
-        | ULessThan
-        | SLessThan
-        | ULessThanEqual
-        | SLessThanEqual
-        | FOrdEqual
-        | FUnordEqual
-        | FOrdNotEqual
-        | FUnordNotEqual
-        | FOrdLessThan
-        | FUnordLessThan
-        | FOrdGreaterThan
-        | FUnordGreaterThan
-        | FOrdLessThanEqual
-        | FUnordLessThanEqual
-        | FOrdGreaterThanEqual
-        | FUnordGreaterThanEqual
-        | ShiftRightLogical
-        | ShiftRightArithmetic
-        | ShiftLeftLogical
-        | BitwiseOr
-        | BitwiseXor
-        | BitwiseAnd
-        | Not
-        | BitFieldInsert
-        | BitFieldSExtract
-        | BitFieldUExtract
-        | BitReverse
-        | BitCount
-        | PtrEqual
-        | PtrNotEqual
-        | PtrDiff
-        | ConvertFToBF16INTEL
-        | ConvertBF16ToFINTEL => true,
-        _ => false,
+        _ => op_class(op).intersects(OpClass::REMOVABLE_IF_UNUSED),
     }
 }
 

@@ -15,7 +15,7 @@
 use spvopt_ir::spirv::{MemoryAccess, Op};
 
 use crate::error::SimError;
-use crate::exec::{lanes, Machine, Sg};
+use crate::machine::{lanes, Machine, Sg};
 use crate::ops;
 use crate::program::{DInst, Program, Ty};
 use crate::tensor_addressing::{self as ta, Access, Layout, TypedView, View};

@@ -17,8 +17,8 @@
 
 use spvopt_ir::spirv::Op;
 
+use crate::components::{comp, vcomp};
 use crate::error::SimError;
-use crate::ops::{comp, vcomp};
 use crate::program::{DInst, Program};
 use crate::values::*;
 
@@ -474,7 +474,7 @@ pub fn pure_ext<'a>(
         }
         _ => {}
     }
-    let float = matches!(rc.kind, crate::ops::Kind::Float);
+    let float = matches!(rc.kind, crate::components::Kind::Float);
     let _ = comp;
     for j in 0..n {
         let (x, y, z) = (comp_at(0, j), comp_at(1, j), comp_at(2, j));

@@ -1,8 +1,10 @@
 //! spvopt-sim: the reference simulator of SPIR-V compute kernels, our semantics oracle
 //! (DESIGN.md §6).
 //!
-//! This crate currently holds the semantic core the instruction interpreter calls: plain Rust over
-//! bytes, one concern per module, each module documenting the spec section it models.
+//! Start reading at [`run`] (`run.rs`: launching a kernel), then `exec.rs` (the SIMT loop and
+//! instruction dispatch) and `machine.rs` (subgroups, frames, operand access); `decode.rs` turns a
+//! module into the [`program::Program`] they execute. The semantic core they call is plain Rust
+//! over bytes, one concern per module, each module documenting the spec section it models:
 //! * [`memory`] is the flat 64-bit address space with guard gaps and typed access.
 //! * [`numeric`] has the f16 / bf16 / tf32 conversions and packed-integer helpers.
 //! * [`subgroup`] checks subgroup shapes for the collective instructions.
@@ -15,29 +17,37 @@
 //!   `SPV_NV_tensor_addressing` layouts, views and element addresses.
 //! * [`compare`] compares the buffers of two runs element by element (`spv-sim compare`).
 //! * [`error`] holds [`SimError`], the undefined behaviour and bad operands the core reports.
+//!
+//! The simulator shares no code with the passes it checks; from `spvopt-ir` it reads the module
+//! and the grammar facts only.
 
 pub mod block_io_1d;
 pub mod block_io_2d;
 pub mod block_prefetch_1d;
 mod collective;
 pub mod compare;
+pub mod components;
 pub mod coop_matrix;
+mod decode;
 pub mod error;
 pub mod exec;
 pub mod ext_cl;
 pub mod launch;
+mod machine;
 pub mod memory;
 pub mod mma;
 pub mod numeric;
 pub mod ops;
 pub mod program;
+mod run;
 pub mod subgroup;
 pub mod tensor_addressing;
 pub mod values;
 
 pub use error::SimError;
-pub use exec::{run, Counters, OpCount, RunOutput};
 pub use launch::{Arg, Launch};
+pub use machine::{Counters, OpCount, RunOutput};
+pub use run::run;
 
 /// Loads a module (binary SPIR-V bytes) and runs `launch` on it.
 pub fn run_bytes(module: &[u8], launch: &Launch) -> Result<RunOutput, SimError> {

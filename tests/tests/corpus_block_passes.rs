@@ -1,8 +1,8 @@
 //! `split-block-loads` and `strip-prefetches` over the native Triton corpus: structure
 //! (blocks preserved, counts 1, no prefetches left), reload, idempotence.
 
+use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 use spvopt_analysis::Target;
-use spvopt_passes::block_io::{block_instructions, BlockKind, BlockOperands};
 use spvopt_passes::{run_pipeline, Hooks, Pipeline};
 
 fn run(words: &[u32], pipeline: &str) -> (spvopt_ir::Module, bool) {

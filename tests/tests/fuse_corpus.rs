@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use spvopt_analysis::block_io::{block_instructions, BlockOperands};
 use spvopt_analysis::Target;
-use spvopt_passes::block_io::{block_instructions, BlockOperands};
 use spvopt_passes::{run_pipeline, Hooks, Pipeline};
 use spvopt_tests::corpus_launches::{readme_launches, same_results, GEMMS};
 

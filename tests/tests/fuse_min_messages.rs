@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use spvopt_analysis::target::BlockOp;
+use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::Target;
 use spvopt_ir::spirv::Op;
 use spvopt_ir::text::{self, TargetEnv};
@@ -53,7 +53,7 @@ fn is_positive(source: &str) -> bool {
 type Key = (&'static str, u32, u32, u32);
 
 struct Group {
-    op: BlockOp,
+    op: BlockKind,
     elem: u32,
     width: u32,
     height: u32,
@@ -66,8 +66,8 @@ impl Group {
     }
 }
 
-fn key(op: BlockOp, elem: u32, width: u32, height: u32) -> Key {
-    let w = if op == BlockOp::Prefetch { 0 } else { width };
+fn key(op: BlockKind, elem: u32, width: u32, height: u32) -> Key {
+    let w = if op == BlockKind::Prefetch { 0 } else { width };
     (op.name(), elem, w, height)
 }
 
@@ -90,9 +90,9 @@ fn parse_groups(source: &str) -> Result<(Vec<Group>, u32), String> {
             return Err(format!("bad GROUP line: {line}"));
         }
         let op = match f[0] {
-            "load" => BlockOp::Load,
-            "transform" => BlockOp::LoadTransform,
-            "prefetch" => BlockOp::Prefetch,
+            "load" => BlockKind::Load,
+            "transform" => BlockKind::LoadTransform,
+            "prefetch" => BlockKind::Prefetch,
             o => return Err(format!("bad GROUP op {o}")),
         };
         let num = |s: &str| s.parse::<u32>().map_err(|e| format!("{line}: {e}"));
@@ -110,7 +110,7 @@ fn parse_groups(source: &str) -> Result<(Vec<Group>, u32), String> {
 
 /// Whether one message may carry a run of `total` blocks of the group's shape.
 fn run_supported(t: &Target, g: &Group, total: u32, sg: u32) -> bool {
-    if g.op == BlockOp::Prefetch {
+    if g.op == BlockKind::Prefetch {
         t.supports_2d_block(g.op, g.elem, g.width * total, g.height, 1)
             || t.supports_2d_block(g.op, g.elem, g.width, g.height, total)
     } else {
@@ -148,10 +148,10 @@ fn messages(m: &Module) -> BTreeMap<Key, (u32, u32)> {
             for i in m.block_insts(b) {
                 let inst = m.inst(i);
                 let op = match inst.op() {
-                    Some(Op::Subgroup2DBlockLoadINTEL) => BlockOp::Load,
-                    Some(Op::Subgroup2DBlockLoadTransformINTEL) => BlockOp::LoadTransform,
-                    Some(Op::Subgroup2DBlockLoadTransposeINTEL) => BlockOp::LoadTranspose,
-                    Some(Op::Subgroup2DBlockPrefetchINTEL) => BlockOp::Prefetch,
+                    Some(Op::Subgroup2DBlockLoadINTEL) => BlockKind::Load,
+                    Some(Op::Subgroup2DBlockLoadTransformINTEL) => BlockKind::LoadTransform,
+                    Some(Op::Subgroup2DBlockLoadTransposeINTEL) => BlockKind::LoadTranspose,
+                    Some(Op::Subgroup2DBlockPrefetchINTEL) => BlockKind::Prefetch,
                     _ => continue,
                 };
                 let c = |k: usize| {
@@ -162,7 +162,7 @@ fn messages(m: &Module) -> BTreeMap<Key, (u32, u32)> {
                 let (elem, w, h, count) = (c(0), c(1), c(2), c(3));
                 let e = out.entry(key(op, elem, w, h)).or_default();
                 e.0 += 1;
-                e.1 += if op == BlockOp::Prefetch {
+                e.1 += if op == BlockKind::Prefetch {
                     w * count
                 } else {
                     count
@@ -211,7 +211,7 @@ fn check_fixture(path: &Path) -> Result<(), String> {
             .counts
             .iter()
             .map(|&c| {
-                if g.op == BlockOp::Prefetch {
+                if g.op == BlockKind::Prefetch {
                     c * g.width
                 } else {
                     c
@@ -325,34 +325,34 @@ fn min_messages_table() {
     };
     // 8-bit W16: counts 1, 2, 4 (W*C <= 64).
     assert_eq!(
-        min_messages(&pvc, &g(BlockOp::Load, 1, 16, 8, &[1, 1, 1, 1]), 16),
+        min_messages(&pvc, &g(BlockKind::Load, 1, 16, 8, &[1, 1, 1, 1]), 16),
         1
     );
     assert_eq!(
-        min_messages(&pvc, &g(BlockOp::Load, 1, 16, 8, &[1, 1, 1]), 16),
+        min_messages(&pvc, &g(BlockKind::Load, 1, 16, 8, &[1, 1, 1]), 16),
         2
     );
     assert_eq!(
-        min_messages(&pvc, &g(BlockOp::Load, 1, 16, 16, &[2, 1, 1]), 16),
+        min_messages(&pvc, &g(BlockKind::Load, 1, 16, 16, &[2, 1, 1]), 16),
         1
     );
     // 16-bit W16: W*C <= 32, so pairs.
     assert_eq!(
-        min_messages(&pvc, &g(BlockOp::Load, 2, 16, 16, &[1, 1, 1, 1]), 16),
+        min_messages(&pvc, &g(BlockKind::Load, 2, 16, 16, &[1, 1, 1, 1]), 16),
         2
     );
     // 16-bit W8 H2: 32-byte blocks do not fill a 64-byte GRF: no fusion.
     assert_eq!(
-        min_messages(&pvc, &g(BlockOp::Load, 2, 8, 2, &[1, 1]), 16),
+        min_messages(&pvc, &g(BlockKind::Load, 2, 8, 2, &[1, 1]), 16),
         2
     );
     // 16-bit prefetch W16 x4: at most 32 wide.
     assert_eq!(
-        min_messages(&pvc, &g(BlockOp::Prefetch, 2, 16, 16, &[1, 1, 1, 1]), 16),
+        min_messages(&pvc, &g(BlockKind::Prefetch, 2, 16, 16, &[1, 1, 1, 1]), 16),
         2
     );
     assert_eq!(
-        min_messages(&pvc, &g(BlockOp::Prefetch, 1, 16, 8, &[1, 1, 1, 1]), 16),
+        min_messages(&pvc, &g(BlockKind::Prefetch, 1, 16, 8, &[1, 1, 1, 1]), 16),
         1
     );
 }

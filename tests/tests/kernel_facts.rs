@@ -86,7 +86,10 @@ fn facts_are_per_kernel_and_the_shared_helper_conflicts() {
         Fact::Known([8, 1, 1])
     );
     assert_eq!(f.subgroups_per_workgroup(func(&m, "k16")), Fact::Known(1));
-    assert_eq!(spvopt_passes::block_io::module_subgroup_size(&m), None);
+    assert_eq!(
+        spvopt_analysis::KernelFacts::build(&m).module_subgroup_size(),
+        None
+    );
 }
 
 #[test]

@@ -9,11 +9,10 @@
 //! (dg2 runs DPAS at SIMD8; lower-mma emulates them), and the native corpus GEMMs stay
 //! simulator-identical on the README launches.
 
-use spvopt_analysis::target::BlockOp;
+use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 use spvopt_analysis::Target;
 use spvopt_ir::spirv::{self, Op};
 use spvopt_ir::{text, Module};
-use spvopt_passes::block_io::{block_instructions, BlockKind, BlockOperands};
 use spvopt_passes::legalize::level_zero_env;
 use spvopt_passes::{run_pipeline, Hooks, Pipeline};
 use spvopt_tests::corpus_launches::{readme_launches, same_results, GEMMS};
@@ -42,10 +41,6 @@ fn run(
     run_pipeline(&p, m, target, &mut Hooks::default()).map_err(|e| e.to_string())
 }
 
-fn op_of(kind: BlockKind) -> BlockOp {
-    spvopt_passes::legalize::split_shapes::block_op(kind)
-}
-
 #[test]
 fn legalize_for_pvc_on_triton_corpus() {
     let pvc = Target::pvc();
@@ -63,7 +58,7 @@ fn legalize_for_pvc_on_triton_corpus() {
             let ops = BlockOperands::read(reloaded.inst(i)).expect("well-formed");
             let s = ops.shape(&reloaded).expect("constant shape");
             assert!(
-                pvc.supports_2d_block(op_of(ops.kind), s.element_size, s.width, s.height, s.count),
+                pvc.supports_2d_block(ops.kind, s.element_size, s.width, s.height, s.count),
                 "{name}: unsupported shape left: {s:?}"
             );
         }

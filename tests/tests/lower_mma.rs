@@ -8,10 +8,10 @@
 //! every profile: after lower-mma no MMA is left that the profile lacks, the output validates,
 //! and spv-sim gives bit-identical results to the input on random operands.
 
+use spvopt_analysis::block_io::block_instructions;
 use spvopt_analysis::target::MmaTypes;
 use spvopt_analysis::Target;
 use spvopt_ir::{text, Module};
-use spvopt_passes::block_io::block_instructions;
 use spvopt_passes::lower_mma::plan;
 use spvopt_passes::{registry, run_pipeline, Hooks, Pipeline, RunReport};
 use spvopt_sim::{Arg, Launch};

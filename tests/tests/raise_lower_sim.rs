@@ -45,7 +45,7 @@ fn called_builtins(m: &spvopt_ir::Module) -> Vec<String> {
 }
 
 fn has_2d_block_ops(m: &spvopt_ir::Module) -> bool {
-    !spvopt_passes::block_io::block_instructions(m).is_empty()
+    !spvopt_analysis::block_io::block_instructions(m).is_empty()
 }
 
 #[test]

@@ -1,5 +1,8 @@
 //! `spvopt-tools`: the command-line front ends (`spv-opt`, `spv-sim`, `spv-bench`) and the
 //! benchmark kernel generator. The binaries are thin: argument parsing plus library calls.
+//!
+//! Start reading at `src/bin/spv-opt.rs` (the optimizer's command line); [`bench_gen`] generates
+//! the benchmark modules `spv-bench` times.
 
 pub mod ab;
 pub mod bench_gen;

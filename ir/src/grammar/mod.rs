@@ -5,7 +5,7 @@
 //! reports every operand; the loader uses it to validate structure (strings terminated, ids below
 //! the bound), and the IR uses it to find and rewrite id operands. Nothing allocates.
 
-mod tables;
+pub(crate) mod tables;
 
 use crate::id::Id;
 
@@ -46,6 +46,40 @@ pub enum Quantifier {
     One,
     Optional,
     Many,
+}
+
+/// The grammar's class of an instruction (its `"class"` field), generated per opcode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GrammarClass {
+    /// `@exclude`: the grammar gives no class (many vendor extensions).
+    Unclassified,
+    Reserved,
+    Group,
+    Image,
+    RelationalAndLogical,
+    TypeDeclaration,
+    NonUniform,
+    Arithmetic,
+    Memory,
+    Conversion,
+    Atomic,
+    Pipe,
+    DeviceSideEnqueue,
+    ConstantCreation,
+    ControlFlow,
+    Bit,
+    Composite,
+    Debug,
+    Derivative,
+    Annotation,
+    Miscellaneous,
+    Barrier,
+    Graph,
+    ModeSetting,
+    Function,
+    Extension,
+    Primitive,
+    Tensor,
 }
 
 /// Grammar of one core instruction.

@@ -28,7 +28,7 @@
 //! block ops and the per-element loop.
 
 use spirv::{Op, StorageClass};
-use spvopt_analysis::target::BlockOp;
+use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::Target;
 use spvopt_ir::Id;
 
@@ -56,7 +56,7 @@ pub struct Request<'a> {
 /// One block instruction's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
-    pub op: BlockOp,
+    pub op: BlockKind,
     /// Element size the instruction is issued with (4 for transposed 8/16-bit data).
     pub elem: u32,
     pub width: u32,
@@ -110,7 +110,7 @@ fn shape(r: &Request) -> Result<Shape, String> {
         // Targets without 2D block IO get the same ops; legalize lowers them.
         Target::pvc()
     };
-    let fits = |op: BlockOp, e: u32, w: u32, h: u32| shapes.supports_2d_block(op, e, w, h, 1);
+    let fits = |op: BlockKind, e: u32, w: u32, h: u32| shapes.supports_2d_block(op, e, w, h, 1);
     if r.view_transposed == Some(true) {
         if r.store {
             return Err("a store through a transposing view (no 2D store transposes)".into());
@@ -121,10 +121,10 @@ fn shape(r: &Request) -> Result<Shape, String> {
         let row_dwords = rows * es / 4;
         if row_dwords <= 8
             && cols.is_multiple_of(32)
-            && fits(BlockOp::LoadTranspose, 4, row_dwords, 32)
+            && fits(BlockKind::LoadTranspose, 4, row_dwords, 32)
         {
             return Ok(Shape {
-                op: BlockOp::LoadTranspose,
+                op: BlockKind::LoadTranspose,
                 elem: 4,
                 width: row_dwords,
                 height: 32,
@@ -134,11 +134,11 @@ fn shape(r: &Request) -> Result<Shape, String> {
             });
         }
         let width = row_dwords.min(8);
-        if !row_dwords.is_multiple_of(width) || !fits(BlockOp::LoadTranspose, 4, width, 16) {
+        if !row_dwords.is_multiple_of(width) || !fits(BlockKind::LoadTranspose, 4, width, 16) {
             return Err(format!("no transposed block of {width} dwords x 16 rows"));
         }
         return Ok(Shape {
-            op: BlockOp::LoadTranspose,
+            op: BlockKind::LoadTranspose,
             elem: 4,
             width,
             height: 16,
@@ -152,11 +152,11 @@ fn shape(r: &Request) -> Result<Shape, String> {
         return Err("the packed columns do not fit a block row".into());
     }
     let (op, max_h) = if r.store {
-        (BlockOp::Store, 8)
+        (BlockKind::Store, 8)
     } else if r.use_ == MatrixUse::B && es < 4 && pack == 1 {
-        (BlockOp::LoadTransform, 32)
+        (BlockKind::LoadTransform, 32)
     } else {
-        (BlockOp::Load, 32)
+        (BlockKind::Load, 32)
     };
     let height = rows.min(max_h);
     if rows % height != 0 || !fits(op, es, width, height) {
@@ -368,7 +368,7 @@ pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id, col_of
     let Deal::Columns { pack } = mat.dist.deal else {
         return;
     };
-    let transposed = s.op == BlockOp::LoadTranspose;
+    let transposed = s.op == BlockKind::LoadTranspose;
     if s.interleaved {
         emit_interleaved(b, s, mat, ptr, var, [width, height, pitch], (x0, y0));
         return;
@@ -410,7 +410,7 @@ pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id, col_of
             let surface = [width.word(), height.word(), pitch.word(), coord.word()];
             let mut words = shape.to_vec();
             let op = match s.op {
-                BlockOp::Store => {
+                BlockKind::Store => {
                     words.push(data.word());
                     words.push(ptr.word());
                     words.extend_from_slice(&surface);
@@ -421,8 +421,8 @@ pub fn emit(b: &mut Builder, plan: &Plan, mat: &Matrix, ptr: Id, var: Id, col_of
                     words.extend_from_slice(&surface);
                     words.push(data.word());
                     match kind {
-                        BlockOp::LoadTransform => Op::Subgroup2DBlockLoadTransformINTEL,
-                        BlockOp::LoadTranspose => Op::Subgroup2DBlockLoadTransposeINTEL,
+                        BlockKind::LoadTransform => Op::Subgroup2DBlockLoadTransformINTEL,
+                        BlockKind::LoadTranspose => Op::Subgroup2DBlockLoadTransposeINTEL,
                         _ => Op::Subgroup2DBlockLoadINTEL,
                     }
                 }

@@ -5,6 +5,7 @@ use spirv::Op;
 use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use spvopt_analysis::tensor_layout::TensorState;
 use spvopt_analysis::Target;
+use spvopt_ir::opcode_class::{op_class, OpClass};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module};
 
 use super::block_path;
@@ -558,34 +559,9 @@ impl Converter<'_> {
             return Ok(());
         }
         let op = inst.op().ok_or("unknown opcode")?;
-        let componentwise = matches!(
-            op,
-            FAdd | FSub
-                | FMul
-                | FDiv
-                | FRem
-                | FMod
-                | FNegate
-                | IAdd
-                | ISub
-                | IMul
-                | SDiv
-                | UDiv
-                | SRem
-                | SMod
-                | UMod
-                | SNegate
-                | FConvert
-                | SConvert
-                | UConvert
-                | ConvertFToS
-                | ConvertFToU
-                | ConvertSToF
-                | ConvertUToF
-                | Phi
-                | Select
-                | CopyObject
-        );
+        let componentwise = op_class(op).intersects(
+            OpClass::INTEGER_ARITHMETIC | OpClass::FLOAT_ARITHMETIC | OpClass::NUMERIC_CONVERSION,
+        ) || matches!(op, Phi | Select | CopyObject);
         let carried = matches!(
             op,
             Load | Store | Variable | Undef | FunctionCall | ReturnValue | FunctionParameter

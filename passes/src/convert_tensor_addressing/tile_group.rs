@@ -46,8 +46,8 @@ pub fn plan(b: &mut Builder, prepared: &[Prepared], decisions: &[Decision]) -> O
         let pl = plan_of(d)?;
         let load_kind = matches!(
             pl.shape.op,
-            spvopt_analysis::target::BlockOp::Load
-                | spvopt_analysis::target::BlockOp::LoadTransform
+            spvopt_analysis::block_io::BlockKind::Load
+                | spvopt_analysis::block_io::BlockKind::LoadTransform
         );
         if !load_kind
             || pl.shape != first.shape

@@ -9,8 +9,8 @@ use spvopt_ir::{BlockId, InstId, Module};
 use super::{
     Candidate, Ctx, FuseBlockLoads, Graph, GroupKey, Run, MAX_CROSS_GROUP, MAX_REGION_BLOCKS,
 };
-use crate::block_io::BlockKind;
 use crate::pass::Statistics;
+use spvopt_analysis::block_io::BlockKind;
 
 impl FuseBlockLoads {
     /// Blocks strictly between `ba` and `bb` (reachable from `ba` without passing through

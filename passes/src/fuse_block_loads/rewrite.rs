@@ -6,8 +6,7 @@ use spvopt_analysis::Target;
 use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module, Section};
 
 use super::Candidate;
-use crate::block_io::{BlockKind, BlockOperands};
-use spvopt_analysis::target::BlockOp;
+use spvopt_analysis::block_io::{BlockKind, BlockOperands};
 
 /// Integer type of `bits` width, if the module may use it (capability declared).
 fn scalar_type(m: &mut Module, types: &mut Interner, bits: u32) -> Option<Id> {
@@ -157,7 +156,7 @@ pub(super) fn fuse_prefetches(
     let s = first.shape;
     let total: u32 = members.iter().map(|c| c.shape.count).sum();
     let wide = target.supports_2d_block(
-        BlockOp::Prefetch,
+        BlockKind::Prefetch,
         s.element_size,
         s.width * total,
         s.height,

@@ -12,7 +12,7 @@
 
 use spvopt_analysis::affine::AffineExpr;
 use spvopt_analysis::alias::BlockFootprint;
-use spvopt_analysis::block_io::BlockIoKind;
+use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::induction::{Induction, LoopAffine};
 use spvopt_analysis::loops::LoopId;
 use spvopt_analysis::provenance::Root;
@@ -21,7 +21,7 @@ use spvopt_ir::{Id, InstId, Module};
 use spirv::Op;
 
 use super::{Ctx, MAX_AHEAD};
-use crate::block_io::BlockOperands;
+use spvopt_analysis::block_io::BlockOperands;
 
 /// One 2D prefetch of a loop: its object, pitch, and x-bytes / y split in the loop (`None`
 /// when a coordinate component is not affine in the loop).
@@ -156,7 +156,7 @@ impl Ctx<'_> {
                 let Some(bio) = self.alias.block_io(m, i) else {
                     continue;
                 };
-                if bio.kind != BlockIoKind::Prefetch {
+                if bio.kind != BlockKind::Prefetch {
                     continue;
                 }
                 let Some(fp) = self.alias.block_footprint(m, i) else {

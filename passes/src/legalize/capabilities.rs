@@ -37,6 +37,7 @@ use spvopt_ir::grammar::{
     decode_string, encode_string, enum_kind, enum_kind_index, enum_requirements,
     implied_capabilities, inst_requirements, is_known_extension, Requirements,
 };
+use spvopt_ir::opcode_class::{op_class, OpClass};
 use spvopt_ir::{Inst, InstId, Module, Section};
 
 use crate::legalize::location;
@@ -192,24 +193,7 @@ fn collect_needs(m: &Module) -> Vec<Need> {
                 Some(2..=4) | None => {}
                 Some(_) => needs.push(Need::caps(vec![vector_any], i)),
             },
-            Some(
-                Op::AtomicLoad
-                | Op::AtomicStore
-                | Op::AtomicExchange
-                | Op::AtomicCompareExchange
-                | Op::AtomicCompareExchangeWeak
-                | Op::AtomicIIncrement
-                | Op::AtomicIDecrement
-                | Op::AtomicIAdd
-                | Op::AtomicISub
-                | Op::AtomicSMin
-                | Op::AtomicUMin
-                | Op::AtomicSMax
-                | Op::AtomicUMax
-                | Op::AtomicAnd
-                | Op::AtomicOr
-                | Op::AtomicXor,
-            ) => {
+            Some(op) if op_class(op).intersects(OpClass::ATOMIC) => {
                 // The value type: the result type, or the stored value's type (OpAtomicStore).
                 let ty = inst.result_type().or_else(|| {
                     inst.operand_word(3)

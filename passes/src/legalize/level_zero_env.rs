@@ -24,6 +24,7 @@
 use std::collections::{HashMap, HashSet};
 
 use spirv::Op;
+use spvopt_ir::opcode_class::{op_class, scope_operands, OpClass, ScopeOperands};
 use spvopt_ir::{Id, InstId, Module, Section};
 
 use crate::pass::{Changes, Statistics};
@@ -79,115 +80,6 @@ fn scope_name(s: u64) -> String {
         6 => "ShaderCallKHR".into(),
         n => format!("scope {n}"),
     }
-}
-
-/// Operand positions (after result type and id) of the execution and memory scopes.
-fn scope_positions(op: Op) -> (Option<usize>, Option<usize>) {
-    use Op::*;
-    match op {
-        ControlBarrier => (Some(0), Some(1)),
-        MemoryBarrier => (None, Some(0)),
-        AtomicLoad
-        | AtomicStore
-        | AtomicExchange
-        | AtomicCompareExchange
-        | AtomicCompareExchangeWeak
-        | AtomicIIncrement
-        | AtomicIDecrement
-        | AtomicIAdd
-        | AtomicISub
-        | AtomicSMin
-        | AtomicUMin
-        | AtomicSMax
-        | AtomicUMax
-        | AtomicAnd
-        | AtomicOr
-        | AtomicXor
-        | AtomicFlagTestAndSet
-        | AtomicFlagClear
-        | AtomicFAddEXT
-        | AtomicFMinEXT
-        | AtomicFMaxEXT => (None, Some(1)),
-        GroupAsyncCopy
-        | GroupWaitEvents
-        | GroupAll
-        | GroupAny
-        | GroupBroadcast
-        | GroupIAdd
-        | GroupFAdd
-        | GroupFMin
-        | GroupUMin
-        | GroupSMin
-        | GroupFMax
-        | GroupUMax
-        | GroupSMax
-        | GroupNonUniformElect
-        | GroupNonUniformAll
-        | GroupNonUniformAny
-        | GroupNonUniformAllEqual
-        | GroupNonUniformBroadcast
-        | GroupNonUniformBroadcastFirst
-        | GroupNonUniformBallot
-        | GroupNonUniformInverseBallot
-        | GroupNonUniformBallotBitExtract
-        | GroupNonUniformBallotBitCount
-        | GroupNonUniformBallotFindLSB
-        | GroupNonUniformBallotFindMSB
-        | GroupNonUniformShuffle
-        | GroupNonUniformShuffleXor
-        | GroupNonUniformShuffleUp
-        | GroupNonUniformShuffleDown
-        | GroupNonUniformIAdd
-        | GroupNonUniformFAdd
-        | GroupNonUniformIMul
-        | GroupNonUniformFMul
-        | GroupNonUniformSMin
-        | GroupNonUniformUMin
-        | GroupNonUniformFMin
-        | GroupNonUniformSMax
-        | GroupNonUniformUMax
-        | GroupNonUniformFMax
-        | GroupNonUniformBitwiseAnd
-        | GroupNonUniformBitwiseOr
-        | GroupNonUniformBitwiseXor
-        | GroupNonUniformLogicalAnd
-        | GroupNonUniformLogicalOr
-        | GroupNonUniformLogicalXor
-        | GroupNonUniformQuadBroadcast
-        | GroupNonUniformQuadSwap
-        | GroupIMulKHR
-        | GroupFMulKHR
-        | GroupBitwiseAndKHR
-        | GroupBitwiseOrKHR
-        | GroupBitwiseXorKHR
-        | GroupLogicalAndKHR
-        | GroupLogicalOrKHR
-        | GroupLogicalXorKHR => (Some(0), None),
-        _ => (None, None),
-    }
-}
-
-fn is_atomic(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        AtomicLoad
-            | AtomicStore
-            | AtomicExchange
-            | AtomicCompareExchange
-            | AtomicCompareExchangeWeak
-            | AtomicIIncrement
-            | AtomicIDecrement
-            | AtomicIAdd
-            | AtomicISub
-            | AtomicSMin
-            | AtomicUMin
-            | AtomicSMax
-            | AtomicUMax
-            | AtomicAnd
-            | AtomicOr
-            | AtomicXor
-    )
 }
 
 /// Every rule but signedness.
@@ -284,7 +176,7 @@ fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<String>) {
         }
         _ => {}
     }
-    if is_atomic(op) {
+    if op_class(op).intersects(OpClass::ATOMIC) {
         let value_ty = if op == Op::AtomicStore {
             o.get(3)
                 .and_then(|&x| Id::new(x))
@@ -324,7 +216,10 @@ fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<String>) {
             }
         }
     }
-    let (exec, mem) = scope_positions(op);
+    let ScopeOperands {
+        execution: exec,
+        memory: mem,
+    } = scope_operands(op as u16);
     let scope = |pos: Option<usize>| {
         pos.and_then(|p| o.get(p))
             .and_then(|&x| Id::new(x))

@@ -62,8 +62,8 @@ use spirv::{Op, StorageClass};
 use crate::cfg_edit::{move_block_before, split_block_after};
 use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module, Section};
 
-use crate::block_io::{BlockKind, BlockOperands};
 use crate::pass::Statistics;
+use spvopt_analysis::block_io::{BlockKind, BlockOperands};
 
 use super::location;
 

@@ -30,25 +30,13 @@
 //! have no observable effect, so splitting them any way or dropping them is exact.
 
 use spirv::{Op, StorageClass};
-use spvopt_analysis::target::BlockOp;
 use spvopt_analysis::{Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
-use crate::block_io::{block_instructions, BlockKind, BlockOperands};
 use crate::pass::{Changes, Statistics};
+use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 
 use super::location;
-
-/// The target-table op of a block kind.
-pub fn block_op(kind: BlockKind) -> BlockOp {
-    match kind {
-        BlockKind::Load => BlockOp::Load,
-        BlockKind::LoadTransform => BlockOp::LoadTransform,
-        BlockKind::LoadTranspose => BlockOp::LoadTranspose,
-        BlockKind::Prefetch => BlockOp::Prefetch,
-        BlockKind::Store => BlockOp::Store,
-    }
-}
 
 /// A split: pieces of Block Count `count`, Block Height `height`, Block Width `width`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,7 +87,7 @@ fn find_plan(
     if w == 0 || h == 0 || c == 0 || w > MAX_DIM || h > MAX_DIM || c > MAX_DIM {
         return None;
     }
-    let op = block_op(kind);
+    let op = kind;
     let prefetch = kind == BlockKind::Prefetch;
     let widths = if prefetch { divisors(w) } else { vec![w] };
     let counts = match kind {
@@ -140,27 +128,6 @@ fn find_plan(
         }
     }
     best.map(|(_, p)| p)
-}
-
-/// A scalar type and its size in bytes, used to address inside a Function destination.
-fn addressing_scalar(m: &Module, pointer: Id) -> Option<(Id, u32)> {
-    let ptr_ty = m.def_inst(m.type_of(pointer)?)?;
-    if !ptr_ty.is(Op::TypePointer) || ptr_ty.operand_word(0) != Some(StorageClass::Function as u32)
-    {
-        return None;
-    }
-    let mut t = ptr_ty.operand_id(1)?;
-    loop {
-        let inst = m.def_inst(t)?;
-        match inst.op()? {
-            Op::TypeInt | Op::TypeFloat => {
-                let bits = inst.operand_word(0)?;
-                return (bits % 8 == 0 && bits > 0).then_some((t, bits / 8));
-            }
-            Op::TypeVector | Op::TypeArray => t = inst.operand_id(0)?,
-            _ => return None,
-        }
-    }
 }
 
 /// Legalizes every 2D block op and buffer prefetch. One rewrite (`--max-changes`): one op
@@ -219,7 +186,7 @@ pub fn run(
             continue;
         };
         let (e, w, h, c) = (shape.element_size, shape.width, shape.height, shape.count);
-        let op = block_op(ops.kind);
+        let op = ops.kind;
         if target.supports_2d_block(op, e, w, h, c) {
             continue;
         }
@@ -279,13 +246,13 @@ fn apply(
     let mut data: Option<(Id, u32, u32, u32)> = None; // (pointer, scalar bytes, per block, per rows)
     if let Some(p) = ops.private {
         let sg = sg.ok_or("the kernels reaching this function declare no single SubgroupSize")?;
-        let whole = crate::block_io::BlockShape {
+        let whole = spvopt_analysis::block_io::BlockShape {
             element_size: e,
             width: w,
             height: h,
             count: 1,
         };
-        let rows = crate::block_io::BlockShape {
+        let rows = spvopt_analysis::block_io::BlockShape {
             height: plan.height,
             ..whole
         };
@@ -295,8 +262,8 @@ fn apply(
         let per_rows = rows
             .bytes_per_invocation_per_block(ops.kind, sg)
             .ok_or("bad shape")?;
-        let (_, sb) =
-            addressing_scalar(m, p).ok_or("the data pointer's type cannot be addressed")?;
+        let (_, sb) = spvopt_analysis::block_io::private_scalar(m, p)
+            .ok_or("the data pointer's type cannot be addressed")?;
         if !per_block.is_multiple_of(sb) || !per_rows.is_multiple_of(sb) {
             return Err("piece offsets do not fall on the data pointer's components".into());
         }
@@ -334,7 +301,8 @@ fn apply(
     let width_c = types.int_const(m, shape_ty, u64::from(plan.width));
     let base_scalar = match data {
         Some((p, _, _, _)) => {
-            let (scalar, _) = addressing_scalar(m, p).ok_or("bad data pointer")?;
+            let (scalar, _) =
+                spvopt_analysis::block_io::private_scalar(m, p).ok_or("bad data pointer")?;
             let scalar_ptr = types.pointer(m, StorageClass::Function, scalar);
             let dst_ty = m.type_of(p).ok_or("bad data pointer")?;
             let base = if dst_ty == scalar_ptr {

@@ -1,0 +1,67 @@
+//! Scalar component types as the interpreter sees them (kind, width, signedness): what
+//! arithmetic, conversions, collectives and the OpenCL.std functions need to know about an
+//! operand's type.
+
+use crate::error::SimError;
+use crate::program::{Program, Ty};
+
+/// Scalar kind of a component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Int,
+    Float,
+    Bool,
+    Ptr,
+    Other,
+}
+
+/// A scalar component type: kind, width in bits, byte size.
+#[derive(Clone, Copy, Debug)]
+pub struct Comp {
+    pub kind: Kind,
+    pub bits: u32,
+    pub bytes: usize,
+    pub signed: bool,
+}
+
+pub fn comp(p: &Program, scalar_ty: u32) -> Result<Comp, SimError> {
+    let t = p.ty(scalar_ty)?;
+    Ok(match t.ty {
+        Ty::Int { width, signed } => Comp {
+            kind: Kind::Int,
+            bits: width,
+            bytes: width as usize / 8,
+            signed,
+        },
+        Ty::Float { width } => Comp {
+            kind: Kind::Float,
+            bits: width,
+            bytes: width as usize / 8,
+            signed: true,
+        },
+        Ty::Bool => Comp {
+            kind: Kind::Bool,
+            bits: 8,
+            bytes: 1,
+            signed: false,
+        },
+        Ty::Pointer { .. } => Comp {
+            kind: Kind::Ptr,
+            bits: p.ptr_bytes * 8,
+            bytes: p.ptr_bytes as usize,
+            signed: false,
+        },
+        _ => Comp {
+            kind: Kind::Other,
+            bits: t.size * 8,
+            bytes: t.size as usize,
+            signed: false,
+        },
+    })
+}
+
+/// (component, count) of a scalar or vector type.
+pub fn vcomp(p: &Program, ty: u32) -> Result<(Comp, usize), SimError> {
+    let (e, n) = p.components(ty)?;
+    Ok((comp(p, e)?, n as usize))
+}
