@@ -18,6 +18,14 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     let input = here.join("../tests/corpus/triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv");
     let dir = std::env::temp_dir().join(format!("spvopt-capi-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // Removed however the test ends: the installed libraries are over a GiB with debug info.
+    struct RemoveOnDrop(PathBuf);
+    impl Drop for RemoveOnDrop {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+    let _cleanup = RemoveOnDrop(dir.clone());
     let expected = dir.join("expected.spv");
     // The CLI's output, by the CLI's own code (spv-opt's main is this function).
     let code = spvopt_tools::opt_cli::run(&[
@@ -132,5 +140,4 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
             "NOTE: pkg-config not found: the shared-library build of the C client was not tested"
         ),
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
