@@ -20,7 +20,7 @@
 //! [`affine`], [`known_bits`], [`tensor_layout`], [`operands`], [`fxhash`]. Opcode classes come
 //! from `spvopt_ir::opcode_class`.
 //!
-//! Start reading at [`cache`] (how analyses are computed and kept), then [`cfg`] and
+//! Start reading at [`cache`] (how analyses are computed and kept), then [`cfg`](mod@cfg) and
 //! [`loops`] for small analyses and [`uniformity`] for a data-flow one.
 
 pub mod affine;

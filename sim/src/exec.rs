@@ -13,7 +13,7 @@
 //!
 //! Memory: global buffers, local memory, Function/Private variables (one allocation per
 //! variable and invocation, so out-of-bounds accesses are caught per variable) and module
-//! constants live in one [`Memory`]; built-in Input variables are addresses below the first
+//! constants live in one [`Memory`](crate::memory::Memory); built-in Input variables are addresses below the first
 //! allocation that loads resolve per invocation.
 
 use spvopt_ir::spirv::{self, Op};
