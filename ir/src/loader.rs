@@ -2,8 +2,11 @@
 //!
 //! One pass over the words. Each instruction's operands are walked with the grammar to check
 //! its structure (word counts, strings, ids below the bound, known ext-inst sets), placed in its
-//! logical-layout section or function block, and its definition recorded. After the walk the
-//! module must pass [`crate::verify()`] (ids defined, in scope, in order, of the right kind). Nothing is allocated per operand: operand words are copied
+//! logical-layout section or function block, and its definition recorded. The structural
+//! invariants of [`crate::verify()`] (ids defined, in scope, in order, of the right kind) are
+//! checked in the same walk as each instruction is placed (`verify::LoadChecks`); only forward
+//! references and branch / call / load / store operand kinds wait for the end. The result and
+//! the error are exactly `verify`'s (`ir/tests/verify_equivalence.rs`). Nothing is allocated per operand: operand words are copied
 //! inline into the instruction.
 
 use crate::error::{LoadError, LoadErrorKind};
@@ -11,6 +14,7 @@ use crate::grammar::{self, ExtSet, SlotKind, WalkContext};
 use crate::id::{BlockId, FuncId, Id, InstId};
 use crate::inst::{opcode_display, Inst};
 use crate::module::{Function, Header, Module, Section};
+use crate::verify::{LoadChecks, Site, GLOBAL};
 
 const MAGIC: u32 = 0x0723_0203;
 
@@ -71,7 +75,7 @@ pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
             .collect();
         &owned
     };
-    let mut m = load_words_inner(words)?;
+    let mut m = load_words_inner(words, CheckMode::WhileLoading)?;
     m.header.big_endian = big_endian;
     Ok(m)
 }
@@ -91,7 +95,7 @@ pub fn load_words(words: &[u32]) -> Result<Module, LoadError> {
     if words[0] != MAGIC {
         return Err(err(0, None, LoadErrorKind::BadMagic(words[0])));
     }
-    load_words_inner(words)
+    load_words_inner(words, CheckMode::WhileLoading)
 }
 
 fn err(offset: usize, instruction: Option<String>, kind: LoadErrorKind) -> LoadError {
@@ -121,9 +125,32 @@ struct Loader<'a> {
     id_limit: u32,
     /// Debug instructions waiting for the next function (or the end of the module).
     pending: Vec<InstId>,
+    /// The structural invariants, checked as instructions are placed.
+    checks: LoadChecks,
 }
 
-fn load_words_inner(words: &[u32]) -> Result<Module, LoadError> {
+/// How the loader checks the structural invariants.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CheckMode {
+    /// As instructions are placed (what every public entry point does).
+    WhileLoading,
+    /// With [`crate::verify::verify_reference`] over the loaded module (the reference the
+    /// first is tested against).
+    AfterLoading,
+}
+
+/// Loads like [`load_words`] but checks the structural invariants with a separate walk of
+/// [`crate::verify::verify_reference`] (no fast paths) after loading: the reference the loader's in-place check is tested
+/// against (`ir/tests/verify_equivalence.rs`). Not for production use.
+#[doc(hidden)]
+pub fn load_words_verify_after(words: &[u32]) -> Result<Module, LoadError> {
+    if words.len() < 5 || words[0] != MAGIC {
+        return load_words(words);
+    }
+    load_words_inner(words, CheckMode::AfterLoading)
+}
+
+fn load_words_inner(words: &[u32], mode: CheckMode) -> Result<Module, LoadError> {
     let header = Header {
         version: words[1],
         generator: words[2],
@@ -144,11 +171,15 @@ fn load_words_inner(words: &[u32]) -> Result<Module, LoadError> {
         m,
         id_limit: id_limit(words.len()),
         pending: Vec::new(),
+        checks: LoadChecks::new(estimate),
     };
     l.run()?;
-    let mut m = l.m;
+    let Loader { mut m, checks, .. } = l;
     m.header.bound = header.bound;
-    crate::verify::verify(&m)?;
+    match mode {
+        CheckMode::WhileLoading => checks.finish(&m)?,
+        CheckMode::AfterLoading => crate::verify::verify_reference(&m)?,
+    }
     Ok(m)
 }
 
@@ -157,6 +188,7 @@ impl Loader<'_> {
         let words = self.words;
         let bound = self.m.header.bound;
         let mut pos = 5;
+        let mut seq = 0u32;
         let mut place = Place::ModuleLevel(Section::Capability);
         while pos < words.len() {
             let first = words[pos];
@@ -189,7 +221,33 @@ impl Loader<'_> {
                     ));
                 }
             }
-            self.place(inst, &mut place, offset)?;
+            let placed = self.place(inst, &mut place, offset)?;
+            // Where it went, as `verify` walks the module (emission order is load order).
+            let function_scope = |f: FuncId| f.index() as u32;
+            let (scope, section, block) = match place {
+                Place::ModuleLevel(s) => (GLOBAL, Some(s), None),
+                Place::FunctionHeader(_) if opcode == spirv::Op::Function as u16 => {
+                    (GLOBAL, None, None)
+                }
+                Place::FunctionHeader(f) => (function_scope(f), None, None),
+                Place::Block(f, b) => (function_scope(f), None, Some(b)),
+                Place::BetweenFunctions if opcode == spirv::Op::FunctionEnd as u16 => {
+                    ((self.m.functions.len() - 1) as u32, None, None)
+                }
+                Place::BetweenFunctions => (GLOBAL, None, None),
+            };
+            self.checks.placed(
+                &self.m,
+                Site {
+                    inst: placed,
+                    offset,
+                    seq,
+                    scope,
+                    section,
+                    block,
+                },
+            );
+            seq += 1;
             pos += wc;
         }
         match place {

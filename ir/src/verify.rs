@@ -18,8 +18,11 @@
 //!   `OpFunction`s, `OpPhi` parents and branch / merge targets are labels of the same function,
 //!   `OpLoad` / `OpStore` pointers have pointer type.
 //!
-//! Cost: two walks over the instructions and one 8-byte entry per id below the highest defined
-//! id (the module's size, never the header's bound); linear.
+//! Cost: two walks over the instructions and one 16-byte entry per id below the highest defined
+//! id (the module's size, never the header's bound); linear. Each use is first tried on a fast
+//! path (a table of where an opcode's ids are, one lookup per use); only instructions it cannot
+//! clear get the full check, which also builds the error. The loader does the same checks in
+//! its own walk ([`LoadChecks`]).
 
 use spirv::Op;
 
@@ -29,10 +32,11 @@ use crate::id::{BlockId, Id, InstId};
 use crate::module::{Module, Section};
 
 const NONE: u32 = u32::MAX;
-const GLOBAL: u32 = u32::MAX;
+/// Scope of module-level ids and instructions.
+pub(crate) const GLOBAL: u32 = u32::MAX;
 
 #[derive(Clone, Copy)]
-struct Def {
+pub(crate) struct Def {
     /// Position of the defining instruction in emission order (NONE: not defined).
     seq: u32,
     /// Function index of a function-local id, GLOBAL for module-level ids.
@@ -45,38 +49,175 @@ struct Def {
 
 /// Where an instruction sits.
 #[derive(Clone, Copy)]
-struct Site {
-    inst: InstId,
+pub(crate) struct Site {
+    pub inst: InstId,
     /// Byte offset in the emitted module.
-    offset: usize,
-    seq: u32,
-    /// Function index, or GLOBAL.
-    scope: u32,
-    section: Option<Section>,
-    block: Option<BlockId>,
+    pub offset: usize,
+    /// Position in emission order.
+    pub seq: u32,
+    /// Function index, or [`GLOBAL`].
+    pub scope: u32,
+    pub section: Option<Section>,
+    pub block: Option<BlockId>,
 }
 
 /// Checks the structural invariants (see the module docs). The error names the instruction
 /// (byte offset in the emitted module, opcode), the id and its `OpName`, if any.
 pub fn verify(m: &Module) -> Result<(), LoadError> {
+    verify_with(m, true)
+}
+
+/// [`verify`] without its fast path: every use goes through the full check. The reference
+/// the fast paths are tested against (`ir/tests/verify_equivalence.rs`).
+#[doc(hidden)]
+pub fn verify_reference(m: &Module) -> Result<(), LoadError> {
+    verify_with(m, false)
+}
+
+fn verify_with(m: &Module, fast: bool) -> Result<(), LoadError> {
     let mut v = Verifier {
         m,
-        defs: vec![
-            Def {
-                seq: NONE,
-                scope: GLOBAL,
-                inst: None,
-                op: 0,
-            };
-            m.id_capacity()
-        ],
+        defs: vec![UNDEFINED; m.id_capacity()],
         forward_pointers: Vec::new(),
         reachable: Vec::new(),
+        type_decls: type_decl_table(),
     };
     v.define()?;
     v.forward_pointers.sort_unstable();
-    walk(m, |site| v.check_inst(site))
+    if fast {
+        walk(m, |site| v.check_inst(site))
+    } else {
+        walk(m, |site| v.check_inst_fully(site))
+    }
 }
+
+/// The common case of [`Verifier::check_use`] for every use of `inst` at `site`, without
+/// building an error: each used id defined before (or anywhere, where forward references are
+/// allowed), in scope, a type where a type is wanted. `false` sends the instruction to the
+/// full check, which tells a legal forward reference from an error.
+#[inline]
+fn uses_ok(m: &Module, inst: &crate::Inst, site: &Site, defs: &[Def], types: &[bool]) -> bool {
+    let words: &[u32] = &inst.words;
+    let names = matches!(site.section, Some(Section::Debug | Section::Annotation));
+    let anywhere = names
+        || matches!(
+            site.section,
+            Some(Section::EntryPoint | Section::ExecutionMode)
+        );
+    let phi = inst.is(Op::Phi);
+    let use_ok = |word: u32, is_type: bool| {
+        let Some(d) = defs.get(word as usize) else {
+            return false;
+        };
+        let same_scope = d.scope == site.scope;
+        d.seq != NONE
+            && (d.scope == GLOBAL || same_scope || names)
+            && (!is_type || types[usize::from(d.op)])
+            && (d.seq <= site.seq
+                || anywhere
+                // The cheap ones of `forward_ok`'s legal forward references.
+                || d.op == Op::Function as u16
+                || (same_scope && (phi || d.op == Op::Label as u16)))
+    };
+    let has_type = inst.has_result_type();
+    let mut all_ok = true;
+    let known = grammar::for_each_use_known(inst.opcode(), words, |k| {
+        all_ok &= use_ok(words[k], has_type && k == 0);
+    });
+    if !known {
+        let _ = m.walk(inst, |s| match s.kind {
+            SlotKind::ResultType => all_ok &= use_ok(words[s.index], true),
+            SlotKind::Id => all_ok &= use_ok(words[s.index], false),
+            _ => {}
+        });
+    }
+    all_ok
+}
+
+/// The structural check done while loading, in the loader's single walk: each instruction's
+/// uses are checked against the definitions seen so far as it is placed; the few that need
+/// the whole module (forward references, operand kinds of branches, calls, loads and stores)
+/// are checked by [`LoadChecks::finish`]. Emission order is load order, so the first error
+/// found is the one [`verify`] reports.
+pub(crate) struct LoadChecks {
+    defs: Vec<Def>,
+    forward_pointers: Vec<u32>,
+    /// Instructions to finish in [`LoadChecks::finish`], in load order: `true` for the whole
+    /// check, `false` for the operand kinds only (their uses passed already).
+    recheck: Vec<(Site, bool)>,
+    type_decls: &'static [bool],
+}
+
+impl LoadChecks {
+    pub(crate) fn new(ids: usize) -> LoadChecks {
+        LoadChecks {
+            defs: Vec::with_capacity(ids),
+            forward_pointers: Vec::new(),
+            recheck: Vec::with_capacity(ids / 4),
+            type_decls: type_decl_table(),
+        }
+    }
+
+    /// `site.inst` has just been placed in `m`: checks its uses, then records its result.
+    #[inline]
+    pub(crate) fn placed(&mut self, m: &Module, site: Site) {
+        let inst = m.inst(site.inst);
+        if !uses_ok(m, inst, &site, &self.defs, self.type_decls) {
+            self.recheck.push((site, true));
+        } else if needs_kind_check(inst.opcode()) {
+            self.recheck.push((site, false));
+        }
+        if inst.is(Op::TypeForwardPointer) {
+            if let Some(p) = inst.operand_word(0) {
+                self.forward_pointers.push(p);
+            }
+        }
+        if let Some(r) = inst.result_id() {
+            let i = r.word() as usize;
+            if i >= self.defs.len() {
+                self.defs.resize(i + 1, UNDEFINED);
+            }
+            // The loader has rejected a second definition already.
+            self.defs[i] = Def {
+                seq: site.seq,
+                scope: site.scope,
+                inst: Some(site.inst),
+                op: inst.opcode(),
+            };
+        }
+    }
+
+    /// Checks what had to wait for the whole module.
+    pub(crate) fn finish(mut self, m: &Module) -> Result<(), LoadError> {
+        self.forward_pointers.sort_unstable();
+        if self.defs.len() < m.id_capacity() {
+            self.defs.resize(m.id_capacity(), UNDEFINED);
+        }
+        let mut v = Verifier {
+            m,
+            defs: self.defs,
+            forward_pointers: self.forward_pointers,
+            reachable: Vec::new(),
+            type_decls: self.type_decls,
+        };
+        for (site, whole) in self.recheck {
+            if whole {
+                v.check_inst(site)?;
+            } else {
+                v.check_operand_kinds(site)
+                    .map_err(|kind| site_err(m, site, kind))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+const UNDEFINED: Def = Def {
+    seq: NONE,
+    scope: GLOBAL,
+    inst: None,
+    op: 0,
+};
 
 /// Calls `f` with every live instruction in emission order and where it sits.
 fn walk(m: &Module, mut f: impl FnMut(Site) -> Result<(), LoadError>) -> Result<(), LoadError> {
@@ -134,6 +275,8 @@ struct Verifier<'a> {
     forward_pointers: Vec<u32>,
     /// Per block (arena index), lazily per function: reachable from the function's entry?
     reachable: Vec<u8>,
+    /// Per opcode: declares a type.
+    type_decls: &'static [bool],
 }
 
 impl Verifier<'_> {
@@ -176,31 +319,47 @@ impl Verifier<'_> {
     fn check_inst(&mut self, site: Site) -> Result<(), LoadError> {
         let m = self.m;
         let inst = m.inst(site.inst);
-        let words = &inst.words;
-        let mut first_err: Option<LoadErrorKind> = None;
-        let mut check = |k: usize, is_type: bool, v: &mut Self| {
-            if first_err.is_none() {
-                first_err = v.check_use(site, words[k], is_type).err();
-            }
-        };
+        // Fast path: every use defined earlier, in scope, of the right kind. Anything else
+        // (a legal forward reference, or an error) is decided by the full check below.
+        let all_ok = uses_ok(m, inst, &site, &self.defs, self.type_decls);
+        if !all_ok {
+            self.check_uses(site)?;
+        }
+        if needs_kind_check(inst.opcode()) {
+            self.check_operand_kinds(site)
+                .map_err(|kind| site_err(m, site, kind))?;
+        }
+        Ok(())
+    }
+
+    /// [`Verifier::check_inst`] without the fast path.
+    fn check_inst_fully(&mut self, site: Site) -> Result<(), LoadError> {
+        self.check_uses(site)?;
+        self.check_operand_kinds(site)
+            .map_err(|kind| site_err(self.m, site, kind))
+    }
+
+    /// Every use of one instruction through [`Verifier::check_use`]: the first error.
+    #[cold]
+    fn check_uses(&mut self, site: Site) -> Result<(), LoadError> {
+        let m = self.m;
+        let inst = m.inst(site.inst);
         let has_type = inst.has_result_type();
-        if !grammar::for_each_use_fast(inst.opcode(), words, |k| check(k, has_type && k == 0, self))
-        {
-            let mut slots: smallvec::SmallVec<[(usize, bool); 16]> = smallvec::SmallVec::new();
+        let mut slots: smallvec::SmallVec<[(usize, bool); 16]> = smallvec::SmallVec::new();
+        if !grammar::for_each_use_known(inst.opcode(), &inst.words, |k| {
+            slots.push((k, has_type && k == 0))
+        }) {
             let _ = m.walk(inst, |s| match s.kind {
                 SlotKind::ResultType => slots.push((s.index, true)),
                 SlotKind::Id => slots.push((s.index, false)),
                 _ => {}
             });
-            for (k, is_type) in slots {
-                check(k, is_type, self);
-            }
         }
-        if let Some(kind) = first_err {
-            return Err(site_err(m, site, kind));
+        for (k, is_type) in slots {
+            self.check_use(site, inst.words[k], is_type)
+                .map_err(|kind| site_err(m, site, kind))?;
         }
-        self.check_operand_kinds(site)
-            .map_err(|kind| site_err(m, site, kind))
+        Ok(())
     }
 
     /// Scope, order, and "is a type" for one used id.
@@ -225,7 +384,7 @@ impl Verifier<'_> {
                 used_in: (site.scope != GLOBAL).then(|| self.function_desc(site.scope)),
             });
         }
-        if is_type && !is_type_decl(def_op) {
+        if is_type && !self.type_decls[usize::from(def_op)] {
             return Err(self.wrong_kind(word, "a type", def_op));
         }
         if d.seq > site.seq && !anywhere && !self.forward_ok(site, word, d, def_op) {
@@ -422,18 +581,45 @@ const UNKNOWN: u8 = 0;
 const REACHABLE: u8 = 1;
 const UNREACHABLE: u8 = 2;
 
-/// Whether `opcode` declares a type (`OpType*` with a result).
-fn is_type_decl(opcode: u16) -> bool {
+/// Per opcode (all 65,536): whether it declares a type (`OpType*` with a result).
+fn type_decl_table() -> &'static [bool] {
     static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
-    let t = TABLE.get_or_init(|| {
+    TABLE.get_or_init(|| {
         (0..=u16::MAX)
             .map(|op| {
                 grammar::inst_desc(op)
                     .is_some_and(|d| d.name.starts_with("OpType") && d.has_result())
             })
             .collect()
-    });
-    t[opcode as usize]
+    })
+}
+
+/// Whether [`Verifier::check_operand_kinds`] has anything to check for `opcode`.
+fn needs_kind_check(opcode: u16) -> bool {
+    const fn table() -> [bool; 512] {
+        let mut t = [false; 512];
+        let ops = [
+            Op::Function,
+            Op::FunctionCall,
+            Op::EntryPoint,
+            Op::Phi,
+            Op::Branch,
+            Op::LoopMerge,
+            Op::SelectionMerge,
+            Op::BranchConditional,
+            Op::Switch,
+            Op::Load,
+            Op::Store,
+        ];
+        let mut i = 0;
+        while i < ops.len() {
+            t[ops[i] as usize] = true;
+            i += 1;
+        }
+        t
+    }
+    static TABLE: [bool; 512] = table();
+    TABLE.get(usize::from(opcode)).copied().unwrap_or(false)
 }
 
 fn site_err(m: &Module, site: Site, kind: LoadErrorKind) -> LoadError {

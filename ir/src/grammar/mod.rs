@@ -682,6 +682,83 @@ fn compute_fast_shape(desc: &InstDesc) -> Option<FastShape> {
     })
 }
 
+/// Whether words of this operand kind (with every enumerant's parameters) can never hold an
+/// id.
+fn never_holds_id(kind: OperandKind) -> bool {
+    match kind {
+        OperandKind::Literal | OperandKind::String | OperandKind::ContextNumber => true,
+        OperandKind::ValueEnum(k) | OperandKind::BitEnum(k) => enum_kind(k)
+            .enumerants
+            .iter()
+            .all(|e| e.params.iter().all(|&(p, _)| never_holds_id(p))),
+        _ => false,
+    }
+}
+
+/// Like [`compute_fast_shape`], for finding ids in an instruction already known to be well
+/// formed: a tail of any structure that can hold no id (strings, enums with literal
+/// parameters, context-dependent numbers) ends the shape as [`FastTail::Literals`].
+fn compute_use_shape(desc: &InstDesc) -> Option<FastShape> {
+    let mut use_mask = 0u32;
+    let mut fixed = 0u8;
+    for (n, &(kind, quant)) in desc.operands.iter().enumerate() {
+        let last = n + 1 == desc.operands.len();
+        let plain = match quant {
+            Quantifier::One => single_word_kind(kind),
+            _ => None,
+        };
+        match plain {
+            Some(is_use) if fixed < 32 => {
+                if is_use {
+                    use_mask |= 1 << fixed;
+                }
+                fixed += 1;
+            }
+            _ => {
+                let rest = &desc.operands[n..];
+                let tail = if rest.iter().all(|&(k, _)| never_holds_id(k)) {
+                    FastTail::Literals
+                } else if last
+                    && quant != Quantifier::One
+                    && matches!(kind, OperandKind::Id | OperandKind::PairIdId)
+                {
+                    FastTail::Ids
+                } else {
+                    return None;
+                };
+                return Some(FastShape {
+                    use_mask,
+                    fixed,
+                    tail,
+                });
+            }
+        }
+    }
+    Some(FastShape {
+        use_mask,
+        fixed,
+        tail: FastTail::Nothing,
+    })
+}
+
+/// Calls `f(word_index)` for every used-id word of an instruction whose operands are known
+/// to be well formed (a loaded module), covering more opcodes than [`for_each_use_fast`]
+/// (which also stands for a structural check). Returns `false` (calling nothing) when the
+/// caller must walk the grammar.
+#[inline]
+pub fn for_each_use_known(opcode: u16, words: &[u32], f: impl FnMut(usize)) -> bool {
+    static TABLE: std::sync::OnceLock<Vec<Option<FastShape>>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        (0..tables::OPCODE_INDEX.len())
+            .map(|op| inst_desc(op as u16).and_then(compute_use_shape))
+            .collect()
+    });
+    match t.get(opcode as usize).copied().flatten() {
+        Some(shape) => visit_shape(shape, words, f),
+        None => false,
+    }
+}
+
 /// The fast shape of `opcode`, if it has one (table built once).
 pub fn fast_shape(opcode: u16) -> Option<FastShape> {
     static TABLE: std::sync::OnceLock<Vec<Option<FastShape>>> = std::sync::OnceLock::new();
@@ -698,15 +775,18 @@ pub fn fast_shape(opcode: u16) -> Option<FastShape> {
 /// instruction. Returns `false` (calling nothing) when the fast path does not apply and the
 /// caller must walk the grammar.
 #[inline]
-pub fn for_each_use_fast(opcode: u16, words: &[u32], mut f: impl FnMut(usize)) -> bool {
-    let Some(shape) = fast_shape(opcode) else {
-        return false;
-    };
-    let fixed = shape.fixed as usize;
-    if words.len() < fixed {
-        return false;
+pub fn for_each_use_fast(opcode: u16, words: &[u32], f: impl FnMut(usize)) -> bool {
+    match fast_shape(opcode) {
+        Some(shape) => visit_shape(shape, words, f),
+        None => false,
     }
-    if words.len() > fixed && shape.tail == FastTail::Nothing {
+}
+
+/// Calls `f` for every use word of `shape` in `words`; `false` when `words` does not fit it.
+#[inline]
+fn visit_shape(shape: FastShape, words: &[u32], mut f: impl FnMut(usize)) -> bool {
+    let fixed = shape.fixed as usize;
+    if words.len() < fixed || (words.len() > fixed && shape.tail == FastTail::Nothing) {
         return false;
     }
     let mut mask = shape.use_mask;
