@@ -6,8 +6,8 @@
 //! invariants of [`crate::verify()`] (ids defined, in scope, in order, of the right kind) are
 //! checked in the same walk as each instruction is placed (`verify::LoadChecks`); only forward
 //! references and branch / call / load / store operand kinds wait for the end. The result and
-//! the error are exactly `verify`'s (`ir/tests/verify_equivalence.rs`). Nothing is allocated per operand: operand words are copied
-//! inline into the instruction.
+//! the error are exactly `verify`'s (`ir/tests/verify_equivalence.rs`).
+//! Nothing is allocated per operand: operand words are copied inline into the instruction.
 
 use crate::error::{LoadError, LoadErrorKind};
 use crate::grammar::{self, ExtSet, SlotKind, WalkContext};

@@ -22,7 +22,7 @@
 //! id (the module's size, never the header's bound); linear. Each use is first tried on a fast
 //! path (a table of where an opcode's ids are, one lookup per use); only instructions it cannot
 //! clear get the full check, which also builds the error. The loader does the same checks in
-//! its own walk ([`LoadChecks`]).
+//! its own walk (`LoadChecks`).
 
 use spirv::Op;
 
