@@ -276,3 +276,63 @@ fn check_env_reports_violations_with_locations() {
     let e = run(&mut m2, "legalize", &Target::pvc()).unwrap_err();
     assert!(e.contains("3 problem(s)"), "{e}");
 }
+
+/// `legalize` reports a change from what its steps did (no whole-module word comparison):
+/// the report must equal "the words differ" on every corpus kernel and legalize fixture, on
+/// every target, with and without a `max-changes` budget.
+#[test]
+fn legalize_change_report_matches_the_words() {
+    let mut modules: Vec<(String, Module)> = Vec::new();
+    for path in spvopt_tests::corpus_files() {
+        let mut m = spvopt_ir::load_bytes(&std::fs::read(&path).unwrap()).unwrap();
+        // Native form first, so that `legalize` below runs alone.
+        run(&mut m, "raise-builtins", &Target::pvc())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        modules.push((path.display().to_string(), m));
+    }
+    for path in spvopt_tests::fixtures_in("passes") {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.starts_with("legalize") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).unwrap();
+        let env = match spvopt_tests::directive(&source, "TARGET-ENV") {
+            Some(e) => text::parse_target_env(e).unwrap(),
+            None => text::TargetEnv::Universal_1_4,
+        };
+        let words = text::assemble(&source, env).unwrap_or_else(|e| panic!("{name}: {e}"));
+        modules.push((name, spvopt_ir::load_words(&words).unwrap()));
+    }
+    let (mut changed, mut unchanged) = (0, 0);
+    for (name, base) in &modules {
+        for target in Target::all() {
+            for pipeline in [
+                "legalize",
+                "legalize(max-changes=0)",
+                "legalize(max-changes=1)",
+            ] {
+                let mut m = base.clone();
+                let before = m.to_words();
+                let Ok(report) = run(&mut m, pipeline, &target) else {
+                    continue; // a target the module cannot be legalized for
+                };
+                let differs = m.to_words() != before;
+                assert_eq!(
+                    report.changed(),
+                    differs,
+                    "{name} on {}, {pipeline}: reported change vs words",
+                    target.name
+                );
+                if differs {
+                    changed += 1;
+                } else {
+                    unchanged += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        changed > 50 && unchanged > 50,
+        "{changed} changed, {unchanged} unchanged"
+    );
+}

@@ -759,6 +759,31 @@ pub fn for_each_use_known(opcode: u16, words: &[u32], f: impl FnMut(usize)) -> b
     }
 }
 
+/// Whether [`walk_operands_with_enums`] can report any enum operand for `opcode`: `false`
+/// when none of its operands is an enum (or an operand whose grammar comes from elsewhere:
+/// ext-inst sets, `OpSpecConstantOp`). Unknown opcodes answer `true`. A table lookup.
+pub fn may_have_enum_operands(opcode: u16) -> bool {
+    static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        (0..tables::OPCODE_INDEX.len())
+            .map(|op| {
+                inst_desc(op as u16).is_none_or(|d| {
+                    d.operands.iter().any(|&(k, _)| {
+                        matches!(
+                            k,
+                            OperandKind::ValueEnum(_)
+                                | OperandKind::BitEnum(_)
+                                | OperandKind::ExtInstNumber
+                                | OperandKind::SpecConstantOp
+                        )
+                    })
+                })
+            })
+            .collect()
+    });
+    t.get(opcode as usize).copied().unwrap_or(true)
+}
+
 /// The fast shape of `opcode`, if it has one (table built once).
 pub fn fast_shape(opcode: u16) -> Option<FastShape> {
     static TABLE: std::sync::OnceLock<Vec<Option<FastShape>>> = std::sync::OnceLock::new();

@@ -118,7 +118,7 @@ fn int_width(m: &Module, ty: Option<spvopt_ir::Id>) -> Option<u32> {
 struct Needs {
     list: Vec<Need>,
     /// Grammar requirements already recorded, by address (they are statics).
-    seen_grammar: std::collections::HashSet<usize>,
+    seen_grammar: spvopt_analysis::fxhash::FxHashSet<usize>,
     /// Type-based capability alternatives already recorded.
     seen_caps: Vec<Vec<u32>>,
 }
@@ -142,11 +142,11 @@ impl Needs {
 fn collect_needs(m: &Module) -> Vec<Need> {
     let mut needs = Needs {
         list: Vec::new(),
-        seen_grammar: std::collections::HashSet::new(),
+        seen_grammar: Default::default(),
         seen_caps: Vec::new(),
     };
     // OpFunction instructions of functions without a body (imports): they need Linkage.
-    let bodyless: std::collections::HashSet<InstId> = m
+    let bodyless: spvopt_analysis::fxhash::FxHashSet<InstId> = m
         .function_ids()
         .map(|f| m.function(f))
         .filter(|f| f.blocks.is_empty())
@@ -167,11 +167,13 @@ fn collect_needs(m: &Module) -> Vec<Need> {
         if let Some(r) = inst_requirements(op) {
             needs.grammar(r, i);
         }
-        let _ = m.walk_enums(inst, |k, v| {
-            if let Some(r) = enum_requirements(k, v) {
-                needs.grammar(r, i);
-            }
-        });
+        if spvopt_ir::grammar::may_have_enum_operands(op) {
+            let _ = m.walk_enums(inst, |k, v| {
+                if let Some(r) = enum_requirements(k, v) {
+                    needs.grammar(r, i);
+                }
+            });
+        }
         match inst.op() {
             Some(Op::TypeInt) => match inst.operand_word(0) {
                 Some(32) | None => {}
@@ -216,7 +218,9 @@ fn collect_needs(m: &Module) -> Vec<Need> {
 /// Adds and removes capabilities and extensions and raises the version; counts
 /// `capabilities_added/removed`, `extensions_added/removed`, `version_raised`. A needed
 /// version above [`MAX_VERSION`] is pushed to `errors`.
-pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) {
+/// Returns whether the module changed (capabilities, extensions or version).
+pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) -> bool {
+    let version_before = m.header.version;
     let mut declared: Vec<u32> = m
         .section_insts(Section::Capability)
         .filter_map(|(_, i)| i.operand_word(0))
@@ -274,6 +278,7 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) {
         k
     });
     stats.add("capabilities_removed", removed);
+    let mut changes = removed;
     let mut added = 0;
     for &c in &final_caps {
         if !originally_declared.contains(&c) {
@@ -285,6 +290,7 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) {
         }
     }
     stats.add("capabilities_added", added);
+    changes += added;
 
     // ---- extensions and version ----
     let cap_kind = enum_kind_index("Capability").expect("grammar has Capability");
@@ -340,6 +346,7 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) {
         k
     });
     stats.add("extensions_removed", removed);
+    changes += removed;
     let mut added = 0;
     for e in &required_exts {
         if !declared_exts.iter().any(|d| d == e) {
@@ -351,6 +358,7 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) {
         }
     }
     stats.add("extensions_added", added);
+    changes += added;
 
     if version <= MAX_VERSION && current > MAX_VERSION {
         // Nothing needs the newer version: lowered to what the drivers accept (1.4 keeps the
@@ -372,4 +380,5 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) {
             stats.add("version_raised", 1);
         }
     }
+    changes > 0 || m.header.version != version_before
 }
