@@ -689,7 +689,7 @@ impl Module {
     pub fn for_each_used_id(&self, i: InstId, mut f: impl FnMut(Id)) {
         let inst = &self.insts[i.index()];
         let words = &inst.words;
-        if grammar::for_each_use_fast(inst.opcode(), words, |k| {
+        if grammar::for_each_use_known(inst.opcode(), words, |k| {
             if let Some(id) = Id::new(words[k]) {
                 f(id)
             }
@@ -710,7 +710,7 @@ impl Module {
         let mut positions: smallvec::SmallVec<[usize; 16]> = smallvec::SmallVec::new();
         {
             let inst = &self.insts[i.index()];
-            if !grammar::for_each_use_fast(inst.opcode(), &inst.words, |k| positions.push(k)) {
+            if !grammar::for_each_use_known(inst.opcode(), &inst.words, |k| positions.push(k)) {
                 let _ = grammar::walk_operands(inst.opcode(), &inst.words, self, |s| {
                     if matches!(s.kind, SlotKind::Id | SlotKind::ResultType) {
                         positions.push(s.index);

@@ -319,7 +319,7 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     let bytes = io::to_binary(bytes, &input, env)?;
     let mut module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
     let val_env = env.unwrap_or_else(|| text::universal_env_for_version(module.header.version));
-    let names = Names::build(&module);
+    let names = InputNames::new(&bytes);
     // Whether the module before the pass being validated was valid: a pass is blamed for an
     // invalid output only then (an error already in the input is reported once, not blamed).
     let mut input_valid = true;
@@ -414,6 +414,33 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         io::write_output_atomically(stats_path, s.as_bytes())?;
     }
     io::write_output_atomically(&output, &data)
+}
+
+/// The input's `OpName`s for messages, built on first use from the input bytes (which stay
+/// unchanged): most runs print no message, and on a large module the table costs about a third
+/// of a no-op run.
+struct InputNames<'a> {
+    bytes: &'a [u8],
+    names: std::cell::OnceCell<Names>,
+}
+
+impl<'a> InputNames<'a> {
+    fn new(bytes: &'a [u8]) -> InputNames<'a> {
+        InputNames {
+            bytes,
+            names: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn annotate(&self, message: &str) -> String {
+        self.names
+            .get_or_init(|| {
+                spvopt_ir::load_bytes(self.bytes)
+                    .map(|m| Names::build(&m))
+                    .unwrap_or_default()
+            })
+            .annotate(message)
+    }
 }
 
 /// A unified diff (`--- before`, `+++ after PASS`, 3 lines of context) of two disassemblies.
