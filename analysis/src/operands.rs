@@ -99,7 +99,18 @@ fn shape_of(opcode: u16) -> Shape {
 
 fn shapes() -> &'static [Shape] {
     static SHAPES: OnceLock<Vec<Shape>> = OnceLock::new();
-    SHAPES.get_or_init(|| (0..=u16::MAX).map(shape_of).collect())
+    // Opcodes the grammar does not know are walked (`shape_of` says so for each of them).
+    SHAPES.get_or_init(|| {
+        (0..=u16::MAX)
+            .map(|op| {
+                if usize::from(op) < spvopt_ir::grammar::opcode_table_len() {
+                    shape_of(op)
+                } else {
+                    Shape::Walk
+                }
+            })
+            .collect()
+    })
 }
 
 /// Calls `f` with every id operand of instruction `i` after its result type and result id (the

@@ -581,14 +581,16 @@ const UNKNOWN: u8 = 0;
 const REACHABLE: u8 = 1;
 const UNREACHABLE: u8 = 2;
 
-/// Per opcode (all 65,536): whether it declares a type (`OpType*` with a result).
+/// Per opcode (all 65,536, so that any `u16` indexes it): whether it declares a type
+/// (`OpType*` with a result). Only the grammar's opcodes are looked up; the rest are `false`.
 fn type_decl_table() -> &'static [bool] {
     static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         (0..=u16::MAX)
             .map(|op| {
-                grammar::inst_desc(op)
-                    .is_some_and(|d| d.name.starts_with("OpType") && d.has_result())
+                usize::from(op) < grammar::opcode_table_len()
+                    && grammar::inst_desc(op)
+                        .is_some_and(|d| d.name.starts_with("OpType") && d.has_result())
             })
             .collect()
     })

@@ -784,6 +784,12 @@ pub fn may_have_enum_operands(opcode: u16) -> bool {
     t.get(opcode as usize).copied().unwrap_or(true)
 }
 
+/// One past the highest opcode the grammar knows: per-opcode tables need no more entries
+/// (every opcode at or above it is unknown).
+pub fn opcode_table_len() -> usize {
+    tables::OPCODE_INDEX.len()
+}
+
 /// The fast shape of `opcode`, if it has one (table built once).
 pub fn fast_shape(opcode: u16) -> Option<FastShape> {
     static TABLE: std::sync::OnceLock<Vec<Option<FastShape>>> = std::sync::OnceLock::new();
