@@ -77,7 +77,13 @@ fn pipelines() -> Vec<Vec<String>> {
     v
 }
 
-const TARGETS: [&str; 6] = ["generic", "pvc", "bmg", "lnl", "dg2", "mtl"];
+/// Every target profile.
+fn targets() -> Vec<String> {
+    spvopt_analysis::Target::all()
+        .into_iter()
+        .map(|t| t.name.clone())
+        .collect()
+}
 const MIB: u64 = 1024 * 1024;
 
 struct Rng(u64);
@@ -108,6 +114,8 @@ fn corrupted_inputs_through_every_pipeline_and_target() {
     let (mut ok, mut failed, mut structural) = (0, 0, 0);
     let (mut max_rss, mut max_share) = (0u64, 0f64);
     let pipelines = pipelines();
+    let targets = targets();
+    assert!(targets.len() >= 7, "targets: {targets:?}");
     for n in 0..1000 {
         let orig = std::fs::read(root.join(files[n % files.len()])).unwrap();
         let mut b = orig.clone();
@@ -181,11 +189,11 @@ fn corrupted_inputs_through_every_pipeline_and_target() {
         std::fs::write(&input, &b).unwrap();
         let out = dir.join(format!("c{n}.out.spv"));
         let pipeline = &pipelines[n % pipelines.len()];
-        let target = TARGETS[(n / pipelines.len()) % TARGETS.len()];
+        let target = &targets[(n / pipelines.len()) % targets.len()];
         let os = std::ffi::OsStr::new;
         let mut args: Vec<&std::ffi::OsStr> = vec![os("--skip-validation")];
         args.extend(pipeline.iter().map(|p| os(p.as_str())));
-        args.extend([os("--target"), os(target), input.as_os_str()]);
+        args.extend([os("--target"), os(target.as_str()), input.as_os_str()]);
         args.extend([os("-o"), out.as_os_str()]);
         let (code, err, rss) = run_measured(&args, n);
         let budget = 64 * MIB + 40 * b.len() as u64;
@@ -240,7 +248,7 @@ fn corrupted_inputs_through_every_pipeline_and_target() {
          ({structural} structural), {ok} written and reloaded; peak RSS max {:.1} MiB, \
          at most {:.0}% of the budget 64 MiB + 40 x input",
         pipelines.len(),
-        TARGETS.len(),
+        targets.len(),
         max_rss as f64 / MIB as f64,
         max_share * 100.0
     );
