@@ -101,15 +101,15 @@ fn shapes() -> &'static [Shape] {
     static SHAPES: OnceLock<Vec<Shape>> = OnceLock::new();
     // Opcodes the grammar does not know are walked (`shape_of` says so for each of them).
     SHAPES.get_or_init(|| {
-        (0..=u16::MAX)
-            .map(|op| {
-                if usize::from(op) < spvopt_ir::grammar::opcode_table_len() {
-                    shape_of(op)
-                } else {
-                    Shape::Walk
-                }
-            })
-            .collect()
+        let mut t = vec![Shape::Walk; usize::from(u16::MAX) + 1];
+        for (op, shape) in t
+            .iter_mut()
+            .enumerate()
+            .take(spvopt_ir::grammar::opcode_table_len())
+        {
+            *shape = shape_of(op as u16);
+        }
+        t
     })
 }
 

@@ -586,13 +586,12 @@ const UNREACHABLE: u8 = 2;
 fn type_decl_table() -> &'static [bool] {
     static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        (0..=u16::MAX)
-            .map(|op| {
-                usize::from(op) < grammar::opcode_table_len()
-                    && grammar::inst_desc(op)
-                        .is_some_and(|d| d.name.starts_with("OpType") && d.has_result())
-            })
-            .collect()
+        let mut t = vec![false; usize::from(u16::MAX) + 1];
+        for (op, is_type) in t.iter_mut().enumerate().take(grammar::opcode_table_len()) {
+            *is_type = grammar::inst_desc(op as u16)
+                .is_some_and(|d| d.name.starts_with("OpType") && d.has_result());
+        }
+        t
     })
 }
 
