@@ -13,7 +13,7 @@
 //!
 //! Every number comes from `docs/notes/intel-targets.md`; each profile's [`Sources`] names the
 //! section (`§1.2` = the OpenCL environment table, `§2.2` = IGC's front-end validation table, …)
-//! and `--describe-target` prints them next to the values. Values marked **[inference]** are our
+//! and `--describe-target` prints them next to the values. Values marked **\[inference\]** are our
 //! reading, not a statement of a source. What a device supports is stated once, in its tables:
 //! [`Target::summary`] (`--list-targets`) and [`Target::describe`] are generated from them.
 

@@ -12,12 +12,12 @@
 //!   `OpCooperativeMatrixLengthKHR` the slot count; composite construct/extract/insert index the
 //!   invocation's components as the KHR spec defines (implementation-defined order, here the
 //!   deal's).
-//! - Tensor layouts and views become arrays of 32-bit fields ([`tensor_values`]).
+//! - Tensor layouts and views become arrays of 32-bit fields (`tensor_values`).
 //! - `OpCooperativeMatrixLoadTensorNV` / `StoreTensorNV` / `LoadKHR` / `StoreKHR` become the exact
-//!   per-element loop of [`element_access`] (every clamp mode and value, block size, view,
+//!   per-element loop of `element_access` (every clamp mode and value, block size, view,
 //!   clip and dimension count), each reported as `fallback` with its reason.
 //! - `OpCooperativeMatrixMulAddKHR` becomes `OpSubgroupMatrixMultiplyAccumulateINTEL` atoms
-//!   ([`mul_add`]).
+//!   (`mul_add`).
 //! - Capabilities and extensions are re-derived (`legalize`'s rule): the cooperative-matrix and
 //!   tensor ones go, the Intel ones come.
 //!
