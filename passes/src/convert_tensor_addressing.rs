@@ -38,12 +38,14 @@
 //! One rewrite (`--max-changes`): the whole conversion. Every matrix type changes at once and
 //! every use of a matrix value with it, so no part of it is a valid module on its own.
 
+mod access_run;
 mod block_path;
 mod builder;
 mod cleanup;
 pub mod distribution;
 mod element_access;
 mod instructions;
+mod model;
 mod mul_add;
 mod tensor_addresses;
 mod tensor_values;
