@@ -48,6 +48,9 @@ pub const ANALYSIS_NAMES: [&str; 7] = [
 pub enum AnnotateError {
     /// The analysis name is not one of [`ANALYSIS_NAMES`].
     UnknownAnalysis(String),
+    /// `--format dot` of an analysis that is not a graph of blocks (not one of
+    /// [`crate::dot::DOT_ANALYSES`]).
+    NoDotFormat(String),
 }
 
 impl std::fmt::Display for AnnotateError {
@@ -57,6 +60,11 @@ impl std::fmt::Display for AnnotateError {
                 f,
                 "unknown analysis \"{n}\" (expected one of: {})",
                 ANALYSIS_NAMES.join(", ")
+            ),
+            AnnotateError::NoDotFormat(n) => write!(
+                f,
+                "analysis \"{n}\" has no dot format (--format dot draws: {})",
+                crate::dot::DOT_ANALYSES.join(", ")
             ),
         }
     }

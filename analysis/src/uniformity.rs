@@ -59,6 +59,7 @@ use crate::builtins::{
     CalleeKind, Callees,
 };
 use crate::cache::{Analyses, Analysis, AnalysisSet};
+use crate::call_graph::CallGraph;
 use crate::cfg::Cfg;
 use crate::decorations::Decorations;
 use crate::dominators::Dominators;
@@ -251,7 +252,6 @@ struct Solver<'a> {
     /// Remaining region-walk budget per function.
     budget: Vec<i64>,
     exhausted: HashSet<FuncId>,
-    func_ids: Vec<FuncId>,
     block_stamp: Vec<u32>,
     stamp: u32,
     /// Function-body instructions, their value operands (flat), and each one's position.
@@ -314,7 +314,6 @@ impl<'a> Solver<'a> {
             divergent_exit_loops: HashSet::default(),
             budget: Vec::new(),
             exhausted: HashSet::default(),
-            func_ids: m.function_ids().collect(),
             block_stamp: vec![0; cfg.block_slots()],
             stamp: 0,
             insts: Vec::new(),
@@ -647,52 +646,10 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// Functions in reverse post-order of the call graph from the entry points (then any
-    /// function not reached).
+    /// Every function, callers before callees (the call graph's strongly connected
+    /// components in topological order, `CallGraph::callers_first`).
     fn callers_first_order(&self) -> Vec<FuncId> {
-        let m = self.m;
-        let nf = self.func_ids.len();
-        let mut callees_of: Vec<Vec<FuncId>> = vec![Vec::new(); nf];
-        for (&callee, calls) in &self.calls_to {
-            for &c in calls {
-                if let Some(caller) = self.func_of(c) {
-                    if !callees_of[caller.index()].contains(&callee) {
-                        callees_of[caller.index()].push(callee);
-                    }
-                }
-            }
-        }
-        let entries: HashSet<Id> = entry_point_functions(m).into_iter().collect();
-        let roots = self
-            .func_ids
-            .iter()
-            .copied()
-            .filter(|&f| m.function_result(f).is_some_and(|r| entries.contains(&r)))
-            .chain(self.func_ids.iter().copied());
-        let mut visited = vec![false; nf];
-        let mut post: Vec<FuncId> = Vec::with_capacity(nf);
-        for root in roots {
-            if visited[root.index()] {
-                continue;
-            }
-            visited[root.index()] = true;
-            let mut stack: Vec<(FuncId, usize)> = vec![(root, 0)];
-            while let Some(top) = stack.last_mut() {
-                let (f, k) = *top;
-                if let Some(&c) = callees_of[f.index()].get(k) {
-                    top.1 += 1;
-                    if !visited[c.index()] {
-                        visited[c.index()] = true;
-                        stack.push((c, 0));
-                    }
-                } else {
-                    post.push(f);
-                    stack.pop();
-                }
-            }
-        }
-        post.reverse();
-        post
+        CallGraph::from_calls(self.m, self.prov.call_sites().iter().copied()).callers_first()
     }
 
     fn func_of(&self, i: InstId) -> Option<FuncId> {
