@@ -236,3 +236,11 @@ pub fn function_by_result(m: &Module) -> HashMap<Id, FuncId> {
         .filter_map(|f| m.function_result(f).map(|r| (r, f)))
         .collect()
 }
+
+impl crate::cache::Analysis for Callees {
+    const KIND: crate::cache::AnalysisSet = crate::cache::AnalysisSet::DECORATIONS;
+    fn compute(m: &Module, analyses: &mut crate::cache::Analyses) -> Self {
+        let dec = analyses.get::<Decorations>(m);
+        Callees::build(m, &dec)
+    }
+}

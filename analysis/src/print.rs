@@ -24,7 +24,6 @@ use crate::builtins::Callees;
 use crate::cache::Analyses;
 use crate::cfg::Cfg;
 use crate::constants::Constants;
-use crate::decorations::Decorations;
 use crate::dominators::Dominators;
 use crate::induction::Induction;
 use crate::loops::{LoopId, Loops};
@@ -138,20 +137,14 @@ pub fn annotate(
             ind: analyses.get::<Induction>(m),
             loops: analyses.get::<Loops>(m),
         }),
-        "uniformity" => {
-            let dec = Decorations::build(m);
-            Box::new(UniAnn {
-                uni: analyses.get::<Uniformity>(m),
-                callees: Callees::build(m, &dec),
-            })
-        }
-        "constants" => {
-            let dec = Decorations::build(m);
-            Box::new(ConstAnn {
-                consts: analyses.get::<Constants>(m),
-                callees: Callees::build(m, &dec),
-            })
-        }
+        "uniformity" => Box::new(UniAnn {
+            uni: analyses.get::<Uniformity>(m),
+            callees: analyses.get::<Callees>(m),
+        }),
+        "constants" => Box::new(ConstAnn {
+            consts: analyses.get::<Constants>(m),
+            callees: analyses.get::<Callees>(m),
+        }),
         "alias" => Box::new(AliasAnn {
             alias: analyses.get::<Alias>(m),
             prov: analyses.get::<Provenance>(m),
@@ -372,7 +365,7 @@ impl Annotator for IndAnn {
 
 struct UniAnn {
     uni: std::rc::Rc<Uniformity>,
-    callees: Callees,
+    callees: std::rc::Rc<Callees>,
 }
 
 impl Annotator for UniAnn {
@@ -431,7 +424,7 @@ impl Annotator for UniAnn {
 
 struct ConstAnn {
     consts: std::rc::Rc<Constants>,
-    callees: Callees,
+    callees: std::rc::Rc<Callees>,
 }
 
 impl Annotator for ConstAnn {

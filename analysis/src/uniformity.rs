@@ -94,7 +94,8 @@ impl Analysis for Uniformity {
             | AnalysisSet::DOMINATORS.0
             | AnalysisSet::LOOPS.0
             | AnalysisSet::INDUCTION.0
-            | AnalysisSet::ALIAS.0,
+            | AnalysisSet::ALIAS.0
+            | AnalysisSet::DECORATIONS.0,
     );
     fn compute(m: &Module, analyses: &mut Analyses) -> Self {
         let cfg = analyses.get::<Cfg>(m);
@@ -102,7 +103,10 @@ impl Analysis for Uniformity {
         let pdom = analyses.get::<PostDominators>(m);
         let loops = analyses.get::<Loops>(m);
         let prov = analyses.get::<Provenance>(m);
-        Uniformity::build(m, &cfg, &dom, &pdom, &loops, &prov)
+        let dec = analyses.get::<Decorations>(m);
+        let callees = analyses.get::<Callees>(m);
+        let s = Solver::new(m, &cfg, &dom, &pdom, &loops, &prov, &dec, &callees);
+        Uniformity::solve(s)
     }
 }
 
@@ -154,7 +158,12 @@ impl Uniformity {
         loops: &Loops,
         prov: &Provenance,
     ) -> Uniformity {
-        let mut s = Solver::new(m, cfg, dom, pdom, loops, prov);
+        let dec = Decorations::build(m);
+        let callees = Callees::build(m, &dec);
+        Uniformity::solve(Solver::new(m, cfg, dom, pdom, loops, prov, &dec, &callees))
+    }
+
+    fn solve(mut s: Solver<'_>) -> Uniformity {
         s.run();
         Uniformity {
             div: s.div,
@@ -227,7 +236,7 @@ struct Solver<'a> {
     pdom: &'a PostDominators,
     loops: &'a Loops,
     prov: &'a Provenance,
-    callees: Callees,
+    callees: &'a Callees,
     div: DivTable,
     // Users (CSR by id) of every value, among function-body instructions.
     user_start: Vec<u32>,
@@ -275,6 +284,7 @@ struct Solver<'a> {
 }
 
 impl<'a> Solver<'a> {
+    #[allow(clippy::too_many_arguments)] // the analyses it reads, each by reference
     fn new(
         m: &'a Module,
         cfg: &'a Cfg,
@@ -282,9 +292,9 @@ impl<'a> Solver<'a> {
         pdom: &'a PostDominators,
         loops: &'a Loops,
         prov: &'a Provenance,
+        dec: &Decorations,
+        callees: &'a Callees,
     ) -> Solver<'a> {
-        let dec = Decorations::build(m);
-        let callees = Callees::build(m, &dec);
         let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let arena = m.arena_len();
         let mut s = Solver {
@@ -331,7 +341,7 @@ impl<'a> Solver<'a> {
             region_buf: Vec::new(),
             stack_buf: Vec::new(),
         };
-        s.init_builtins(&dec);
+        s.init_builtins(dec);
         s.init_structure();
         s
     }
