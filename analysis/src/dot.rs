@@ -27,9 +27,7 @@ use crate::fxhash::FxHashMap as HashMap;
 use crate::loops::Loops;
 use crate::post_dominators::PostDominators;
 use crate::print::AnnotateError;
-
-/// The analyses `dot` draws.
-pub const DOT_ANALYSES: [&str; 3] = ["cfg", "dominators", "loops"];
+pub use crate::print::DOT_ANALYSES;
 
 /// A node: its label and extra Graphviz attributes.
 struct Node {

@@ -42,13 +42,16 @@ pub const ANALYSIS_NAMES: [&str; 7] = [
     "alias",
 ];
 
+/// The analyses that are graphs of blocks, which [`crate::dot::dot`] draws.
+pub const DOT_ANALYSES: [&str; 3] = ["cfg", "dominators", "loops"];
+
 /// Why `annotate` failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AnnotateError {
     /// The analysis name is not one of [`ANALYSIS_NAMES`].
     UnknownAnalysis(String),
     /// `--format dot` of an analysis that is not a graph of blocks (not one of
-    /// [`crate::dot::DOT_ANALYSES`]).
+    /// [`DOT_ANALYSES`]).
     NoDotFormat(String),
 }
 
@@ -63,7 +66,7 @@ impl std::fmt::Display for AnnotateError {
             AnnotateError::NoDotFormat(n) => write!(
                 f,
                 "analysis \"{n}\" has no dot format (--format dot draws: {})",
-                crate::dot::DOT_ANALYSES.join(", ")
+                DOT_ANALYSES.join(", ")
             ),
         }
     }

@@ -45,49 +45,40 @@ fn settings(args: &[&str]) -> insta::Settings {
     s
 }
 
+/// Snapshot `name`: the disassembly spv-opt writes after `passes` on corpus `kernel`.
+fn disassembly(name: &str, passes: &[&str], kernel: &str) {
+    let mut args = passes.to_vec();
+    args.extend(["--emit-text", "-o", "-", kernel]);
+    settings(&args).bind(|| {
+        insta::assert_snapshot!(name, stdout_of(&args));
+    });
+}
+
 #[test]
 fn disassembly_after_o_on_softmax() {
-    let args = [
-        "-O",
-        "--target",
-        "pvc",
-        "--emit-text",
-        "-o",
-        "-",
+    disassembly(
+        "o_pvc_softmax_sg16",
+        &["-O", "--target", "pvc"],
         "tests/corpus/triton/softmax_fp32_1024_w4_sg16__pvc.spv",
-    ];
-    settings(&args).bind(|| {
-        insta::assert_snapshot!("o_pvc_softmax_sg16", stdout_of(&args));
-    });
+    );
 }
 
 #[test]
 fn disassembly_after_lower_builtins_on_a_native_gemm() {
-    let args = [
-        "--lower-builtins",
-        "--emit-text",
-        "-o",
-        "-",
+    disassembly(
+        "lower_builtins_gemm_8x512x64",
+        &["--lower-builtins"],
         "tests/corpus/triton/native/gemm_fp16_blockptr_8x512x64_w32__pvc.spv",
-    ];
-    settings(&args).bind(|| {
-        insta::assert_snapshot!("lower_builtins_gemm_8x512x64", stdout_of(&args));
-    });
+    );
 }
 
 #[test]
 fn disassembly_after_strip_debug_and_dce_on_a_gemm() {
-    let args = [
-        "--strip-debug",
-        "--dce",
-        "--emit-text",
-        "-o",
-        "-",
+    disassembly(
+        "strip_debug_dce_gemm_8x512x64",
+        &["--strip-debug", "--dce"],
         "tests/corpus/triton/gemm_fp16_blockptr_8x512x64_w32__pvc.spv",
-    ];
-    settings(&args).bind(|| {
-        insta::assert_snapshot!("strip_debug_dce_gemm_8x512x64", stdout_of(&args));
-    });
+    );
 }
 
 #[test]
