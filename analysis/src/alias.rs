@@ -120,8 +120,8 @@ pub struct Alias {
     ind: Rc<Induction>,
     consts: Rc<Constants>,
     uni: Rc<Uniformity>,
-    callees: Callees,
-    dec: Decorations,
+    callees: Rc<Callees>,
+    dec: Rc<Decorations>,
 }
 
 impl Analysis for Alias {
@@ -132,14 +132,17 @@ impl Analysis for Alias {
             | AnalysisSet::LOOPS.0
             | AnalysisSet::INDUCTION.0
             | AnalysisSet::UNIFORMITY.0
-            | AnalysisSet::CONSTANTS.0,
+            | AnalysisSet::CONSTANTS.0
+            | AnalysisSet::DECORATIONS.0,
     );
     fn compute(m: &Module, analyses: &mut Analyses) -> Self {
         let prov = analyses.get::<Provenance>(m);
         let ind = analyses.get::<Induction>(m);
         let consts = analyses.get::<Constants>(m);
         let uni = analyses.get::<Uniformity>(m);
-        Alias::new(m, prov, ind, consts, uni)
+        let dec = analyses.get::<Decorations>(m);
+        let callees = analyses.get::<Callees>(m);
+        Alias::with_facts(prov, ind, consts, uni, dec, callees)
     }
 }
 
@@ -163,6 +166,18 @@ impl Alias {
     ) -> Alias {
         let dec = Decorations::build(m);
         let callees = Callees::build(m, &dec);
+        Alias::with_facts(prov, ind, consts, uni, Rc::new(dec), Rc::new(callees))
+    }
+
+    /// [`Alias::new`] with the module's decorations and callees already at hand (the cache's).
+    pub fn with_facts(
+        prov: Rc<Provenance>,
+        ind: Rc<Induction>,
+        consts: Rc<Constants>,
+        uni: Rc<Uniformity>,
+        dec: Rc<Decorations>,
+        callees: Rc<Callees>,
+    ) -> Alias {
         Alias {
             prov,
             ind,

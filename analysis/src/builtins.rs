@@ -15,6 +15,7 @@ use spvopt_ir::grammar::decode_string;
 use spvopt_ir::{FuncId, Id, Module, Section};
 
 use crate::block_kind::BlockKind;
+use crate::builtin_names::{base_name, parse_builtin, Builtin};
 use crate::decorations::Decorations;
 
 /// The built-in an `OpVariable` `var` stands for: its `BuiltIn` decoration, or a linkage/debug
@@ -57,16 +58,9 @@ pub fn debug_names(m: &Module, wanted: &dyn Fn(Id) -> bool) -> HashMap<Id, Strin
 }
 
 /// The unmangled base name of an Itanium-mangled function name (`_Z42intel_sub…cPU3AS1…` →
-/// `intel_sub…c`); the name itself when it is not mangled.
+/// `intel_sub…c`); the name itself when it is not mangled (or the mangling is malformed).
 pub fn itanium_base_name(name: &str) -> &str {
-    let Some(rest) = name.strip_prefix("_Z") else {
-        return name;
-    };
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let Ok(len) = rest[..digits].parse::<usize>() else {
-        return name;
-    };
-    rest.get(digits..digits + len).unwrap_or(name)
+    base_name(name).unwrap_or(name)
 }
 
 /// What an imported function is, when analyses know it.
@@ -158,16 +152,15 @@ fn classify(name: &str) -> Callee {
 }
 
 fn classify_base(base: &str) -> CalleeKind {
-    if let Some(rest) = base.strip_prefix("intel_sub_group_2d_block_") {
-        return parse_block_io(rest).unwrap_or(CalleeKind::Unknown);
-    }
-    if base.starts_with("intel_sub_group_") {
-        if let Some(pos) = base.find("_matrix_mad_k") {
-            let k = &base[pos + "_matrix_mad_k".len()..];
-            if let Ok(k) = k.parse::<u32>() {
-                return CalleeKind::MatrixMad { k };
+    match parse_builtin(base) {
+        Some(Builtin::Block(b)) => {
+            return CalleeKind::BlockIo {
+                kind: b.op,
+                shape: [b.elem_bytes, b.width, b.height, b.count],
             }
         }
+        Some(Builtin::Mma(mma)) => return CalleeKind::MatrixMad { k: mma.k },
+        None => {}
     }
     match base {
         "get_group_id"
@@ -194,31 +187,6 @@ fn classify_base(base: &str) -> CalleeKind {
         }
         _ => CalleeKind::Unknown,
     }
-}
-
-/// Parses `<kind>_<E>b_<H>r<W>x<C>c`.
-fn parse_block_io(rest: &str) -> Option<CalleeKind> {
-    let (kind, shape) = [
-        ("read_transform_", BlockKind::LoadTransform),
-        ("read_transpose_", BlockKind::LoadTranspose),
-        ("read_", BlockKind::Load),
-        ("write_", BlockKind::Store),
-        ("prefetch_", BlockKind::Prefetch),
-    ]
-    .iter()
-    .find_map(|(p, k)| rest.strip_prefix(p).map(|s| (*k, s)))?;
-    let (bits, shape) = shape.split_once("b_")?;
-    let (h, shape) = shape.split_once('r')?;
-    let (w, shape) = shape.split_once('x')?;
-    let c = shape.strip_suffix('c')?;
-    let bits: u32 = bits.parse().ok()?;
-    if !bits.is_multiple_of(8) || bits == 0 {
-        return None;
-    }
-    Some(CalleeKind::BlockIo {
-        kind,
-        shape: [bits / 8, w.parse().ok()?, h.parse().ok()?, c.parse().ok()?],
-    })
 }
 
 /// How a built-in's value varies inside a subgroup.
@@ -267,4 +235,12 @@ pub fn function_by_result(m: &Module) -> HashMap<Id, FuncId> {
     m.function_ids()
         .filter_map(|f| m.function_result(f).map(|r| (r, f)))
         .collect()
+}
+
+impl crate::cache::Analysis for Callees {
+    const KIND: crate::cache::AnalysisSet = crate::cache::AnalysisSet::DECORATIONS;
+    fn compute(m: &Module, analyses: &mut crate::cache::Analyses) -> Self {
+        let dec = analyses.get::<Decorations>(m);
+        Callees::build(m, &dec)
+    }
 }

@@ -26,6 +26,10 @@ impl AnalysisSet {
     pub const CONSTANTS: AnalysisSet = AnalysisSet(1 << 6);
     pub const ALIAS: AnalysisSet = AnalysisSet(1 << 7);
     pub const KERNEL_FACTS: AnalysisSet = AnalysisSet(1 << 8);
+    /// Decorations, and the imported functions named and classified (`Callees`, which reads
+    /// linkage names and `OpName`s): a pass that adds or removes decorations, names or
+    /// functions does not preserve it.
+    pub const DECORATIONS: AnalysisSet = AnalysisSet(1 << 9);
     pub const ALL: AnalysisSet = AnalysisSet(u32::MAX);
 
     pub fn contains(self, other: AnalysisSet) -> bool {

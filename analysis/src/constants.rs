@@ -133,10 +133,11 @@ pub struct Constants {
 
 impl Analysis for Constants {
     const KIND: AnalysisSet = AnalysisSet::CONSTANTS;
-    const DEPENDS_ON: AnalysisSet = AnalysisSet::CFG;
+    const DEPENDS_ON: AnalysisSet = AnalysisSet(AnalysisSet::CFG.0 | AnalysisSet::DECORATIONS.0);
     fn compute(m: &Module, analyses: &mut Analyses) -> Self {
         let cfg = analyses.get::<Cfg>(m);
-        Constants::build(m, &cfg, &std::collections::HashMap::new())
+        let dec = analyses.get::<Decorations>(m);
+        Constants::build_with(m, &cfg, &std::collections::HashMap::new(), &dec)
     }
 }
 
@@ -148,15 +149,24 @@ impl Constants {
         cfg: &Cfg,
         spec_overrides: &std::collections::HashMap<u32, u64>,
     ) -> Constants {
+        Constants::build_with(m, cfg, spec_overrides, &Decorations::build(m))
+    }
+
+    /// [`Constants::build`] with the module's [`Decorations`] already at hand (the cache's).
+    pub fn build_with(
+        m: &Module,
+        cfg: &Cfg,
+        spec_overrides: &std::collections::HashMap<u32, u64>,
+        dec: &Decorations,
+    ) -> Constants {
         let mut c = Constants::default();
-        let dec = Decorations::build(m);
         let mut has_tensor_types = false;
         for (_, inst) in m.section_insts(Section::Global) {
             if inst.is(Op::TypeTensorLayoutNV) || inst.is(Op::TypeTensorViewNV) {
                 has_tensor_types = true;
             }
             let Some(r) = inst.result_id() else { continue };
-            if let Some(v) = c.fold_global(m, &dec, inst, r, spec_overrides) {
+            if let Some(v) = c.fold_global(m, dec, inst, r, spec_overrides) {
                 c.set(r, v);
             }
         }

@@ -172,3 +172,10 @@ impl Decorations {
         self.member_offsets.get(&(ty, member)).copied()
     }
 }
+
+impl crate::cache::Analysis for Decorations {
+    const KIND: crate::cache::AnalysisSet = crate::cache::AnalysisSet::DECORATIONS;
+    fn compute(m: &Module, _: &mut crate::cache::Analyses) -> Self {
+        Decorations::build(m)
+    }
+}

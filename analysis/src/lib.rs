@@ -13,10 +13,16 @@
 //!   tensor layout/view state.
 //! - [`provenance::Provenance`]: the root and byte offset of every pointer, escapes, `NoAlias`.
 //! - [`alias::Alias`]: 2D block footprints and may-alias queries (`may_write_read_region`).
-//! - [`print::annotate`]: a module listing annotated with any of the above.
+//! - [`decorations::Decorations`], [`builtins::Callees`]: decorations, and the imported
+//!   functions named and classified (cached like the rest: no analysis rebuilds them).
+//! - [`call_graph::CallGraph`]: the static call graph (petgraph), strongly connected
+//!   components, callers-first order.
+//! - [`print::annotate`]: a module listing annotated with any of the above; [`dot::dot`]: the
+//!   CFG, dominator trees or loops as a Graphviz graph.
 //!
 //! Helpers shared by several analyses and passes: [`block_io`] (the one model of a 2D block
-//! operation and an MMA, native or builtin call), [`decorations`], [`types`], [`builtins`],
+//! operation and an MMA, native or builtin call), [`builtin_names`] (the one parser of the
+//! 2D block / MMA builtin names), [`types`],
 //! [`affine`], [`known_bits`], [`tensor_layout`], [`operands`], [`fxhash`]. Opcode classes come
 //! from `spvopt_ir::opcode_class`.
 //!
@@ -27,13 +33,16 @@ pub mod affine;
 pub mod alias;
 pub mod block_io;
 mod block_kind;
+pub mod builtin_names;
 pub mod builtins;
 pub mod cache;
+pub mod call_graph;
 pub mod cfg;
 pub mod constants;
 pub mod decorations;
 mod dom_tree;
 pub mod dominators;
+pub mod dot;
 pub mod fxhash;
 pub mod induction;
 pub mod kernel_facts;

@@ -24,7 +24,6 @@ use crate::builtins::Callees;
 use crate::cache::Analyses;
 use crate::cfg::Cfg;
 use crate::constants::Constants;
-use crate::decorations::Decorations;
 use crate::dominators::Dominators;
 use crate::induction::Induction;
 use crate::loops::{LoopId, Loops};
@@ -43,11 +42,17 @@ pub const ANALYSIS_NAMES: [&str; 7] = [
     "alias",
 ];
 
+/// The analyses that are graphs of blocks, which [`crate::dot::dot`] draws.
+pub const DOT_ANALYSES: [&str; 3] = ["cfg", "dominators", "loops"];
+
 /// Why `annotate` failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AnnotateError {
     /// The analysis name is not one of [`ANALYSIS_NAMES`].
     UnknownAnalysis(String),
+    /// `--format dot` of an analysis that is not a graph of blocks (not one of
+    /// [`DOT_ANALYSES`]).
+    NoDotFormat(String),
 }
 
 impl std::fmt::Display for AnnotateError {
@@ -57,6 +62,11 @@ impl std::fmt::Display for AnnotateError {
                 f,
                 "unknown analysis \"{n}\" (expected one of: {})",
                 ANALYSIS_NAMES.join(", ")
+            ),
+            AnnotateError::NoDotFormat(n) => write!(
+                f,
+                "analysis \"{n}\" has no dot format (--format dot draws: {})",
+                DOT_ANALYSES.join(", ")
             ),
         }
     }
@@ -130,20 +140,14 @@ pub fn annotate(
             ind: analyses.get::<Induction>(m),
             loops: analyses.get::<Loops>(m),
         }),
-        "uniformity" => {
-            let dec = Decorations::build(m);
-            Box::new(UniAnn {
-                uni: analyses.get::<Uniformity>(m),
-                callees: Callees::build(m, &dec),
-            })
-        }
-        "constants" => {
-            let dec = Decorations::build(m);
-            Box::new(ConstAnn {
-                consts: analyses.get::<Constants>(m),
-                callees: Callees::build(m, &dec),
-            })
-        }
+        "uniformity" => Box::new(UniAnn {
+            uni: analyses.get::<Uniformity>(m),
+            callees: analyses.get::<Callees>(m),
+        }),
+        "constants" => Box::new(ConstAnn {
+            consts: analyses.get::<Constants>(m),
+            callees: analyses.get::<Callees>(m),
+        }),
         "alias" => Box::new(AliasAnn {
             alias: analyses.get::<Alias>(m),
             prov: analyses.get::<Provenance>(m),
@@ -364,7 +368,7 @@ impl Annotator for IndAnn {
 
 struct UniAnn {
     uni: std::rc::Rc<Uniformity>,
-    callees: Callees,
+    callees: std::rc::Rc<Callees>,
 }
 
 impl Annotator for UniAnn {
@@ -423,7 +427,7 @@ impl Annotator for UniAnn {
 
 struct ConstAnn {
     consts: std::rc::Rc<Constants>,
-    callees: Callees,
+    callees: std::rc::Rc<Callees>,
 }
 
 impl Annotator for ConstAnn {

@@ -84,12 +84,15 @@ impl Analysis for Provenance {
         AnalysisSet::CFG.0
             | AnalysisSet::DOMINATORS.0
             | AnalysisSet::LOOPS.0
-            | AnalysisSet::INDUCTION.0,
+            | AnalysisSet::INDUCTION.0
+            | AnalysisSet::DECORATIONS.0,
     );
     fn compute(m: &Module, analyses: &mut Analyses) -> Self {
         let cfg = analyses.get::<Cfg>(m);
         let ind = analyses.get::<Induction>(m);
-        Provenance::build(m, &cfg, &ind)
+        let dec = analyses.get::<Decorations>(m);
+        let callees = analyses.get::<Callees>(m);
+        Provenance::build_with(m, &cfg, &ind, &dec, &callees)
     }
 }
 
@@ -97,7 +100,18 @@ impl Provenance {
     /// Computes provenance for every pointer of `m`.
     pub fn build(m: &Module, cfg: &Cfg, ind: &Induction) -> Provenance {
         let dec = Decorations::build(m);
-        let callees = Callees::build(m, &dec);
+        Provenance::build_with(m, cfg, ind, &dec, &Callees::build(m, &dec))
+    }
+
+    /// [`Provenance::build`] with the module's decorations and [`Callees`] already at hand
+    /// (the cache's).
+    pub fn build_with(
+        m: &Module,
+        cfg: &Cfg,
+        ind: &Induction,
+        dec: &Decorations,
+        callees: &Callees,
+    ) -> Provenance {
         let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let mut p = Provenance {
             index: vec![0; bound],
@@ -155,8 +169,8 @@ impl Provenance {
             // (handled by `merge`) is visited before its uses, so escapes are seen in time.
             for &b in cfg.rpo(f) {
                 for i in m.block_insts(b) {
-                    p.visit(m, &dec, ind, i);
-                    p.visit_escapes(m, &callees, i);
+                    p.visit(m, dec, ind, i);
+                    p.visit_escapes(m, callees, i);
                 }
             }
         }

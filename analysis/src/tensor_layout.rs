@@ -6,12 +6,12 @@
 //! - layout: `blockSize`, `dimension`, `stride`, `offset` (signed, accumulates over slices),
 //!   `span` per dimension, one `clampValue`; the clamp mode comes from the type.
 //!   Create: dims = strides = spans = offsets = 0, block sizes 1, clamp value 0.
-//!   SetDimension(D): dimension = span = D, offset = 0, stride[last] = 1,
-//!   stride[d] = stride[d+1] · ceil(D[d+1] / blockSize[d+1]).
+//!   SetDimension(D): dimension = span = D, offset = 0, `stride[last] = 1`,
+//!   `stride[d] = stride[d+1] · ceil(D[d+1] / blockSize[d+1])`.
 //!   Slice(o, s): offset += o, span = s. SetStride, SetBlockSize, SetClampValue: set.
 //! - view: `dimension`, `stride`, `clip` (row offset, row span, col offset, col span);
 //!   Create: zeros and clip (0, 0xFFFFFFFF, 0, 0xFFFFFFFF); SetDimension(D): dimension = D,
-//!   stride[last] = 1, stride[d] = product of D[d+1..]; SetStride, SetClip: set. `hasDimensions`
+//!   `stride[last] = 1`, `stride[d]` = product of `D[d+1..]`; SetStride, SetClip: set. `hasDimensions`
 //!   and the permutation come from the type.
 //!
 //! A field is a constant, an SSA value (when a setter takes a non-constant operand and no

@@ -59,6 +59,7 @@ use crate::builtins::{
     CalleeKind, Callees,
 };
 use crate::cache::{Analyses, Analysis, AnalysisSet};
+use crate::call_graph::CallGraph;
 use crate::cfg::Cfg;
 use crate::decorations::Decorations;
 use crate::dominators::Dominators;
@@ -93,7 +94,8 @@ impl Analysis for Uniformity {
             | AnalysisSet::DOMINATORS.0
             | AnalysisSet::LOOPS.0
             | AnalysisSet::INDUCTION.0
-            | AnalysisSet::ALIAS.0,
+            | AnalysisSet::ALIAS.0
+            | AnalysisSet::DECORATIONS.0,
     );
     fn compute(m: &Module, analyses: &mut Analyses) -> Self {
         let cfg = analyses.get::<Cfg>(m);
@@ -101,7 +103,10 @@ impl Analysis for Uniformity {
         let pdom = analyses.get::<PostDominators>(m);
         let loops = analyses.get::<Loops>(m);
         let prov = analyses.get::<Provenance>(m);
-        Uniformity::build(m, &cfg, &dom, &pdom, &loops, &prov)
+        let dec = analyses.get::<Decorations>(m);
+        let callees = analyses.get::<Callees>(m);
+        let s = Solver::new(m, &cfg, &dom, &pdom, &loops, &prov, &dec, &callees);
+        Uniformity::solve(s)
     }
 }
 
@@ -153,7 +158,12 @@ impl Uniformity {
         loops: &Loops,
         prov: &Provenance,
     ) -> Uniformity {
-        let mut s = Solver::new(m, cfg, dom, pdom, loops, prov);
+        let dec = Decorations::build(m);
+        let callees = Callees::build(m, &dec);
+        Uniformity::solve(Solver::new(m, cfg, dom, pdom, loops, prov, &dec, &callees))
+    }
+
+    fn solve(mut s: Solver<'_>) -> Uniformity {
         s.run();
         Uniformity {
             div: s.div,
@@ -226,7 +236,7 @@ struct Solver<'a> {
     pdom: &'a PostDominators,
     loops: &'a Loops,
     prov: &'a Provenance,
-    callees: Callees,
+    callees: &'a Callees,
     div: DivTable,
     // Users (CSR by id) of every value, among function-body instructions.
     user_start: Vec<u32>,
@@ -251,7 +261,6 @@ struct Solver<'a> {
     /// Remaining region-walk budget per function.
     budget: Vec<i64>,
     exhausted: HashSet<FuncId>,
-    func_ids: Vec<FuncId>,
     block_stamp: Vec<u32>,
     stamp: u32,
     /// Function-body instructions, their value operands (flat), and each one's position.
@@ -275,6 +284,7 @@ struct Solver<'a> {
 }
 
 impl<'a> Solver<'a> {
+    #[allow(clippy::too_many_arguments)] // the analyses it reads, each by reference
     fn new(
         m: &'a Module,
         cfg: &'a Cfg,
@@ -282,9 +292,9 @@ impl<'a> Solver<'a> {
         pdom: &'a PostDominators,
         loops: &'a Loops,
         prov: &'a Provenance,
+        dec: &Decorations,
+        callees: &'a Callees,
     ) -> Solver<'a> {
-        let dec = Decorations::build(m);
-        let callees = Callees::build(m, &dec);
         let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let arena = m.arena_len();
         let mut s = Solver {
@@ -314,7 +324,6 @@ impl<'a> Solver<'a> {
             divergent_exit_loops: HashSet::default(),
             budget: Vec::new(),
             exhausted: HashSet::default(),
-            func_ids: m.function_ids().collect(),
             block_stamp: vec![0; cfg.block_slots()],
             stamp: 0,
             insts: Vec::new(),
@@ -332,7 +341,7 @@ impl<'a> Solver<'a> {
             region_buf: Vec::new(),
             stack_buf: Vec::new(),
         };
-        s.init_builtins(&dec);
+        s.init_builtins(dec);
         s.init_structure();
         s
     }
@@ -647,52 +656,10 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// Functions in reverse post-order of the call graph from the entry points (then any
-    /// function not reached).
+    /// Every function, callers before callees (the call graph's strongly connected
+    /// components in topological order, `CallGraph::callers_first`).
     fn callers_first_order(&self) -> Vec<FuncId> {
-        let m = self.m;
-        let nf = self.func_ids.len();
-        let mut callees_of: Vec<Vec<FuncId>> = vec![Vec::new(); nf];
-        for (&callee, calls) in &self.calls_to {
-            for &c in calls {
-                if let Some(caller) = self.func_of(c) {
-                    if !callees_of[caller.index()].contains(&callee) {
-                        callees_of[caller.index()].push(callee);
-                    }
-                }
-            }
-        }
-        let entries: HashSet<Id> = entry_point_functions(m).into_iter().collect();
-        let roots = self
-            .func_ids
-            .iter()
-            .copied()
-            .filter(|&f| m.function_result(f).is_some_and(|r| entries.contains(&r)))
-            .chain(self.func_ids.iter().copied());
-        let mut visited = vec![false; nf];
-        let mut post: Vec<FuncId> = Vec::with_capacity(nf);
-        for root in roots {
-            if visited[root.index()] {
-                continue;
-            }
-            visited[root.index()] = true;
-            let mut stack: Vec<(FuncId, usize)> = vec![(root, 0)];
-            while let Some(top) = stack.last_mut() {
-                let (f, k) = *top;
-                if let Some(&c) = callees_of[f.index()].get(k) {
-                    top.1 += 1;
-                    if !visited[c.index()] {
-                        visited[c.index()] = true;
-                        stack.push((c, 0));
-                    }
-                } else {
-                    post.push(f);
-                    stack.pop();
-                }
-            }
-        }
-        post.reverse();
-        post
+        CallGraph::from_calls(self.m, self.prov.call_sites().iter().copied()).callers_first()
     }
 
     fn func_of(&self, i: InstId) -> Option<FuncId> {

@@ -14,7 +14,7 @@
 //!   analysis and pass reads.
 //! - [`Interner`] gives "the id of type/constant X", creating it when missing.
 //! - [`DefUse`] is the def-use analysis.
-//! - [`verify`] checks the structural invariants passes rely on; every loaded module passes it.
+//! - [`verify()`] checks the structural invariants passes rely on; every loaded module passes it.
 //! - [`text`] (feature `spirv-tools`) assembles, disassembles and validates through SPIRV-Tools.
 
 mod compact;

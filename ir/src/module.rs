@@ -449,6 +449,26 @@ impl Module {
         f
     }
 
+    /// Inserts a new function (declaration until blocks are added) at position `at` of the
+    /// function list (`at` past the end appends), e.g. a declaration before the first
+    /// definition as the logical layout wants; returns its id. Functions from `at` on move one
+    /// place down: their `FuncId`s grow by one (held ids of them are stale, as after
+    /// [`Module::remove_function`]), and every block's function index follows.
+    pub fn insert_function_at(&mut self, at: usize, def: Inst, params: Vec<Inst>) -> FuncId {
+        let at = at.min(self.functions.len());
+        let appended = self.add_function(def, params);
+        if at == appended.index() {
+            return appended;
+        }
+        self.functions[at..].rotate_right(1);
+        for (n, func) in self.functions.iter().enumerate().skip(at + 1) {
+            for &b in &func.blocks {
+                self.blocks[b.index()].func = FuncId::from_index(n);
+            }
+        }
+        FuncId::from_index(at)
+    }
+
     /// Appends a new empty block with label `label` to function `f`.
     pub fn append_block(&mut self, f: FuncId, label: Id) -> BlockId {
         let l = self.alloc_inst(Inst::new(spirv::Op::Label, None, Some(label), &[]));

@@ -12,12 +12,12 @@
 //!   `OpCooperativeMatrixLengthKHR` the slot count; composite construct/extract/insert index the
 //!   invocation's components as the KHR spec defines (implementation-defined order, here the
 //!   deal's).
-//! - Tensor layouts and views become arrays of 32-bit fields ([`tensor_values`]).
+//! - Tensor layouts and views become arrays of 32-bit fields (`tensor_values`).
 //! - `OpCooperativeMatrixLoadTensorNV` / `StoreTensorNV` / `LoadKHR` / `StoreKHR` become the exact
-//!   per-element loop of [`element_access`] (every clamp mode and value, block size, view,
+//!   per-element loop of `element_access` (every clamp mode and value, block size, view,
 //!   clip and dimension count), each reported as `fallback` with its reason.
 //! - `OpCooperativeMatrixMulAddKHR` becomes `OpSubgroupMatrixMultiplyAccumulateINTEL` atoms
-//!   ([`mul_add`]).
+//!   (`mul_add`).
 //! - Capabilities and extensions are re-derived (`legalize`'s rule): the cooperative-matrix and
 //!   tensor ones go, the Intel ones come.
 //!
@@ -38,12 +38,14 @@
 //! One rewrite (`--max-changes`): the whole conversion. Every matrix type changes at once and
 //! every use of a matrix value with it, so no part of it is a valid module on its own.
 
+mod access_run;
 mod block_path;
 mod builder;
 mod cleanup;
 pub mod distribution;
 mod element_access;
 mod instructions;
+mod model;
 mod mul_add;
 mod tensor_addresses;
 mod tensor_values;

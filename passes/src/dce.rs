@@ -13,7 +13,7 @@
 //! live cannot influence a live instruction, so removing it preserves behaviour. Blocks are
 //! never removed (no control-flow simplification here), so labels stay.
 //! One rewrite (`--max-changes`): removing one dead function, one dead instruction, or one dead
-//! type/constant/global, each once nothing left uses it ([`sweep`]; dead items that only
+//! type/constant/global, each once nothing left uses it (`sweep`; dead items that only
 //! use each other go together last, one rewrite each, all or none); names and decorations
 //! of what is removed go with it.
 //! Cost: linear in module size (one mark worklist, one sweep).

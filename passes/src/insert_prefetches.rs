@@ -240,7 +240,10 @@ impl Pass for InsertPrefetches {
         let uni = analyses.get::<Uniformity>(m);
         let alias = analyses.get::<Alias>(m);
         let facts = analyses.get::<KernelFacts>(m);
-        let coop = self.cooperative.then(|| CoopInfo::build(m, &facts));
+        let coop = self.cooperative.then(|| {
+            let dec = analyses.get::<Decorations>(m);
+            CoopInfo::build(m, &facts, &dec)
+        });
         let ctx = Ctx {
             target,
             cfg: &cfg,

@@ -24,12 +24,13 @@
 //! Why correct: the builtins are specified with the semantics of the native instructions
 //! (see `raise-builtins`); the calls pass the same values in the builtin's parameter order,
 //! and a pointer bitcast changes no address. Declarations are placed before all function
-//! definitions (SPIR-V logical layout); `Module::reorder_functions` keeps the block → function
-//! table consistent (no reload: the pass cannot fail on a module the loader accepted).
+//! definitions (SPIR-V logical layout): `Module::insert_function_at` puts each one there and keeps
+//! the block → function table consistent (no reload: the pass cannot fail on a module the
+//! loader accepted).
 //! One rewrite (`--max-changes`): lowering one native op to a call, in module order; the
 //! declarations, capabilities and extensions it needs belong to it (ops left native keep
 //! theirs).
-//! Cost: linear in module size (one scan, one stable sort of the functions).
+//! Cost: linear in module size (one scan; each declaration moves the function list once).
 
 use std::collections::HashMap;
 
@@ -421,21 +422,28 @@ impl Pass for LowerBuiltins {
             // Planning is pure: nothing was changed.
             return Ok(PassResult::unchanged(stats));
         }
-        // 4. Declarations, before every definition.
-        for NewDecl {
-            id,
-            ret,
-            fn_ty,
-            params,
-            name,
-        } in &new_decls
+        // 4. Declarations, after the existing ones and before every definition.
+        let first_definition = m
+            .function_ids()
+            .position(|f| !m.function(f).blocks.is_empty())
+            .unwrap_or(m.functions.len());
+        for (
+            k,
+            NewDecl {
+                id,
+                ret,
+                fn_ty,
+                params,
+                name,
+            },
+        ) in new_decls.iter().enumerate()
         {
             let def = Inst::new(Op::Function, Some(*ret), Some(*id), &[0, fn_ty.word()]);
             let ps = params
                 .iter()
                 .map(|&(p, t)| Inst::new(Op::FunctionParameter, Some(t), Some(p), &[]))
                 .collect();
-            m.add_function(def, ps);
+            m.insert_function_at(first_definition + k, def, ps);
             let mut words = vec![id.word(), spirv::Decoration::LinkageAttributes as u32];
             words.extend(encode_string(name));
             words.push(LINKAGE_IMPORT);
@@ -484,10 +492,6 @@ impl Pass for LowerBuiltins {
         }
         if !new_decls.is_empty() && ensure_capability(m, Capability::Linkage) {
             stats.add("capabilities_added", 1);
-        }
-        // 6. Declarations first (stable); block → function indices follow.
-        if !new_decls.is_empty() {
-            m.reorder_functions(|f| !f.blocks.is_empty());
         }
         Ok(PassResult {
             changed: true,

@@ -31,7 +31,7 @@
 //! quiet bit, the same as the model's narrowing). Against hardware DPAS (whose summation order
 //! and internal precision the extension leaves to the device) the emulation differs like any
 //! two f32 summation orders: per element at most K roundings of the running sum, i.e.
-//! |error| ≤ K·2⁻²⁴·Σ|A[r][k]·B[k][n]| + (one rounding of the Result type).
+//! `|error| ≤ K·2⁻²⁴·Σ|A[r][k]·B[k][n]|` + (one rounding of the Result type).
 //!
 //! Statistics: `mma_candidates` = `mma_native` + `mma_split` + `mma_emulated`, per type class
 //! (`native_*`, `split_*`, `emulated_*` with the type of `MmaTypes::name`, `other` for

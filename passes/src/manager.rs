@@ -366,7 +366,7 @@ pub struct Hooks<'a> {
     pub after_pass: Option<AfterPassHook<'a>>,
     /// Validates the module after each pass that changed it (`--validate-after-each`).
     pub validate: Option<ValidateHook<'a>>,
-    /// Check the structural invariants ([`spvopt_ir::verify`]) once, on the pipeline's output,
+    /// Check the structural invariants ([`spvopt_ir::verify()`]) once, on the pipeline's output,
     /// instead of after every pass that changed the module (the default, `false`). The output
     /// is checked either way; a failure then names every pass that changed the module rather
     /// than the one that broke it. For JIT callers ([`crate::Optimizer`]), where each check costs

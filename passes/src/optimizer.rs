@@ -5,7 +5,7 @@
 //! then only loads, (optionally) validates, runs the passes and emits. `run` takes `&self`:
 //! one optimizer may serve several threads at once, and nothing is global.
 //!
-//! The structural invariants ([`spvopt_ir::verify`]) are checked when the input is loaded and
+//! The structural invariants ([`spvopt_ir::verify()`]) are checked when the input is loaded and
 //! once on the output (not after every pass, which the CLI and the tests do): a module that
 //! breaks them is never returned.
 

@@ -108,7 +108,7 @@ pub enum PassError {
     #[error("after pass {pass}: output does not validate: {message}")]
     Validation { pass: String, message: String },
     /// The pass produced a module that breaks the structural invariants
-    /// ([`spvopt_ir::verify`]): a bug in the pass; the module is not written.
+    /// ([`spvopt_ir::verify()`]): a bug in the pass; the module is not written.
     #[error("pass {pass} produced a malformed module: {message}")]
     Malformed { pass: String, message: String },
 }

@@ -402,7 +402,9 @@ impl Pass for RaiseBuiltins {
                 .without(AnalysisSet::DEF_USE)
                 .without(AnalysisSet::CONSTANTS)
                 .without(AnalysisSet::ALIAS)
-                .without(AnalysisSet::UNIFORMITY),
+                .without(AnalysisSet::UNIFORMITY)
+                // Declarations, their names and linkage decorations went.
+                .without(AnalysisSet::DECORATIONS),
             stats,
         })
     }

@@ -179,6 +179,8 @@ impl Pass for StripDebug {
         Ok(PassResult {
             changed,
             // Only uses changed (debug instructions are gone); control flow and values did not.
+            // DECORATIONS stays: no decoration goes, and imports keep the classification
+            // their names gave them.
             preserved: AnalysisSet::ALL.without(AnalysisSet::DEF_USE),
             stats,
         })

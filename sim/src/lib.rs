@@ -5,6 +5,8 @@
 //! instruction dispatch) and `machine.rs` (subgroups, frames, operand access); `decode.rs` turns a
 //! module into the [`program::Program`] they execute. The semantic core they call is plain Rust
 //! over bytes, one concern per module, each module documenting the spec section it models:
+//! * [`ops`] executes the pure per-invocation instructions (arithmetic, conversions, composites);
+//!   `arith.rs` has the scalar integer / float operations and conversions on raw bits.
 //! * [`memory`] is the flat 64-bit address space with guard gaps and typed access.
 //! * [`numeric`] has the f16 / bf16 / tf32 conversions and packed-integer helpers.
 //! * [`subgroup`] checks subgroup shapes for the collective instructions.
@@ -21,6 +23,7 @@
 //! The simulator shares no code with the passes it checks; from `spvopt-ir` it reads the module
 //! and the grammar facts only.
 
+mod arith;
 pub mod block_io_1d;
 pub mod block_io_2d;
 pub mod block_prefetch_1d;

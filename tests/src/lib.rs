@@ -31,21 +31,26 @@ pub fn corpus_dir() -> PathBuf {
 
 /// Every `.spv` file under `dir`, sorted.
 pub fn spv_files_under(dir: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    files_under(dir, "spv")
+}
+
+/// Every file with extension `ext` under `dir` (recursively), sorted.
+pub fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
         let Ok(rd) = std::fs::read_dir(dir) else {
             return;
         };
         for e in rd.flatten() {
             let p = e.path();
             if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "spv") {
+                walk(&p, ext, out);
+            } else if p.extension().is_some_and(|x| x == ext) {
                 out.push(p);
             }
         }
     }
     let mut v = Vec::new();
-    walk(dir, &mut v);
+    walk(dir, ext, &mut v);
     v.sort();
     v
 }

@@ -57,6 +57,8 @@ OPTIONS:
                             location) and exit 1 if any; writes nothing
     --print-analysis NAME   print IN annotated with analysis NAME (cfg, dominators, loops,
                             induction, uniformity, constants, alias) to stdout; writes nothing
+    --format text|dot       with --print-analysis: the annotated listing (text, the default)
+                            or a Graphviz graph of the blocks (dot: cfg, dominators, loops)
     --help, --version
 ";
 
@@ -84,6 +86,7 @@ struct Args {
     describe_target: bool,
     check_env: bool,
     print_analysis: Option<String>,
+    format: Option<String>,
     help: bool,
     version: bool,
 }
@@ -109,6 +112,7 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
             "--print-analysis" => {
                 a.print_analysis = Some(take_value(args, &mut i, "--print-analysis")?)
             }
+            "--format" => a.format = Some(take_value(args, &mut i, "--format")?),
             "-O" => a.pipeline.push("O".into()),
             "-o" => a.output = Some(take_value(args, &mut i, "-o")?),
             "--emit-text" => a.emit_text = true,
@@ -138,6 +142,8 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                     parse_args(&words, a, depth + 1)?;
                 } else if let Some(v) = arg.strip_prefix("--print-analysis=") {
                     a.print_analysis = Some(v.to_string());
+                } else if let Some(v) = arg.strip_prefix("--format=") {
+                    a.format = Some(v.to_string());
                 } else if let Some(v) = arg.strip_prefix("--target=") {
                     a.target = Some(v.to_string());
                 } else if let Some(v) = arg.strip_prefix("--target-env=") {
@@ -251,6 +257,12 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     if a.describe_target {
         return io::write_stdout(target.describe().as_bytes());
     }
+    let dot = match (a.format.as_deref(), &a.print_analysis) {
+        (None | Some("text"), _) => false,
+        (Some("dot"), Some(_)) => true,
+        (Some("dot"), None) => return Err("--format goes with --print-analysis".into()),
+        (Some(other), _) => return Err(format!("--format {other}: expected text or dot")),
+    };
     let input = a.input.clone().ok_or("no input file (see --help)")?;
     if let Some(name) = &a.print_analysis {
         let env: Option<TargetEnv> = match &a.target_env {
@@ -260,8 +272,12 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         let bytes = io::to_binary(io::read_input(&input)?, &input, env)?;
         let module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
         let mut analyses = spvopt_analysis::Analyses::new();
-        let listing = spvopt_analysis::print::annotate(&module, name, &mut analyses)
-            .map_err(|e| e.to_string())?;
+        let listing = if dot {
+            spvopt_analysis::dot::dot(&module, name, &mut analyses)
+        } else {
+            spvopt_analysis::print::annotate(&module, name, &mut analyses)
+        }
+        .map_err(|e| e.to_string())?;
         return io::write_stdout(listing.as_bytes());
     }
     if a.check_env {

@@ -278,6 +278,13 @@ fn targets_are_listed_and_described() {
     assert!(stderr(&o).starts_with("spv-opt: error:"));
 }
 
+/// spv-opt's stdout with `args` and `input`, which must succeed.
+fn print_analysis(args: &[&str], input: &std::path::Path) -> String {
+    let o = spv_opt().args(args).arg(input).output().unwrap();
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 #[test]
 fn print_analysis_annotates_the_listing() {
     let input = corpus("triton/native/gemm_fp16_blockptr_128x128x32_w8__pvc.spv");
@@ -286,13 +293,7 @@ fn print_analysis_annotates_the_listing() {
         ("loops", "loop"),
         ("induction", "affine"),
     ] {
-        let o = spv_opt()
-            .args(["--print-analysis", name])
-            .arg(&input)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{name}: {}", stderr(&o));
-        let s = String::from_utf8_lossy(&o.stdout);
+        let s = print_analysis(&["--print-analysis", name], &input);
         assert!(
             s.contains("OpSubgroup2DBlockLoadINTEL") && s.contains(needle),
             "{name}"
@@ -304,6 +305,40 @@ fn print_analysis_annotates_the_listing() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn print_analysis_format_dot_draws_the_blocks() {
+    let input = corpus("triton/native/gemm_fp16_blockptr_128x128x32_w8__pvc.spv");
+    for name in ["cfg", "dominators", "loops"] {
+        let s = print_analysis(&["--print-analysis", name, "--format", "dot"], &input);
+        assert!(
+            s.starts_with("digraph {\n") && s.ends_with("}\n"),
+            "{name}: {s}"
+        );
+        assert!(s.contains(" -> "), "{name}: {s}");
+    }
+    // The default stays the annotated listing; dot only for graphs of blocks.
+    let s = print_analysis(&["--print-analysis=loops", "--format=text"], &input);
+    assert!(s.contains("OpSubgroup2DBlockLoadINTEL"));
+    for (args, msg) in [
+        (
+            &["--print-analysis", "uniformity", "--format", "dot"][..],
+            "has no dot format",
+        ),
+        (
+            &["--print-analysis", "cfg", "--format", "svg"][..],
+            "expected text or dot",
+        ),
+        (
+            &["--format", "dot"][..],
+            "--format goes with --print-analysis",
+        ),
+    ] {
+        let o = spv_opt().args(args).arg(&input).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&o).contains(msg), "{args:?}: {}", stderr(&o));
+    }
 }
 
 #[test]

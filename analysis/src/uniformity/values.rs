@@ -90,7 +90,7 @@ impl<'a> Solver<'a> {
                 | Op::Subgroup2DBlockLoadTransformINTEL
                 | Op::Subgroup2DBlockLoadTransposeINTEL,
             ) => inst.operand_id(9),
-            Some(Op::FunctionCall) => match block_io(m, &self.callees, i) {
+            Some(Op::FunctionCall) => match block_io(m, self.callees, i) {
                 Some(b) if b.kind.reads_region() => b.private,
                 _ => None,
             },

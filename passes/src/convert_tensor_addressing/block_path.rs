@@ -34,7 +34,8 @@ use spvopt_ir::Id;
 
 use super::builder::Builder;
 use super::distribution::{Deal, MatrixUse};
-use super::element_access::{clamp, Matrix, TensorFields};
+use super::model::{clamp, Matrix};
+use super::tensor_addresses::TensorFields;
 
 /// The static facts the block path needs about one access.
 pub struct Request<'a> {
@@ -463,7 +464,7 @@ fn emit_interleaved(
         .collect();
     let mut parts = Vec::new();
     for g in 0..s.groups {
-        let tmp = super::element_access::function_variable(b, tmp_ptr);
+        let tmp = super::builder::function_variable(b, tmp_ptr);
         let ys = if g == 0 {
             y0
         } else {

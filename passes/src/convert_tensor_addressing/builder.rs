@@ -1,8 +1,8 @@
 //! Appending instructions to a block, with the constants and types the conversion needs.
 
-use spirv::Op;
+use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::FxHashMap;
-use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module};
+use spvopt_ir::{BlockId, FuncId, Id, Inst, InstId, Interner, Module};
 
 use crate::cfg_edit::move_block_before;
 
@@ -279,4 +279,29 @@ impl Builder<'_> {
         self.cur = merge;
         Ok((from, end))
     }
+}
+
+/// A new Function variable of pointer type `ty` at the start of function `func`'s entry block.
+fn function_variable_in(m: &mut Module, func: FuncId, ty: Id) -> Id {
+    let var = m.fresh_id();
+    let inst = Inst::new(
+        Op::Variable,
+        Some(ty),
+        Some(var),
+        &[StorageClass::Function as u32],
+    );
+    let Some(&entry) = m.function(func).blocks.first() else {
+        return var;
+    };
+    match m.block_insts(entry).find(|&i| !m.inst(i).is(Op::Variable)) {
+        Some(i) => m.insert_before(i, inst),
+        None => m.append_inst(entry, inst),
+    };
+    var
+}
+
+/// A new Function variable of pointer type `ty` in the function the builder emits into.
+pub fn function_variable(b: &mut Builder, ty: Id) -> Id {
+    let func = b.m.block(b.cur).func;
+    function_variable_in(b.m, func, ty)
 }

@@ -84,7 +84,12 @@ impl Distribution {
         }
         // A's MMA layout packs K_atom / SG adjacent columns per invocation.
         let pack = match use_ {
-            MatrixUse::A if bits > 0 && (MMA_K_BYTES * 8).is_multiple_of(bits * sg) => {
+            // (A mutated module can declare any subgroup size and component width: no overflow.)
+            MatrixUse::A
+                if bits
+                    .checked_mul(sg)
+                    .is_some_and(|bs| bs > 0 && (MMA_K_BYTES * 8).is_multiple_of(bs)) =>
+            {
                 (MMA_K_BYTES * 8 / (bits * sg)).max(1)
             }
             _ => 1,

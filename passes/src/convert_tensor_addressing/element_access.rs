@@ -20,83 +20,14 @@
 //! (ColumnMajor), as SPV_KHR_cooperative_matrix defines.
 
 use spirv::{Op, StorageClass};
-use spvopt_analysis::tensor_layout::{TensorLayoutState, TensorViewState};
-use spvopt_ir::{BlockId, FuncId, Id, Inst, InstId, Module};
+use spvopt_ir::{BlockId, Id, InstId, Module};
 
 use super::block_path::{self, Decision};
-use super::builder::Builder;
-use super::distribution::{Deal, Distribution, MatrixUse};
-pub use super::tensor_addresses::TensorFields;
-use super::tensor_addresses::{read_fields, tensor_place, AccessKind, Place};
-use crate::cfg_edit::split_block_after;
+use super::builder::{function_variable, Builder};
+use super::distribution::{Deal, Distribution};
+use super::model::{clamp, Addressing, Direction, Matrix, Path};
+use super::tensor_addresses::{read_fields, tensor_place, AccessKind, Place, TensorFields};
 
-/// Tensor clamp modes.
-pub mod clamp {
-    pub const UNDEFINED: u32 = 0;
-    pub const CONSTANT: u32 = 1;
-    pub const CLAMP_TO_EDGE: u32 = 2;
-    pub const REPEAT: u32 = 3;
-    pub const REPEAT_MIRRORED: u32 = 4;
-}
-
-/// The lowered form of one matrix type.
-#[derive(Clone, Copy, Debug)]
-pub struct Matrix {
-    pub dist: Distribution,
-    pub use_: MatrixUse,
-    /// Component type and its size in bytes.
-    pub component: Id,
-    pub bytes: u32,
-    pub is_float: bool,
-    /// The per-invocation type (vector of `slots` components, or the component type).
-    pub lowered: Id,
-}
-
-/// A view operand.
-pub struct View {
-    pub value: Id,
-    pub state: Option<TensorViewState>,
-    pub dims: u32,
-    pub has_dims: bool,
-    pub perm: Vec<u32>,
-}
-
-/// How element addresses are formed.
-pub enum Addressing {
-    Tensor {
-        layout: Id,
-        state: Option<Box<TensorLayoutState>>,
-        dims: u32,
-        clamp: u32,
-        view: Option<View>,
-    },
-    Strided {
-        column_major: bool,
-        stride: Id,
-    },
-}
-
-/// Load or store.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// `object` gives the elements a clipped load keeps.
-    /// `ty` is the result's (original, cooperative-matrix) type, replaced later with the rest.
-    Load {
-        result: Id,
-        ty: Id,
-        object: Id,
-    },
-    Store {
-        object: Id,
-    },
-}
-
-/// Which path an access took.
-pub enum Path {
-    Block,
-    RuntimeChecked,
-    Fallback(String),
-}
 /// The (row, column) of slot `k` of invocation `lane` (both u32), as u64 values.
 fn position(b: &mut Builder, d: &Distribution, lane: Id, k: Id) -> (Id, Id) {
     let u32t = b.u32t();
@@ -137,31 +68,6 @@ fn pointee_bytes(m: &Module, pointee: Id) -> Option<u32> {
         Op::TypeCooperativeMatrixKHR => pointee_bytes(m, t.operand_id(0)?),
         _ => None,
     }
-}
-
-/// A new Function variable of pointer type `ty` at the start of function `func`'s entry block.
-fn function_variable_in(m: &mut Module, func: FuncId, ty: Id) -> Id {
-    let var = m.fresh_id();
-    let inst = Inst::new(
-        Op::Variable,
-        Some(ty),
-        Some(var),
-        &[StorageClass::Function as u32],
-    );
-    let Some(&entry) = m.function(func).blocks.first() else {
-        return var;
-    };
-    match m.block_insts(entry).find(|&i| !m.inst(i).is(Op::Variable)) {
-        Some(i) => m.insert_before(i, inst),
-        None => m.append_inst(entry, inst),
-    };
-    var
-}
-
-/// A new Function variable of pointer type `ty` in the function the builder emits into.
-pub fn function_variable(b: &mut Builder, ty: Id) -> Id {
-    let func = b.m.block(b.cur).func;
-    function_variable_in(b.m, func, ty)
 }
 
 /// One load or store to convert.
@@ -469,65 +375,4 @@ pub fn emit_decided(
             Path::Fallback(why)
         }
     })
-}
-
-/// Converts the consecutive loads/stores `accesses` (nothing between them in their block).
-/// Each gets its path; loads of adjacent tiles of one surface whose block ops are checked or
-/// proved together are issued from one block (see [`super::tile_group`]), where
-/// `fuse-block-loads` can merge them.
-pub fn convert(b: &mut Builder, lane_var: Id, accesses: &[Access]) -> Result<Vec<Path>, String> {
-    let (Some(first), Some(last)) = (accesses.first(), accesses.last()) else {
-        return Ok(Vec::new());
-    };
-    b.m.inst_block(first.at).ok_or("not in a block")?;
-    let split = split_block_after(b.m, last.at).ok_or("not in a block")?;
-    for a in accesses {
-        b.m.erase(a.at);
-    }
-    b.cur = split.before;
-    let lane = load_lane(b, lane_var)?;
-    let mut prepared = Vec::new();
-    for a in accesses {
-        prepared.push(prepare(b, a, lane)?);
-    }
-    let mut decisions: Vec<Decision> = Vec::new();
-    for (a, p) in accesses.iter().zip(&prepared) {
-        decisions.push(decide(b, a, p));
-    }
-    // A loop header cannot also head a selection: start the accesses in a block of their own.
-    if split.loop_merge.is_some() {
-        let pre = b.new_block_after(split.before);
-        let pre_l = b.m.block_label(pre);
-        split.keep_loop_header(b.m);
-        b.void(Op::Branch, &[pre_l.word()]);
-        b.cur = pre;
-    }
-    let paths = match super::tile_group::plan(b, &prepared, &decisions) {
-        Some(group) => super::tile_group::emit(b, &prepared, group, decisions, split.after)?,
-        None => {
-            let mut paths = Vec::new();
-            let n = accesses.len();
-            for (k, (p, d)) in prepared.iter().zip(decisions).enumerate() {
-                let next = if k + 1 == n {
-                    split.after
-                } else {
-                    let nb = b.new_block_after(b.cur);
-                    crate::cfg_edit::move_block_before(b.m, nb, split.after);
-                    nb
-                };
-                paths.push(emit_decided(b, p, d, next)?);
-                b.cur = next;
-            }
-            paths
-        }
-    };
-    for (a, p) in accesses.iter().zip(&prepared).rev() {
-        if let Direction::Load { result, ty, .. } = a.dir {
-            b.m.prepend_inst(
-                split.after,
-                Inst::new(Op::Load, Some(ty), Some(result), &[p.var.word()]),
-            );
-        }
-    }
-    Ok(paths)
 }

@@ -8,9 +8,11 @@ use spvopt_analysis::Target;
 use spvopt_ir::opcode_class::{op_class, OpClass};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module};
 
+use super::access_run;
 use super::block_path;
 use super::builder::Builder;
-use super::element_access::{self, clamp, Addressing, Direction, Matrix, Path, View};
+use super::element_access;
+use super::model::{clamp, Addressing, Direction, Matrix, Path, View};
 use super::mul_add::{self, AbKind};
 use super::tensor_values::{self, Consts};
 use super::types::{component_kind, const_bool, const_u32, Plan, TensorType};
@@ -209,7 +211,7 @@ impl Converter<'_> {
                     memory_access: mem,
                     block_request: None,
                 };
-                element_access::convert(&mut b, self.lane_var, &[access])?;
+                access_run::convert(&mut b, self.lane_var, &[access])?;
                 self.stats.add(
                     if load {
                         "strided_loads"
@@ -483,7 +485,7 @@ impl Converter<'_> {
             before: None,
             truncated: Default::default(),
         };
-        let paths = element_access::convert(&mut b, self.lane_var, &accesses)?;
+        let paths = access_run::convert(&mut b, self.lane_var, &accesses)?;
         for (s, path) in specs.iter().zip(paths) {
             let what = if s.load { "load" } else { "store" };
             self.stats.add(

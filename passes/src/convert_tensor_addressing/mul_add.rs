@@ -18,7 +18,7 @@ use spvopt_ir::Id;
 
 use super::builder::Builder;
 use super::distribution::{Deal, MMA_K_BYTES};
-use super::element_access::Matrix;
+use super::model::Matrix;
 
 /// KHR Cooperative Matrix Operands.
 const KHR_A_SIGNED: u32 = 0x1;

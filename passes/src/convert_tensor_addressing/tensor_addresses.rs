@@ -8,7 +8,7 @@ use spvopt_analysis::tensor_layout::Field;
 use spvopt_ir::Id;
 
 use super::builder::Builder;
-use super::element_access::{clamp, Addressing};
+use super::model::{clamp, Addressing};
 use super::tensor_values::{LayoutField, ViewField};
 
 /// The u32 value of one field: folded constant, the setter's operand, or read from the value.

@@ -21,7 +21,8 @@ use spvopt_ir::{BlockId, Id};
 
 use super::block_path::{Decision, Plan};
 use super::builder::Builder;
-use super::element_access::{emit_decided, Path, Prepared};
+use super::element_access::{emit_decided, Prepared};
+use super::model::Path;
 
 /// A group's condition (`None`: proved).
 pub struct Group {

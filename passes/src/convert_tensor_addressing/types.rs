@@ -6,7 +6,7 @@ use spvopt_analysis::fxhash::FxHashMap as HashMap;
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
 use super::distribution::{Distribution, MatrixUse};
-use super::element_access::Matrix;
+use super::model::Matrix;
 use super::tensor_values::{layout_words, view_words};
 use crate::legalize::location;
 

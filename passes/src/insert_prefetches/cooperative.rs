@@ -1,6 +1,8 @@
 //! Cooperative prefetching: which tiles every subgroup of a work-group loads alike, and how
 //! the rows are split between the subgroups.
 
+use indexmap::IndexMap;
+
 use super::*;
 
 /// A cooperative split of a tile across the subgroups of a work-group.
@@ -64,8 +66,7 @@ pub(super) fn read_only_root(m: &Module, mut p: Id) -> bool {
 }
 
 impl CoopInfo {
-    pub(super) fn build(m: &Module, facts: &KernelFacts) -> CoopInfo {
-        let dec = Decorations::build(m);
+    pub(super) fn build(m: &Module, facts: &KernelFacts, dec: &Decorations) -> CoopInfo {
         let vars: Vec<Id> = m
             .section_insts(Section::Global)
             .filter(|(_, i)| i.is(Op::Variable))
@@ -75,7 +76,7 @@ impl CoopInfo {
         let names = debug_names(m, &|id| var_set.contains(&id));
         let mut dependent: HashSet<Id> = vars
             .into_iter()
-            .filter(|&v| builtin_of_variable(&dec, &names, v).is_some_and(per_subgroup_builtin))
+            .filter(|&v| builtin_of_variable(dec, &names, v).is_some_and(per_subgroup_builtin))
             .collect();
         let insts: Vec<InstId> = m
             .function_ids()
@@ -191,8 +192,10 @@ impl CoopInfo {
         }
         // Functions only called (transitively) from entry points with one known count inherit
         // it (Triton's kernels are wrappers calling the real kernel); a caller with subgroup-
-        // dependent control makes its callees divergent.
-        let mut callers: HashMap<Id, Vec<Id>> = HashMap::new();
+        // dependent control makes its callees divergent. The callees in module order (an
+        // IndexMap): with a bounded number of rounds the result must not depend on a hash
+        // order that changes from run to run.
+        let mut callers: IndexMap<Id, Vec<Id>> = IndexMap::new();
         for f in m.function_ids() {
             let Some(fr) = m.function_result(f) else {
                 continue;

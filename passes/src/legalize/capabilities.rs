@@ -1,7 +1,7 @@
 //! Declares exactly the capabilities and extensions the module uses, and the SPIR-V version its
 //! features need.
 //!
-//! What: every instruction is walked with the grammar ([`walk_operands_with_enums`]); the
+//! What: every instruction is walked with the grammar ([`walk_operands_with_enums`](spvopt_ir::grammar::walk_operands_with_enums)); the
 //! opcode and every enum operand (storage classes, decorations, execution modes, memory and
 //! addressing models, …) contribute the grammar's requirements: "any one of these
 //! capabilities", "one of these extensions or at least this version". Requirements the

@@ -3,12 +3,12 @@
 //!
 //! Each invocation n computes column n of the result:
 //! `Result[r][n] = C[r][n] + Σ_k A[r][k]·B[k][n]`, k = 0, 1, …, K-1 in that order.
-//! * B[k][n] is the invocation's own data (bits `k·e ..` of B): decoded once per k.
-//! * A's elements the invocation holds are decoded once (to i32/… or f32), and A[r][k] is
+//! * `B[k][n]` is the invocation's own data (bits `k·e ..` of B): decoded once per k.
+//! * A's elements the invocation holds are decoded once (to i32/… or f32), and `A[r][k]` is
 //!   fetched from the invocation that holds it with one `OpSubgroupShuffleINTEL` with a
 //!   constant invocation id (N ≤ K: invocation `k / (K/N)`, own element `(r, k mod (K/N))`;
 //!   N > K: invocation `(r mod (N/K))·K + k`, own slot `r / (N/K)`).
-//! * C[r][n] is component r of C.
+//! * `C[r][n]` is component r of C.
 //!
 //! Integers: elements are sign- or zero-extended (Signed bits) to the Result width and the
 //! products and sums wrap there (`OpIMul` / `OpIAdd`): the low bits of the exact result,

@@ -1,0 +1,179 @@
+//! Layering inside each crate (ARCHITECTURE.md): no two sibling files import each other. What
+//! two files share lives in a third; a parent module and its own children may use each other.
+//!
+//! The check reads the sources as text: every `crate::a::b…` and `super::…` path (and the
+//! names of a `use super::{a, b}` / `use crate::{a, b}` group) is resolved to the longest module
+//! of the crate it names; comments are skipped.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type ModPath = Vec<String>;
+
+/// `src/a/b.rs` → `[a, b]`; `lib.rs`, `main.rs` and `mod.rs` name their folder.
+fn module_of(src: &Path, file: &Path) -> ModPath {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: ModPath = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("lib" | "main" | "mod")
+    ) {
+        parts.pop();
+    }
+    if parts.first().map(String::as_str) == Some("bin") {
+        parts.clear(); // binaries are crates of their own; their paths are not checked
+    }
+    parts
+}
+
+fn ident_at(s: &str) -> Option<&str> {
+    let end = s
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
+    (end > 0).then(|| &s[..end])
+}
+
+/// The paths `rest` names below `base`: `a::b::…`, or a group `{a, b::c}` of them.
+fn paths_from(base: ModPath, rest: &str, out: &mut Vec<ModPath>) {
+    if let Some(group) = rest.strip_prefix('{') {
+        // Up to the matching brace, split at the commas outside nested groups.
+        let (mut depth, mut item_start) = (0usize, 0usize);
+        for (k, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    paths_from(base.clone(), group[item_start..k].trim(), out);
+                    return;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    paths_from(base.clone(), group[item_start..k].trim(), out);
+                    item_start = k + 1;
+                }
+                _ => {}
+            }
+        }
+        return;
+    }
+    let mut path = base;
+    let mut rest = rest;
+    while let Some(name) = ident_at(rest) {
+        path.push(name.to_string());
+        match rest[name.len()..].strip_prefix("::") {
+            Some(r) if r.starts_with('{') => return paths_from(path, r, out),
+            Some(r) => rest = r,
+            None => break,
+        }
+    }
+    out.push(path);
+}
+
+/// The module paths `text` (of module `me`) names through `crate::` and `super::`.
+fn referenced_paths(me: &ModPath, text: &str) -> Vec<ModPath> {
+    let code: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = Vec::new();
+    for start in ["crate::", "super::"] {
+        let mut from = 0;
+        while let Some(k) = code[from..].find(start) {
+            let at = from + k;
+            from = at + start.len();
+            if code[..at]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            {
+                continue;
+            }
+            let mut base: ModPath = if start == "crate::" {
+                Vec::new()
+            } else {
+                me[..me.len().saturating_sub(1)].to_vec()
+            };
+            let mut rest = &code[at + start.len()..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            paths_from(base, rest, &mut out);
+        }
+    }
+    out
+}
+
+/// Pairs of sibling files of `crate_dir` that import each other.
+fn sibling_cycles(crate_dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let src = crate_dir.join("src");
+    let files = spvopt_tests::files_under(&src, "rs");
+    let modules: BTreeMap<ModPath, PathBuf> = files
+        .iter()
+        .map(|f| (module_of(&src, f), f.clone()))
+        .filter(|(m, _)| !m.is_empty())
+        .collect();
+    let mut deps: BTreeMap<ModPath, BTreeSet<ModPath>> = BTreeMap::new();
+    for (me, file) in &modules {
+        let text = std::fs::read_to_string(file).unwrap();
+        for path in referenced_paths(me, &text) {
+            let target = (1..=path.len())
+                .rev()
+                .map(|k| path[..k].to_vec())
+                .find(|p| modules.contains_key(p));
+            if let Some(t) = target.filter(|t| t != me) {
+                deps.entry(me.clone()).or_default().insert(t);
+            }
+        }
+    }
+    let mut cycles = Vec::new();
+    for (a, ds) in &deps {
+        for b in ds {
+            let nested = a.starts_with(b) || b.starts_with(a);
+            if a < b && !nested && deps.get(b).is_some_and(|d| d.contains(a)) {
+                cycles.push((modules[a].clone(), modules[b].clone()));
+            }
+        }
+    }
+    cycles
+}
+
+#[test]
+fn no_two_sibling_files_import_each_other() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut all = Vec::new();
+    for krate in ["ir", "analysis", "passes", "sim", "tools", "capi", "tests"] {
+        all.extend(sibling_cycles(&root.join(krate)));
+    }
+    assert!(
+        all.is_empty(),
+        "sibling files importing each other (move what they share into a third file):\n{}",
+        all.iter()
+            .map(|(a, b)| format!("  {} <-> {}", a.display(), b.display()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn the_check_finds_a_cycle() {
+    let dir = std::env::temp_dir().join(format!("spvopt-arch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src/m")).unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "mod m;\n").unwrap();
+    std::fs::write(dir.join("src/m.rs"), "mod a;\nmod b;\nmod c;\n").unwrap();
+    std::fs::write(dir.join("src/m/a.rs"), "use super::b::B;\npub struct A;\n").unwrap();
+    std::fs::write(
+        dir.join("src/m/b.rs"),
+        "use crate::m::{a::{self, A}, c};\n// use super::c::C;\npub struct B;\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/m/c.rs"), "pub struct C; // super::b::B\n").unwrap();
+    let cycles = sibling_cycles(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(cycles.len(), 1, "{cycles:?}");
+    assert!(cycles[0].0.ends_with("m/a.rs") && cycles[0].1.ends_with("m/b.rs"));
+}
