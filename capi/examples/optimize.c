@@ -138,6 +138,23 @@ int main(int argc, char **argv) {
         "garbage input: %s", msgs.last_error);
   CHECK(spvopt_optimizer_run(opt, NULL, 0, &out, NULL) == SPVOPT_ERROR_INVALID_ARGUMENT, "null");
 
+  /* --max-changes=N as on the command line: with 0, dce rewrites nothing and the module comes
+     back byte for byte; a count that is not a number is refused. */
+  spvopt_optimizer *limited = NULL;
+  CHECK(spvopt_optimizer_create("pvc", &limited) == SPVOPT_SUCCESS, "create");
+  CHECK(spvopt_optimizer_register_pass_from_flag(limited, "--dce") == SPVOPT_SUCCESS, "--dce");
+  CHECK(spvopt_optimizer_register_pass_from_flag(limited, "--max-changes=0") == SPVOPT_SUCCESS,
+        "--max-changes=0");
+  CHECK(spvopt_optimizer_register_pass_from_flag(limited, "--max-changes=x") ==
+            SPVOPT_ERROR_INVALID_ARGUMENT,
+        "--max-changes=x");
+  out = NULL;
+  CHECK(spvopt_optimizer_run(limited, in_words, in_count, &out, NULL) == SPVOPT_SUCCESS, "run");
+  CHECK(out->word_count == in_count && memcmp(out->code, in_words, in_size) == 0,
+        "dce with --max-changes=0 changed the module");
+  spvopt_binary_destroy(out);
+  spvopt_optimizer_destroy(limited);
+
   /* 8 threads at once: one shared optimizer (run is const) and one each. */
   spvopt_optimizer *quiet = NULL;
   CHECK(spvopt_optimizer_create("pvc", &quiet) == SPVOPT_SUCCESS, "create");

@@ -81,6 +81,8 @@ pub struct SpvoptOptimizer {
     pipeline: Vec<String>,
     /// Pass options given as flags (`--prefetch-distance=3`), applied to every pass taking them.
     options: Vec<(String, String)>,
+    /// `--max-changes=N`: rewrites allowed per pass (as `spv-opt --max-changes`).
+    max_changes: Option<u64>,
     validate: bool,
     target_env: Option<TargetEnv>,
     consumer: SpvoptMessageConsumer,
@@ -121,6 +123,9 @@ impl SpvoptOptimizer {
                 return Err(format!("--{k} given but no registered pass takes it"));
             }
             p.set_option(k, v);
+        }
+        if let Some(n) = self.max_changes {
+            p.set_max_changes(n);
         }
         Ok(p)
     }
@@ -182,6 +187,7 @@ pub unsafe extern "C" fn spvopt_optimizer_create(
             target,
             pipeline: Vec::new(),
             options: Vec::new(),
+            max_changes: None,
             validate: true,
             target_env: None,
             consumer: None,
@@ -258,6 +264,17 @@ pub unsafe extern "C" fn spvopt_optimizer_register_pass_from_flag(
         };
         match body.split_once('=') {
             None if registry::lookup(body).is_some() => o.pipeline.push(body.to_string()),
+            Some(("max-changes", v)) => match v.parse::<u64>() {
+                Ok(n) => o.max_changes = Some(n),
+                Err(_) => {
+                    o.emit(
+                        SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR,
+                        "options",
+                        &format!("{flag}: not a number of rewrites"),
+                    );
+                    return SPVOPT_ERROR_INVALID_ARGUMENT;
+                }
+            },
             Some((k, v)) if registry::option_owner(k).is_some() => {
                 o.options.push((k.to_string(), v.to_string()))
             }

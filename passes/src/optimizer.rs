@@ -58,7 +58,8 @@ pub struct Optimized {
 impl Optimizer {
     /// An optimizer running `pipeline` for `target`. The pipeline is a pipeline string
     /// (`"strip-debug,dce"`, `"O,insert-prefetches(prefetch-distance=2)"`) or CLI-style flags
-    /// separated by spaces (`"-O --insert-prefetches --prefetch-distance=2"`); an unknown pass
+    /// separated by spaces (`"-O --insert-prefetches --prefetch-distance=2"`, `--max-changes=N`
+    /// as in `spv-opt`); an unknown pass
     /// or option is an error here, not at run time. Validation of the input is off (as in
     /// drivers); see [`Optimizer::with_validation`].
     pub fn new(target: Target, pipeline: &str) -> Result<Optimizer, PassError> {
@@ -145,6 +146,7 @@ fn parse_flags_or_pipeline(text: &str) -> Result<Pipeline, PassError> {
     }
     let mut p = Pipeline::new();
     let mut options: Vec<(&str, &str)> = Vec::new();
+    let mut max_changes: Option<u64> = None;
     for flag in text.split_whitespace() {
         let bad = || PassError::BadPipeline {
             pipeline: text.to_string(),
@@ -156,6 +158,12 @@ fn parse_flags_or_pipeline(text: &str) -> Result<Pipeline, PassError> {
         }
         let body = flag.strip_prefix("--").ok_or_else(bad)?;
         match body.split_once('=') {
+            Some(("max-changes", v)) => {
+                max_changes = Some(v.parse().map_err(|_| PassError::BadPipeline {
+                    pipeline: text.to_string(),
+                    message: format!("{flag}: not a number of rewrites"),
+                })?)
+            }
             Some((k, v)) => options.push((k, v)),
             None => p.push(body, Default::default())?,
         }
@@ -172,6 +180,9 @@ fn parse_flags_or_pipeline(text: &str) -> Result<Pipeline, PassError> {
             });
         }
         p.set_option(k, v);
+    }
+    if let Some(n) = max_changes {
+        p.set_max_changes(n);
     }
     Ok(p)
 }

@@ -66,8 +66,34 @@ fn flags_mean_what_they_mean_on_the_command_line() {
         .run(&words)
         .unwrap();
     assert!(a.words == b.words);
+    // `--max-changes=N` as in `spv-opt`: the same as the pipeline option on every pass.
+    let c = Optimizer::new(target.clone(), "--fuse-block-loads --dce --max-changes=1")
+        .unwrap()
+        .run(&words)
+        .unwrap();
+    let d = Optimizer::new(
+        target.clone(),
+        "fuse-block-loads(max-changes=1),dce(max-changes=1)",
+    )
+    .unwrap()
+    .run(&words)
+    .unwrap();
+    assert!(c.words == d.words);
+    // (The raise/lower of builtin-call input around native-form passes is not limited.)
+    let changes: Vec<(&str, u64)> = c
+        .report
+        .passes
+        .iter()
+        .filter(|p| matches!(p.name, "fuse-block-loads" | "dce"))
+        .map(|p| (p.name, p.changes))
+        .collect();
+    assert!(
+        changes.len() == 2 && changes.iter().all(|&(_, n)| n <= 1),
+        "{changes:?}"
+    );
     for bad in [
         "--no-such-pass",
+        "--fuse-block-loads --max-changes=many",
         "-O --prefetch-distance=2",
         "fuse-block-loads(x=1)",
         "-X",
