@@ -57,3 +57,69 @@ fn same_output_across_runs_and_threads() {
     }
     assert!(compared >= 30, "only {compared} runs succeeded");
 }
+
+/// FNV-1a, 64 bits: a digest with a fixed definition (std's hashers may change between Rust
+/// releases), so the committed digests mean the same everywhere.
+fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Across platforms and toolchains: the output of `-O` on every corpus kernel for every target
+/// (and of every pipeline above on the four files) must have the digest committed in
+/// `tests/determinism/digests.txt`, written on this project's x86-64 Linux machine. A
+/// different OS, CPU or Rust release giving other bytes fails here. When a change to a pass
+/// changes outputs on purpose, regenerate the file with
+/// `SPVOPT_UPDATE_DIGESTS=1 cargo test --release -p spvopt-tests --test determinism` and
+/// review the diff.
+#[test]
+fn output_digests_match_the_committed_ones() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut runs: Vec<(String, String)> = Vec::new();
+    for path in spvopt_tests::corpus_files() {
+        let rel = path.strip_prefix(&root).unwrap().display().to_string();
+        let words = spvopt_ir::load_bytes(&std::fs::read(&path).unwrap())
+            .unwrap()
+            .to_words();
+        let pipelines: &[&str] = if FILES.contains(&rel.as_str()) {
+            &PIPELINES
+        } else {
+            &["O"]
+        };
+        for &pipeline in pipelines {
+            for target in Target::all() {
+                runs.push((
+                    format!("{rel} {} {pipeline}", target.name),
+                    match run(&words, pipeline, &target.name) {
+                        Ok(w) => format!("{:016x}", fnv1a(w.iter().flat_map(|x| x.to_le_bytes()))),
+                        Err(e) => format!("error {:016x}", fnv1a(e.bytes())),
+                    },
+                ));
+            }
+        }
+    }
+    let text: String = runs.iter().map(|(k, v)| format!("{k} {v}\n")).collect();
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("determinism/digests.txt");
+    if std::env::var_os("SPVOPT_UPDATE_DIGESTS").is_some() {
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, &text).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&file).unwrap_or_default();
+    let differing: Vec<&str> = text
+        .lines()
+        .filter(|l| !committed.lines().any(|c| c == *l))
+        .collect();
+    assert!(
+        differing.is_empty() && committed.lines().count() == text.lines().count(),
+        "{} of {} outputs differ from {} (regenerate on purpose only, see this test's doc):\n{}",
+        differing.len(),
+        runs.len(),
+        file.display(),
+        differing.join("\n")
+    );
+}
