@@ -24,7 +24,9 @@ pub struct Interner {
     built: bool,
 }
 
-fn is_internable(op: Option<Op>) -> bool {
+/// Whether instructions of `op` are interned: types and constants that are equal exactly when
+/// their opcode and operands are (so two such declarations with equal words may be merged).
+pub fn is_internable(op: Option<Op>) -> bool {
     use Op::*;
     matches!(
         op,

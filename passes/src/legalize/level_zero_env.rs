@@ -312,35 +312,6 @@ fn check_recursion(m: &Module, v: &mut Vec<String>) {
     }
 }
 
-fn is_mergeable(op: Option<Op>) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        Some(
-            TypeVoid
-                | TypeBool
-                | TypeInt
-                | TypeFloat
-                | TypeVector
-                | TypeMatrix
-                | TypeArray
-                | TypeRuntimeArray
-                | TypePointer
-                | TypeFunction
-                | TypeEvent
-                | TypeDeviceEvent
-                | TypeReserveId
-                | TypeQueue
-                | TypeSampler
-                | ConstantTrue
-                | ConstantFalse
-                | Constant
-                | ConstantComposite
-                | ConstantNull
-        )
-    )
-}
-
 fn mask_literal(word: u32, width: u32) -> u32 {
     if width >= 32 {
         word
@@ -422,7 +393,7 @@ fn fix_signedness(m: &mut Module, stats: &mut Statistics, changes: &mut Changes)
             stats.add("signedness_fixed", 1);
         }
         let inst = m.inst(i);
-        if !is_mergeable(inst.op()) {
+        if !spvopt_ir::interning::is_internable(inst.op()) {
             continue;
         }
         let Some(r) = inst.result_id() else { continue };
