@@ -287,6 +287,9 @@ struct Gen<'a> {
     budget: u32,
     /// Builtin declarations made: (name, id).
     builtins: Vec<(String, u32)>,
+    /// Whether block shapes may be padded ones no target table has (width 12 bytes, height
+    /// 3, ...): `legalize` refuses some of those, so only some kernels have them.
+    exotic: bool,
 }
 
 impl<'a> Gen<'a> {
@@ -332,6 +335,7 @@ impl<'a> Gen<'a> {
             label: 0,
             budget: 0,
             builtins: Vec::new(),
+            exotic: false,
         };
         g.t.v2u32 = g.s.vector(g.t.u32_, 2);
         g.t.v3u64 = g.s.vector(g.t.u64_, 3);
@@ -486,6 +490,7 @@ impl<'a> Gen<'a> {
         self.nsg = 1 + self.c.below(2) as u32;
         self.groups = 1 + self.c.below(2) as u32;
         self.budget = 3 + self.c.below(10) as u32;
+        self.exotic = self.c.chance(25);
 
         let t_u32 = self.t.u32_;
         let p_cw = self.t.p_cw_u8;
@@ -757,20 +762,31 @@ impl<'a> Gen<'a> {
     }
 
     fn pick_shape(&mut self, kind: Kind) -> Shape {
+        let exotic = self.exotic;
         let c = &mut self.c;
         let (es, w, h, count) = match kind {
             Kind::Load | Kind::Prefetch | Kind::Store => {
                 let es = c.pick(&[1u32, 2, 2, 2, 4, 4, 8]);
                 let w = match es {
-                    1 => c.pick(&[4u32, 8, 16, 32, 64, 12]),
-                    2 => c.pick(&[2u32, 4, 8, 16, 16, 32, 6]),
-                    4 => c.pick(&[1u32, 2, 4, 8, 16, 3]),
+                    1 => c.pick(&[4u32, 8, 16, 32, 64, if exotic { 12 } else { 16 }]),
+                    2 => c.pick(&[2u32, 4, 8, 16, 16, 32, if exotic { 6 } else { 8 }]),
+                    4 => c.pick(&[1u32, 2, 4, 8, 16, if exotic { 3 } else { 8 }]),
                     _ => c.pick(&[1u32, 2, 4, 8]),
                 };
                 let h = if kind == Kind::Store {
                     c.pick(&[1u32, 2, 4, 8, 8, 16])
                 } else {
-                    c.pick(&[1u32, 2, 4, 8, 8, 16, 32, 3, 5])
+                    c.pick(&[
+                        1u32,
+                        2,
+                        4,
+                        8,
+                        8,
+                        16,
+                        32,
+                        if exotic { 3 } else { 8 },
+                        if exotic { 5 } else { 16 },
+                    ])
                 };
                 let count = if kind == Kind::Store {
                     1
@@ -784,12 +800,12 @@ impl<'a> Gen<'a> {
                 let (w, h) = if es == 1 {
                     (
                         c.pick(&[4u32, 8, 16, 16, 32, 64]),
-                        c.pick(&[4u32, 8, 16, 32, 6]),
+                        c.pick(&[4u32, 8, 16, 32, if exotic { 6 } else { 32 }]),
                     )
                 } else {
                     (
                         c.pick(&[2u32, 4, 8, 16, 16, 32]),
-                        c.pick(&[2u32, 4, 8, 16, 32, 3]),
+                        c.pick(&[2u32, 4, 8, 16, 32, if exotic { 3 } else { 16 }]),
                     )
                 };
                 (es, w, h, c.pick(&[1u32, 1, 2, 4]))
@@ -800,7 +816,7 @@ impl<'a> Gen<'a> {
                     (
                         es,
                         c.pick(&[1u32, 2, 4, 8, 16]),
-                        c.pick(&[1u32, 2, 4, 8, 16, 32, 3]),
+                        c.pick(&[1u32, 2, 4, 8, 16, 32, if exotic { 3 } else { 8 }]),
                         1,
                     )
                 } else {
@@ -891,9 +907,11 @@ impl<'a> Gen<'a> {
         if self.c.chance(10) {
             x = -(s.w as i32 / multiple).max(1) * multiple;
         }
-        let mut y = self.c.below(sf.h as usize + 2) as i32;
-        if self.c.chance(8) {
-            y = -1;
+        let mut y = self.c.below(sf.h as usize) as i32;
+        match self.c.below(16) {
+            0 => y = -1,
+            1 => y = sf.h as i32, // wholly below the surface: zeros
+            _ => {}
         }
         let u = self.t.u32_;
         let mut coord = Coord {
@@ -1109,7 +1127,12 @@ impl<'a> Gen<'a> {
     }
 
     fn block_load(&mut self, kind: Kind) {
-        let s = self.pick_shape(kind);
+        let mut s = self.pick_shape(kind);
+        let pair = kind != Kind::Transpose && self.c.chance(45);
+        if pair && self.c.chance(70) {
+            // small enough that the two fit one load of the target tables
+            s = self.narrow_for_pair(s);
+        }
         let sf = self.pick_surface(kind);
         let coord = self.pick_coord(&sf, s, kind);
         let bytes = self.dst_bytes(kind, s).unwrap_or(0);
@@ -1117,17 +1140,43 @@ impl<'a> Gen<'a> {
         let cv = self.coord_value(coord);
         self.emit_block(kind, s, &sf, cv, Some((ptr, l.var)));
         self.scope.push(l);
-        if self.c.chance(85) {
+        // copies out right away, or after the partner (a write between two loads of the
+        // same memory, which may alias dst, keeps fuse-block-loads from fusing them)
+        let copy_first = self.c.chance(30);
+        if copy_first || (!pair && self.c.chance(85)) {
             self.observe_loaded(l);
         }
-        if kind != Kind::Transpose && self.c.chance(45) {
+        if pair {
             let (s2, sf2, c2) = self.partner(kind, s, sf, coord);
             let bytes2 = self.dst_bytes(kind, s2).unwrap_or(0);
             let (l2, ptr2) = self.destination(kind, s2, bytes2);
             let cv2 = self.coord_value(c2);
             self.emit_block(kind, s2, &sf2, cv2, Some((ptr2, l2.var)));
             self.scope.push(l2);
+            if !copy_first {
+                self.observe_loaded(l);
+            }
             self.observe_loaded(l2);
+        }
+    }
+
+    /// `s` with count 1 and at most half the widest row of the Xe-HPC tables.
+    fn narrow_for_pair(&mut self, s: Shape) -> Shape {
+        let widest = 64 / s.es;
+        let multiple = match s.es {
+            1 => 4,
+            2 => 2,
+            _ => 1,
+        };
+        let mut w = s.w;
+        while w * 2 > widest && w / 2 >= multiple && (w / 2) % multiple == 0 {
+            w /= 2;
+        }
+        let n = Shape { w, c: 1, ..s };
+        if n.es == 8 || w * 2 > widest {
+            s
+        } else {
+            n
         }
     }
 

@@ -9,7 +9,7 @@
 
 use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
-use spvopt_kernelgen::{from_seed, Kernel, Summary};
+use spvopt_kernelgen::{from_seed, Kernel, Summary, MARKER};
 use spvopt_passes::{registry, REGISTRY};
 use spvopt_sim::Launch;
 
@@ -132,5 +132,69 @@ fn random_kernels_keep_their_results_under_every_pass_on_every_target() {
             .cloned()
             .collect::<Vec<_>>()
             .join("\n")
+    );
+}
+
+/// `words` with every `OpConstant` of value `from` (32-bit) set to `to`.
+fn replace_constant(words: &[u32], from: u32, to: u32) -> Vec<u32> {
+    let mut out = words.to_vec();
+    let mut at = 5;
+    while at < out.len() {
+        let n = (out[at] >> 16) as usize;
+        if out[at] & 0xFFFF == spirv::Op::Constant as u32 && n == 4 && out[at + 3] == from {
+            out[at + 3] = to;
+        }
+        at += n.max(1);
+    }
+    out
+}
+
+/// `words` with the first instruction of opcode `op` replaced by `OpNop`s.
+fn drop_first(words: &[u32], op: spirv::Op) -> Option<Vec<u32>> {
+    let mut out = words.to_vec();
+    let mut at = 5;
+    while at < out.len() {
+        let n = (out[at] >> 16) as usize;
+        if out[at] & 0xFFFF == op as u32 {
+            for w in &mut out[at..at + n] {
+                *w = (1 << 16) | spirv::Op::Nop as u32;
+            }
+            return Some(out);
+        }
+        at += n.max(1);
+    }
+    None
+}
+
+/// The comparison can fail: outputs of `-O` broken on purpose (the marker constant changed, or
+/// the first copy of block-loaded data to the output dropped) are reported as different.
+#[test]
+fn a_deliberately_broken_output_is_detected() {
+    let pvc = Target::pvc();
+    let (mut marker, mut copies, mut with_copies) = (0, 0, 0);
+    for seed in 0..20 {
+        let k = from_seed(seed);
+        let expected = simulate(&k.words, &k.launch).expect("the original runs");
+        let out = match spvopt_passes::optimize_words(&k.words, registry::OPTIMIZE_PIPELINE, &pvc) {
+            Ok((out, _)) => out,
+            Err(_) => k.words.clone(),
+        };
+        check_output(&out, &k, &expected).expect("the real output is equivalent");
+        let broken = replace_constant(&out, MARKER, MARKER ^ 1);
+        let e = check_output(&broken, &k, &expected).expect_err("a changed marker is seen");
+        assert!(e.contains("buffer arg1 differs (first at byte 0)"), "{e}");
+        marker += 1;
+        if let Some(broken) = drop_first(&out, spirv::Op::CopyMemorySized) {
+            with_copies += 1;
+            // (a copy of a block that lies wholly out of bounds copies zeros: not seen)
+            if check_output(&broken, &k, &expected).is_err() {
+                copies += 1;
+            }
+        }
+    }
+    eprintln!("{marker} changed markers seen; {copies} of {with_copies} dropped copies seen");
+    assert!(
+        marker == 20 && copies * 10 >= with_copies * 8,
+        "{marker} {copies}"
     );
 }
