@@ -28,6 +28,8 @@
 //! - `if`s on the subgroup-local id (divergent: only per-invocation code inside, which writes
 //!   into block-loaded data or the output, with an `OpPhi` at the merge) and on uniform values
 //!   (any statement inside);
+//! - 1D subgroup block reads (`OpSubgroupBlockReadINTEL`, in loops at counter-affine
+//!   addresses);
 //! - some block operations as OpenCL builtin calls (`intel_sub_group_2d_block_read_16b_8r16x1c`
 //!   and friends, imported functions) for `raise-builtins`.
 //!
@@ -79,6 +81,7 @@ pub struct Summary {
     pub divergent_ifs: u32,
     pub uniform_ifs: u32,
     pub builtin_calls: u32,
+    pub block_reads_1d: u32,
 }
 
 impl Summary {
@@ -98,14 +101,19 @@ impl Summary {
         self.divergent_ifs += o.divergent_ifs;
         self.uniform_ifs += o.uniform_ifs;
         self.builtin_calls += o.builtin_calls;
+        self.block_reads_1d += o.block_reads_1d;
     }
 }
 
 /// The kernel a seed gives (the seed expanded to 1 KiB of choices by SplitMix64).
 pub fn from_seed(seed: u64) -> Kernel {
+    generate(&seed_bytes(seed))
+}
+
+/// The choices [`from_seed`] reads for `seed` (also the seeds of the fuzz target's corpus).
+pub fn seed_bytes(seed: u64) -> Vec<u8> {
     let mut s = spvopt_sim::launch::SplitMix64(seed);
-    let bytes: Vec<u8> = (0..1024).map(|_| (s.next_u64() >> 24) as u8).collect();
-    generate(&bytes)
+    (0..1024).map(|_| (s.next_u64() >> 24) as u8).collect()
 }
 
 /// The kernel the choices in `data` give. Never fails; every input gives a valid kernel.
@@ -754,6 +762,7 @@ impl<'a> Gen<'a> {
             14 if depth < 3 => self.uniform_if(depth),
             15 | 16 if depth < 2 => self.counted_loop(depth),
             17 if depth < 2 => self.gemm_loop(),
+            18 => self.block_read_1d(),
             _ => {
                 let v = self.divergent_value();
                 self.observe_u32(v);
@@ -1614,6 +1623,34 @@ impl<'a> Gen<'a> {
         let pt = self.s.pointer(StorageClass::CrossWorkgroup, c_ty);
         let q = self.op(Op::Bitcast, pt, &[out]);
         self.void_op(Op::Store, &[q, result]);
+    }
+
+    /// `OpSubgroupBlockReadINTEL` of 1, 2, 4 or 8 dwords per invocation from src (at a
+    /// counter-affine address inside loops: `insert-prefetches` prefetches those too).
+    fn block_read_1d(&mut self) {
+        self.summary.block_reads_1d += 1;
+        self.s.cap(Capability::SubgroupBufferBlockIOINTEL);
+        self.s.ext("SPV_INTEL_subgroups");
+        let n = self.c.pick(&[1u32, 1, 2, 4, 8]);
+        let u = self.t.u32_;
+        let ty = self.s.vector(u, n);
+        let first = SCALAR_AREA / 4 + 16 * self.c.below(32) as u32;
+        let mut idx = self.u32c(first);
+        if let Some(l) = self.loops.last().copied() {
+            if self.c.chance(75) {
+                let step = self.u32c(n * self.sg);
+                let d = self.op(Op::IMul, u, &[l.counter, step]);
+                idx = self.op(Op::IAdd, u, &[d, idx]);
+            }
+        }
+        let pt = self.t.p_cw_u32;
+        let base = self.op(Op::Bitcast, pt, &[self.src]);
+        let p = self.op(Op::InBoundsPtrAccessChain, pt, &[base, idx]);
+        let v = self.op(Op::SubgroupBlockReadINTEL, ty, &[p]);
+        let out = self.out_ptr(4 * n, (4 * n).next_power_of_two());
+        let po = self.s.pointer(StorageClass::CrossWorkgroup, ty);
+        let q = self.op(Op::Bitcast, po, &[out]);
+        self.void_op(Op::Store, &[q, v]);
     }
 
     fn mma_caps(&mut self) {

@@ -1,6 +1,6 @@
 //! The differential test (issue 11): random valid kernels with 2D block IO, MMA, loops and
 //! divergence (`spvopt-kernelgen`, fixed seeds) run through every registered pass alone, `-O`
-//! and two more pipelines on every target profile. Each output must reload, pass spirv-val and
+//! and three more pipelines on every target profile. Each output must reload, pass spirv-val and
 //! give buffers bit-identical to the original's on spv-sim (the same bar as `same_results`:
 //! integers and block copies exact, and the floats too, since every lowering of an MMA here is
 //! exact). A last test checks that the comparison sees a deliberately broken output.
@@ -19,6 +19,7 @@ fn pipelines() -> Vec<String> {
     let mut v: Vec<String> = REGISTRY.iter().map(|p| p.name.to_string()).collect();
     v.push(registry::OPTIMIZE_PIPELINE.to_string());
     v.push("insert-prefetches,fuse-block-loads,dce".to_string());
+    v.push("insert-prefetches(prefetch-cooperative=true,prefetch-distance=1)".to_string());
     v.push("split-block-loads,fuse-block-loads".to_string());
     v
 }
@@ -149,25 +150,26 @@ fn replace_constant(words: &[u32], from: u32, to: u32) -> Vec<u32> {
     out
 }
 
-/// `words` with the first instruction of opcode `op` replaced by `OpNop`s.
-fn drop_first(words: &[u32], op: spirv::Op) -> Option<Vec<u32>> {
+/// `words` with every instruction of opcode `op` replaced by `OpNop`s (`None` if none).
+fn drop_all(words: &[u32], op: spirv::Op) -> Option<Vec<u32>> {
     let mut out = words.to_vec();
     let mut at = 5;
+    let mut dropped = false;
     while at < out.len() {
         let n = (out[at] >> 16) as usize;
         if out[at] & 0xFFFF == op as u32 {
             for w in &mut out[at..at + n] {
                 *w = (1 << 16) | spirv::Op::Nop as u32;
             }
-            return Some(out);
+            dropped = true;
         }
         at += n.max(1);
     }
-    None
+    dropped.then_some(out)
 }
 
 /// The comparison can fail: outputs of `-O` broken on purpose (the marker constant changed, or
-/// the first copy of block-loaded data to the output dropped) are reported as different.
+/// every copy of block-loaded data to the output dropped) are reported as different.
 #[test]
 fn a_deliberately_broken_output_is_detected() {
     let pvc = Target::pvc();
@@ -184,17 +186,17 @@ fn a_deliberately_broken_output_is_detected() {
         let e = check_output(&broken, &k, &expected).expect_err("a changed marker is seen");
         assert!(e.contains("buffer arg1 differs (first at byte 0)"), "{e}");
         marker += 1;
-        if let Some(broken) = drop_first(&out, spirv::Op::CopyMemorySized) {
+        if let Some(broken) = drop_all(&out, spirv::Op::CopyMemorySized) {
             with_copies += 1;
-            // (a copy of a block that lies wholly out of bounds copies zeros: not seen)
+            // (blocks that lie wholly out of bounds copy zeros: not seen)
             if check_output(&broken, &k, &expected).is_err() {
                 copies += 1;
             }
         }
     }
-    eprintln!("{marker} changed markers seen; {copies} of {with_copies} dropped copies seen");
+    eprintln!("{marker} changed markers seen; {copies} of {with_copies} outputs without their copies seen");
     assert!(
-        marker == 20 && copies * 10 >= with_copies * 8,
-        "{marker} {copies}"
+        marker == 20 && copies * 10 >= with_copies * 9,
+        "{marker} {copies} {with_copies}"
     );
 }
