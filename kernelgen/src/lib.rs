@@ -82,6 +82,9 @@ pub struct Summary {
     pub uniform_ifs: u32,
     pub builtin_calls: u32,
     pub block_reads_1d: u32,
+    pub st_writes: u32,
+    pub between_pairs: u32,
+    pub identical_pairs: u32,
 }
 
 impl Summary {
@@ -102,6 +105,9 @@ impl Summary {
         self.uniform_ifs += o.uniform_ifs;
         self.builtin_calls += o.builtin_calls;
         self.block_reads_1d += o.block_reads_1d;
+        self.st_writes += o.st_writes;
+        self.between_pairs += o.between_pairs;
+        self.identical_pairs += o.identical_pairs;
     }
 }
 
@@ -298,6 +304,9 @@ struct Gen<'a> {
     /// Whether block shapes may be padded ones no target table has (width 12 bytes, height
     /// 3, ...): `legalize` refuses some of those, so only some kernels have them.
     exotic: bool,
+    /// Whether src and st hold arbitrary bytes (NaN, infinity, subnormal floats for the
+    /// MMAs) rather than small finite floats.
+    wild: bool,
 }
 
 impl<'a> Gen<'a> {
@@ -344,6 +353,7 @@ impl<'a> Gen<'a> {
             budget: 0,
             builtins: Vec::new(),
             exotic: false,
+            wild: false,
         };
         g.t.v2u32 = g.s.vector(g.t.u32_, 2);
         g.t.v3u64 = g.s.vector(g.t.u64_, 3);
@@ -499,6 +509,7 @@ impl<'a> Gen<'a> {
         self.groups = 1 + self.c.below(2) as u32;
         self.budget = 3 + self.c.below(10) as u32;
         self.exotic = self.c.chance(25);
+        self.wild = self.c.chance(20);
 
         let t_u32 = self.t.u32_;
         let p_cw = self.t.p_cw_u8;
@@ -707,11 +718,16 @@ impl<'a> Gen<'a> {
         let global = local * u64::from(self.groups);
         // bytes whose f16 / bf16 / f32 readings are all finite and below 1 in magnitude
         let mut r = spvopt_sim::launch::SplitMix64(u64::from(self.s.bound) * 0x9E37 + 7);
+        let wild = self.wild;
         let mut data = |n: u32| -> Vec<u8> {
             (0..n)
                 .map(|_| {
                     let x = r.next_u64();
-                    ((x % 0x3C) as u8) | ((x >> 40) as u8 & 0x80)
+                    if wild {
+                        (x >> 32) as u8
+                    } else {
+                        ((x % 0x3C) as u8) | ((x >> 40) as u8 & 0x80)
+                    }
                 })
                 .collect()
         };
@@ -763,6 +779,7 @@ impl<'a> Gen<'a> {
             15 | 16 if depth < 2 => self.counted_loop(depth),
             17 if depth < 2 => self.gemm_loop(),
             18 => self.block_read_1d(),
+            19 if self.c.chance(50) => self.write_st(),
             _ => {
                 let v = self.divergent_value();
                 self.observe_u32(v);
@@ -1156,6 +1173,18 @@ impl<'a> Gen<'a> {
             self.observe_loaded(l);
         }
         if pair {
+            if self.c.chance(25) {
+                // code between the two: other blocks (cross-block fusion), writes to st
+                self.summary.between_pairs += 1;
+                match self.c.below(3) {
+                    0 => self.divergent_if_with(1, None),
+                    1 => self.write_st(),
+                    _ => {
+                        let v = self.divergent_value();
+                        self.observe_u32(v);
+                    }
+                }
+            }
             let (s2, sf2, c2) = self.partner(kind, s, sf, coord);
             let bytes2 = self.dst_bytes(kind, s2).unwrap_or(0);
             let (l2, ptr2) = self.destination(kind, s2, bytes2);
@@ -1200,7 +1229,11 @@ impl<'a> Gen<'a> {
             2 => 2,
             _ => 1,
         };
-        match self.c.below(8) {
+        match self.c.below(9) {
+            8 => {
+                // the same block again (reuse)
+                self.summary.identical_pairs += 1;
+            }
             0..=3 => {
                 self.summary.adjacent_pairs += 1;
                 c2.x += (s.w * s.c) as i32;
@@ -1368,8 +1401,9 @@ impl<'a> Gen<'a> {
         }
         let n = self.c.below(3);
         for _ in 0..n {
-            match self.c.below(4) {
+            match self.c.below(5) {
                 0 if depth < 3 => self.divergent_if_with(depth + 1, None),
+                4 => self.write_st(),
                 1 if !self.scope.is_empty() => {
                     let i = self.c.below(self.scope.len());
                     let l = self.scope[i];
@@ -1382,6 +1416,21 @@ impl<'a> Gen<'a> {
             }
         }
         self.divergent_value()
+    }
+
+    /// A per-invocation store of a u32 into the subgroup's region of st (which block loads of
+    /// the st surface read: aliasing for fuse-block-loads and insert-prefetches).
+    fn write_st(&mut self) {
+        self.summary.st_writes += 1;
+        let u = self.t.u32_;
+        let v = self.divergent_value();
+        let k = self.c.below((ST_REGION / 4 - 2 * self.sg) as usize) as u32;
+        let kc = self.u32c(k);
+        let idx = self.op(Op::IAdd, u, &[self.lid, kc]);
+        let pt = self.t.p_cw_u32;
+        let base = self.op(Op::Bitcast, pt, &[self.st_base]);
+        let p = self.op(Op::InBoundsPtrAccessChain, pt, &[base, idx]);
+        self.void_op(Op::Store, &[p, v]);
     }
 
     /// `if` on a uniform value: any statements inside.
