@@ -46,7 +46,7 @@ use spvopt_sim::subgroup::Subgroup;
 use spvopt_sim::{Arg, Launch};
 
 pub use mma::MmaClass;
-use mma::{OperandType, Scalar};
+use mma::{OperandType, Operands, Scalar};
 use words::{inst, Sections};
 
 /// The value every kernel stores first, at byte 0 of each invocation's slice of `dst` (tests

@@ -2,17 +2,7 @@
 //! and subgroup size (SPV_INTEL_subgroup_matrix_multiply_accumulate, "Operand types"): the
 //! same rules as `tests/tests/lower_mma.rs`.
 
-/// Element-type classes of the extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MmaClass {
-    Int8ToInt32,
-    Int4ToInt32,
-    F16ToF32,
-    F16ToF16,
-    Bf16ToF32,
-    Bf16ToBf16,
-    Tf32ToF32,
-}
+pub use spvopt_analysis::target::MmaTypes as MmaClass;
 
 pub const ALL: [MmaClass; 7] = [
     MmaClass::Int8ToInt32,
@@ -59,17 +49,15 @@ impl OperandType {
     }
 }
 
-impl MmaClass {
-    /// The K of the extension's tables.
-    pub fn k(self) -> u32 {
-        match self {
-            MmaClass::Int8ToInt32 => 32,
-            MmaClass::Int4ToInt32 => 64,
-            MmaClass::Tf32ToF32 => 8,
-            _ => 16,
-        }
-    }
+/// Operand facts of an element-type class (the class enum is the analysis crate's; these are
+/// the generator's own, from the extension text).
+pub trait Operands {
+    fn elem_bits(self) -> u32;
+    fn mask(self) -> u32;
+    fn operand_types(self, sg: u32, m: u32, k: u32) -> Option<[OperandType; 3]>;
+}
 
+impl Operands for MmaClass {
     fn elem_bits(self) -> u32 {
         match self {
             MmaClass::Int8ToInt32 => 8,
@@ -80,7 +68,7 @@ impl MmaClass {
     }
 
     /// The Matrix Multiply Accumulate Operands mask.
-    pub fn mask(self) -> u32 {
+    fn mask(self) -> u32 {
         use spirv::MatrixMultiplyAccumulateOperands as O;
         let m = match self {
             MmaClass::Int8ToInt32 => {
@@ -112,7 +100,7 @@ impl MmaClass {
 
     /// (A, B, C = Result) for subgroup size `sg`, M rows and K; `None` when the extension has
     /// no operand type for it (or it needs vectors above 16 components).
-    pub fn operand_types(self, sg: u32, m: u32, k: u32) -> Option<[OperandType; 3]> {
+    fn operand_types(self, sg: u32, m: u32, k: u32) -> Option<[OperandType; 3]> {
         let e = self.elem_bits();
         let t = |scalar, count| OperandType { scalar, count };
         let a = if k.is_multiple_of(sg) {
