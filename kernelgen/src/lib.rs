@@ -1207,7 +1207,7 @@ impl<'a> Gen<'a> {
             _ => 1,
         };
         let mut w = s.w;
-        while w * 2 > widest && w / 2 >= multiple && (w / 2) % multiple == 0 {
+        while w * 2 > widest && w / 2 >= multiple && (w / 2).is_multiple_of(multiple) {
             w /= 2;
         }
         let n = Shape { w, c: 1, ..s };
