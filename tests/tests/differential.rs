@@ -5,7 +5,7 @@
 //! integers and block copies exact, and the floats too, since every lowering of an MMA here is
 //! exact). A last test checks that the comparison sees a deliberately broken output.
 //!
-//! `DIFF_SEEDS=N` runs N seeds instead of the default 200 (release build: 25-40 s on the shared
+//! `DIFF_SEEDS=N` runs N seeds instead of the default 200 (release build: 25-50 s on the shared
 //! 2-core machine), `DIFF_FIRST_SEED=S` starts at seed S instead of 0.
 
 use spvopt_analysis::Target;
