@@ -205,3 +205,25 @@ fn a_deliberately_broken_output_is_detected() {
         "{marker} {copies} {with_copies}"
     );
 }
+
+/// The generator turns any bytes into a valid kernel that runs: empty, constant and short
+/// inputs (what libFuzzer starts from and shrinks to), and every single-byte repetition.
+#[test]
+fn any_bytes_give_a_valid_kernel_that_runs() {
+    let mut inputs: Vec<Vec<u8>> = vec![Vec::new(), vec![0; 1], vec![0xFF; 3]];
+    for b in 0..=255u8 {
+        inputs.push(vec![b; 64 + b as usize * 4]);
+    }
+    for seed in 0..32 {
+        let mut bytes = spvopt_kernelgen::seed_bytes(seed);
+        bytes.truncate(seed as usize * 13);
+        inputs.push(bytes);
+    }
+    for (i, input) in inputs.iter().enumerate() {
+        let k = spvopt_kernelgen::generate(input);
+        text::validate(&k.words, TargetEnv::Universal_1_4)
+            .unwrap_or_else(|e| panic!("input {i} ({} bytes): {e}", input.len()));
+        simulate(&k.words, &k.launch)
+            .unwrap_or_else(|e| panic!("input {i} ({} bytes): {e}", input.len()));
+    }
+}
