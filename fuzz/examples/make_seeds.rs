@@ -1,7 +1,8 @@
 //! Writes the seed corpora of the fuzz targets from `tests/corpus` (run from `fuzz/`):
 //! `corpus/load_emit/` gets every corpus module as is, `corpus/pipeline/` every module once per
 //! pipeline with the target cycling (2 selector bytes, see `split_selector`), `corpus/sim/` every
-//! module with 8 launch bytes. Fails if a corpus module does not load.
+//! module with 8 launch bytes, `corpus/differential/` 4 kernelgen seeds per pipeline (2 selector
+//! bytes, then the seed's choices). Fails if a corpus module does not load.
 //!
 //! `cargo run --release --example make_seeds`
 
@@ -45,8 +46,20 @@ fn main() {
         seed.extend_from_slice(&bytes);
         std::fs::write(root.join(format!("corpus/sim/{stem}")), seed).unwrap();
     }
+    // differential: 2 selector bytes, then the choices of a kernelgen seed
+    std::fs::create_dir_all(root.join("corpus/differential")).unwrap();
+    let n_targets = spvopt_analysis::Target::all().len();
+    let mut differential = 0;
+    for seed in 0..4 * n_pipelines as u64 {
+        let p = seed as usize % n_pipelines;
+        let mut input = vec![p as u8, (seed as usize / n_pipelines % n_targets) as u8];
+        input.extend(spvopt_kernelgen::seed_bytes(seed));
+        std::fs::write(root.join(format!("corpus/differential/k{seed:03}")), input).unwrap();
+        differential += 1;
+    }
     println!(
-        "{} corpus modules: {} load_emit, {written} pipeline, {} sim seeds",
+        "{} corpus modules: {} load_emit, {written} pipeline, {} sim seeds; {differential} \
+         differential seeds",
         files.len(),
         files.len(),
         files.len()
