@@ -1,7 +1,8 @@
 //! Writes the seed corpora of the fuzz targets from `tests/corpus` (run from `fuzz/`):
 //! `corpus/load_emit/` gets every corpus module as is, `corpus/pipeline/` every module once per
 //! pipeline with the target cycling (2 selector bytes, see `split_selector`), `corpus/sim/` every
-//! module with 8 launch bytes, `corpus/differential/` 4 kernelgen seeds per pipeline (2 selector
+//! module with 8 launch bytes — plus 200 kernelgen kernels in each of those three —
+//! `corpus/differential/` 4 kernelgen seeds per pipeline (2 selector
 //! bytes, then the seed's choices). Fails if a corpus module does not load.
 //!
 //! `cargo run --release --example make_seeds`
@@ -18,6 +19,9 @@ fn modules(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// Kernelgen kernels added to the `load_emit`, `pipeline` and `sim` seeds.
+const GENERATED_KERNELS: u64 = 200;
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -46,6 +50,32 @@ fn main() {
         seed.extend_from_slice(&bytes);
         std::fs::write(root.join(format!("corpus/sim/{stem}")), seed).unwrap();
     }
+    // Small valid kernels from kernelgen (2D block IO, MMA, loops, divergence, builtin calls)
+    // beside the corpus modules: a tenth of their size, so many more executions per second.
+    let mut generated = 0;
+    for seed in 0..GENERATED_KERNELS {
+        let k = spvopt_kernelgen::from_seed(seed);
+        let bytes: Vec<u8> = k.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let stem = format!("g{seed:03}");
+        std::fs::write(root.join("corpus/load_emit").join(&stem), &bytes).unwrap();
+        let p = seed as usize % n_pipelines;
+        let mut seed_input = vec![p as u8, (seed / 7) as u8];
+        seed_input.extend_from_slice(&bytes);
+        std::fs::write(root.join(format!("corpus/pipeline/{stem}")), seed_input).unwrap();
+        let mut sim_input = vec![
+            8,
+            8,
+            (seed & 1) as u8,
+            0,
+            (seed % 4) as u8,
+            0,
+            1,
+            seed as u8,
+        ];
+        sim_input.extend_from_slice(&bytes);
+        std::fs::write(root.join(format!("corpus/sim/{stem}")), sim_input).unwrap();
+        generated += 1;
+    }
     // differential: 2 selector bytes, then the choices of a kernelgen seed
     std::fs::create_dir_all(root.join("corpus/differential")).unwrap();
     let n_targets = spvopt_analysis::Target::all().len();
@@ -58,8 +88,8 @@ fn main() {
         differential += 1;
     }
     println!(
-        "{} corpus modules: {} load_emit, {written} pipeline, {} sim seeds; {differential} \
-         differential seeds",
+        "{} corpus modules: {} load_emit, {written} pipeline, {} sim seeds; {generated} \
+         kernelgen kernels in each of those three; {differential} differential seeds",
         files.len(),
         files.len(),
         files.len()

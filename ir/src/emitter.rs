@@ -47,7 +47,7 @@ impl Module {
 
     /// The module as SPIR-V words in host order.
     pub fn to_words(&self) -> Vec<u32> {
-        let mut out = Vec::with_capacity(self.insts.len() * 5 + 5);
+        let mut out = Vec::with_capacity(self.emitted_word_count());
         out.extend_from_slice(&self.header_words());
         self.for_each_inst_in_order(|i| {
             let inst = &self.insts[i.index()];
@@ -58,20 +58,38 @@ impl Module {
     }
 
     /// The module as bytes, in the byte order it was loaded from (little-endian for new modules).
+    /// Written straight into the byte buffer: no intermediate word vector (on a large module
+    /// that copy and its pages cost as much as the emission).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let words = self.to_words();
-        if self.header.big_endian {
-            return words.iter().flat_map(|w| w.to_be_bytes()).collect();
-        }
-        let n = words.len() * 4;
-        let mut out: Vec<u8> = Vec::with_capacity(n);
-        // SAFETY: `out` has capacity for `n` bytes, the source holds exactly `n` initialised
-        // bytes, the regions do not overlap, and on a little-endian host (grammar.rs refuses to
-        // compile otherwise) the in-memory bytes of the words are their little-endian encoding.
-        unsafe {
-            std::ptr::copy_nonoverlapping(words.as_ptr().cast::<u8>(), out.as_mut_ptr(), n);
-            out.set_len(n);
-        }
+        let mut out: Vec<u8> = Vec::with_capacity(self.emitted_word_count() * 4);
+        let big_endian = self.header.big_endian;
+        let mut put = |words: &[u32]| {
+            if big_endian {
+                for w in words {
+                    out.extend_from_slice(&w.to_be_bytes());
+                }
+            } else {
+                // SAFETY: any initialised `u32` slice is readable as bytes (4 per word, no
+                // padding), and on a little-endian host (grammar.rs refuses to compile
+                // otherwise) the in-memory bytes of the words are their little-endian encoding.
+                out.extend_from_slice(unsafe {
+                    std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 4)
+                });
+            }
+        };
+        put(&self.header_words());
+        self.for_each_inst_in_order(|i| {
+            let inst = &self.insts[i.index()];
+            put(&[((inst.word_count() as u32) << 16) | inst.opcode() as u32]);
+            put(&inst.words);
+        });
         out
+    }
+
+    /// The number of words [`Module::to_words`] returns (header included).
+    pub fn emitted_word_count(&self) -> usize {
+        let mut n = 5;
+        self.for_each_inst_in_order(|i| n += self.insts[i.index()].word_count());
+        n
     }
 }

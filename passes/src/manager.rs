@@ -486,8 +486,11 @@ pub fn run_pipeline(
         })?;
     }
     // Every module we hand back loads again: ids a pass left sparse (e.g. dce removing most of
-    // a module) are renumbered to fit the loader's size-based id limit.
-    m.compact_ids_if_sparse();
+    // a module) are renumbered to fit the loader's size-based id limit. An unchanged module
+    // loaded, so it loads again as it is.
+    if report.changed() {
+        m.compact_ids_if_sparse();
+    }
     Ok(report)
 }
 

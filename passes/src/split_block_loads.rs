@@ -20,6 +20,11 @@ use spvopt_analysis::{Analyses, AnalysisSet, Fact, KernelFacts, Target};
 use spvopt_ir::{Inst, InstId, Interner, Module};
 
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
+
+/// The largest Block Count split (counted `skipped_bad_shape` above it): 4 times any Intel
+/// device's limit, so every real load qualifies while the output stays proportional to the
+/// input.
+const MAX_BLOCK_COUNT: u32 = 16;
 use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 
 pub struct SplitBlockLoads;
@@ -78,8 +83,11 @@ impl Pass for SplitBlockLoads {
                 stats.add("skipped_destination_type", 1);
                 continue;
             }
-            // Block offsets are `b * per_block` for b < count: a hostile shape could overflow.
-            if shape.count.checked_mul(per_block).is_none() {
+            // Block offsets are `b * per_block` for b < count: a hostile shape could overflow;
+            // and each block costs a few new instructions, so a count beyond any device's
+            // (Intel's 2D block loads have at most 4) would make the output as large as the
+            // count instead of the input.
+            if shape.count > MAX_BLOCK_COUNT || shape.count.checked_mul(per_block).is_none() {
                 stats.add("skipped_bad_shape", 1);
                 continue;
             }

@@ -391,6 +391,9 @@ impl Program {
             }
         }
 
+        /// Bytes of values one invocation of one function may hold (16 MiB; the largest
+        /// corpus kernel needs a fraction of that). Keeps frame offsets far from overflow.
+        const MAX_FRAME_PER_INVOCATION: u32 = 16 << 20;
         // ---- functions ---------------------------------------------------------------------
         for f in &m.functions {
             let def = m.inst(f.def);
@@ -400,7 +403,15 @@ impl Program {
             let mut alloc = |p: &mut Program, id: u32, ty: u32| -> Result<(), SimError> {
                 let size = p.ty(ty)?.size;
                 let off = round_up(frame, 8);
-                frame = off + size;
+                frame = off
+                    .checked_add(size)
+                    .filter(|&f| f <= MAX_FRAME_PER_INVOCATION)
+                    .ok_or_else(|| {
+                        merr(format!(
+                            "function %{fid}: its values need more than {MAX_FRAME_PER_INVOCATION} \
+                             bytes per invocation (the simulator's limit)"
+                        ))
+                    })?;
                 if let Some(l) = p.locs.get_mut(id as usize) {
                     *l = Loc { kind: 2, off, size };
                 }

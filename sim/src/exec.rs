@@ -39,6 +39,7 @@ impl<'p> Machine<'p> {
                 let Some(done) = sg.frames.pop() else {
                     return Ok(Status::Done);
                 };
+                self.frame_bytes = self.frame_bytes.saturating_sub(done.data.len());
                 let Some(caller) = sg.frames.last_mut() else {
                     return Ok(Status::Done);
                 };
@@ -485,7 +486,7 @@ impl<'p> Machine<'p> {
             return Err(uerr("call depth above 256 (recursion is not allowed)"));
         }
         let fs = f.frame_size as usize;
-        let mut data = vec![0u8; fs * sg.n];
+        let mut data = vec![0u8; self.reserve_frame(fs, sg.n)?];
         for lane in lanes(mask) {
             for (i, &param) in f.params.iter().enumerate() {
                 let l = p.locs[param as usize];

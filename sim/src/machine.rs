@@ -127,6 +127,34 @@ pub(crate) struct Machine<'p> {
     pub prefetched: HashSet<u64>,
     pub(crate) err_lane: Option<usize>,
     pub(crate) scratch: Vec<u8>,
+    /// Bytes of value frames live in the current work-group (all subgroups, all call
+    /// levels), bounded by [`MAX_FRAME_BYTES`].
+    pub(crate) frame_bytes: usize,
+}
+
+/// The most bytes of values (SSA results, parameters) a work-group may hold at once, over
+/// all its subgroups and call levels. A frame's size comes from the module's types (an array
+/// type of 2^30 elements costs one instruction), so without a bound a small module could ask
+/// for any amount of host memory; real kernels need a few MiB.
+pub(crate) const MAX_FRAME_BYTES: usize = 1 << 30;
+
+impl Machine<'_> {
+    /// Accounts `bytes` more of value frames (a subgroup starting or a call), or the error
+    /// that the work-group's frames would pass [`MAX_FRAME_BYTES`].
+    pub(crate) fn reserve_frame(&mut self, fs: usize, lanes: usize) -> Result<usize, SimError> {
+        let bytes = fs.saturating_mul(lanes);
+        match self.frame_bytes.checked_add(bytes) {
+            Some(total) if total <= MAX_FRAME_BYTES => {
+                self.frame_bytes = total;
+                Ok(bytes)
+            }
+            _ => Err(SimError::BadAlloc {
+                size: bytes as u64,
+                align: 8,
+                reason: "the work-group's values would pass the simulator's 1 GiB limit",
+            }),
+        }
+    }
 }
 
 pub(crate) fn uerr(msg: impl Into<String>) -> SimError {

@@ -96,6 +96,7 @@ pub fn run(m: &spvopt_ir::Module, launch: &Launch) -> Result<RunOutput, SimError
         prefetched: HashSet::new(),
         err_lane: None,
         scratch: Vec::new(),
+        frame_bytes: 0,
     };
     // arguments
     let mut arg_values: Vec<Vec<u8>> = Vec::new();
@@ -268,10 +269,11 @@ impl<'p> Machine<'p> {
         let entry = &p.funcs[fi];
         let sgs_n = self.sgsize as usize;
         let mut sgs: Vec<Sg> = Vec::new();
+        self.frame_bytes = 0;
         for s in 0..self.nsg as usize {
             let lin0 = s * sgs_n;
             let n = sgs_n.min(self.wg_invocs - lin0);
-            let mut data = vec![0u8; fs * n];
+            let mut data = vec![0u8; self.reserve_frame(fs, n)?];
             for lane in 0..n {
                 for (i, &param) in entry.params.iter().enumerate() {
                     let l = p.locs[param as usize];

@@ -1,4 +1,4 @@
-//! Inputs the `pipeline` fuzz target found problems with (`tests/fuzz_regressions/pipeline/`),
+//! Inputs the fuzz targets found problems with (`tests/fuzz_regressions/<target>/`),
 //! each with the pipeline and target it was found on: the pipeline ends with an output that
 //! reloads or a one-line error, and the pass takes the path that fixed it.
 
@@ -19,6 +19,109 @@ fn split_block_loads_with_an_overflowing_block_count_is_skipped() {
     );
     let (out, report) = result.expect("the pipeline succeeds");
     spvopt_ir::load_words(&out).expect("the output reloads");
+    assert!(
+        report.passes[0].stats.get("skipped_bad_shape") >= 1,
+        "{}",
+        report.passes[0].stats
+    );
+}
+
+#[test]
+fn a_value_type_of_hundreds_of_mib_is_refused_not_allocated() {
+    // Found by `sim` (launch bytes 08 08 00 00 00 00 01 c0: 8 invocations, subgroup size 16):
+    // a built-in variable of type <67108867 x i64> (512 MiB per value) made the simulator
+    // allocate the value frame of 8 invocations (4 GiB) before running anything. Frames are
+    // now bounded per invocation (16 MiB) and per work-group (1 GiB): a one-line error.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz_regressions/sim/huge_value_frame.spv");
+    let bytes = std::fs::read(path).unwrap();
+    let m = spvopt_ir::load_bytes(&bytes).expect("the regression input loads");
+    let buffer = || spvopt_sim::Arg::Buffer {
+        bytes: vec![0; 4096],
+        ty: None,
+        ulp: None,
+    };
+    let scalar = || spvopt_sim::Arg::Scalar {
+        ty: "u32".into(),
+        bytes: vec![8, 0, 0, 0],
+    };
+    let args = vec![
+        buffer(),
+        buffer(),
+        buffer(),
+        scalar(),
+        scalar(),
+        scalar(),
+        scalar(),
+    ];
+    let mut launch = spvopt_sim::Launch::new("main", [8, 1, 1], [8, 1, 1], args);
+    launch.subgroup_size = Some(16);
+    launch.max_steps = 20_000;
+    let err = spvopt_sim::run(&m, &launch).expect_err("the frame is refused");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("bytes per invocation") && !msg.contains('\n'),
+        "{msg}"
+    );
+}
+
+/// Runs `pipeline` on the regression module `file` for `target`; returns the outcome.
+fn run_regression(
+    file: &str,
+    pipeline: &str,
+    target: &str,
+) -> Result<(Vec<u32>, spvopt_passes::RunReport), String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz_regressions/pipeline")
+        .join(file);
+    let bytes = std::fs::read(path).unwrap();
+    let m = spvopt_ir::load_bytes(&bytes).expect("the regression input loads");
+    spvopt_passes::optimize_words(&m.to_words(), pipeline, &Target::named(target))
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn an_mma_with_hundreds_of_millions_of_rows_is_refused() {
+    // Found by `pipeline` (`-O` on cpu): a Result vector of 721,420,296 components is a
+    // consistent MMA shape; emulating it sized a table by M (a 2.9 GB allocation) and would
+    // have emitted instructions per row. lower-mma now decodes M <= 32 and K <= 256 only.
+    let err = run_regression("mma_huge_m.spv", "O", "cpu").expect_err("refused");
+    assert!(
+        err.contains("beyond what lower-mma handles") && !err.contains('\n'),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_prefetch_rectangle_of_billions_of_pieces_is_not_built() {
+    // Found by `pipeline` (insert-prefetches,fuse-block-loads,dce on lnl): a load whose
+    // rectangle needs billions of prefetch pieces; they were all built (growing a vector past
+    // 1 GiB) before the "at most 16" check. The count is checked first now.
+    let (out, report) = run_regression(
+        "prefetch_huge_rectangle.spv",
+        "insert-prefetches,fuse-block-loads,dce",
+        "lnl",
+    )
+    .expect("the pipeline succeeds");
+    spvopt_ir::load_words(&out).expect("the output reloads");
+    let stats = &report.passes[0].stats;
+    // Four loads: two prefetched, the two huge ones left alone as unsupported shapes.
+    assert_eq!(stats.get("loads_considered"), 4, "{stats}");
+    assert_eq!(stats.get("skipped_unsupported_shape"), 2, "{stats}");
+}
+
+#[test]
+fn split_block_loads_leaves_a_huge_block_count_alone() {
+    // Found by `pipeline` (split-block-loads,fuse-block-loads on bmg): a Block Count in the
+    // millions that does not overflow the byte offsets; splitting it emitted instructions per
+    // block (the instruction arena passed 1 GiB). Counts above 16 are `skipped_bad_shape`.
+    let (out, report) = run_regression(
+        "split_huge_block_count.spv",
+        "split-block-loads,fuse-block-loads",
+        "bmg",
+    )
+    .expect("the pipeline succeeds");
+    assert!(out.len() < 10_000, "{} words", out.len());
     assert!(
         report.passes[0].stats.get("skipped_bad_shape") >= 1,
         "{}",

@@ -59,6 +59,12 @@ pub(super) fn pieces(
         pw *= 2;
     }
     let (pw, ph) = best?;
+    // At most 16 pieces; counted before any is built (a hostile height or width would
+    // otherwise build billions first).
+    let n = u64::from(height.div_ceil(ph)) * u64::from(total.div_ceil(pw));
+    if n > MAX_PIECES {
+        return None;
+    }
     let mut v = Vec::new();
     for dy in (0..height).step_by(ph as usize) {
         for dx in (0..total).step_by(pw as usize) {
@@ -71,5 +77,8 @@ pub(super) fn pieces(
             });
         }
     }
-    (v.len() <= 16).then_some(v)
+    Some(v)
 }
+
+/// The most prefetches one load's rectangle is split into.
+const MAX_PIECES: u64 = 16;

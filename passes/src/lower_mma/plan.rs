@@ -233,6 +233,11 @@ fn acc_elem(op: &OperandType, bf16: bool, which: &str) -> Result<Elem, String> {
     }
 }
 
+/// The largest M (Result components) lower-mma decodes: 4 times any device's.
+const MAX_M: u32 = 32;
+/// The largest K Dim lower-mma decodes (int8 MMAs have K = 32 on every device).
+const MAX_K: u32 = 256;
+
 /// Decodes the MMA at `i`, or says why it is malformed or unknown.
 pub fn decode(m: &Module, facts: &KernelFacts, i: InstId) -> Result<Mma, String> {
     let inst = m.inst(i);
@@ -271,6 +276,13 @@ pub fn decode(m: &Module, facts: &KernelFacts, i: InstId) -> Result<Mma, String>
         return Err("integer and floating-point operands are mixed".into());
     }
     let mm = r.count;
+    // Splitting or emulating emits instructions per row and per K step: bounded shapes keep
+    // the output proportional to the input (devices have M <= 8 and K <= 64 bytes' worth).
+    if mm > MAX_M || k > MAX_K {
+        return Err(format!(
+            "M = {mm}, K = {k}: beyond what lower-mma handles (M <= {MAX_M}, K <= {MAX_K})"
+        ));
+    }
     if c.count != mm {
         return Err(format!("Matrix C has {} components, Result {mm}", c.count));
     }

