@@ -57,12 +57,12 @@ fn shape_of(opcode: u16) -> Shape {
     let Some(desc) = inst_desc(opcode) else {
         return Shape::Walk;
     };
-    let ops: Vec<(OperandKind, Quantifier)> = desc
+    let skip = desc
         .operands
         .iter()
-        .copied()
-        .skip_while(|(k, _)| matches!(k, OperandKind::ResultType | OperandKind::Result))
-        .collect();
+        .take_while(|(k, _)| matches!(k, OperandKind::ResultType | OperandKind::Result))
+        .count();
+    let ops = &desc.operands[skip..];
     let mut n: u32 = 0;
     let mut k = 0;
     while k < ops.len() {
@@ -100,17 +100,18 @@ fn shape_of(opcode: u16) -> Shape {
 fn shapes() -> &'static [Shape] {
     static SHAPES: OnceLock<Vec<Shape>> = OnceLock::new();
     // Opcodes the grammar does not know are walked (`shape_of` says so for each of them).
+    // Only the grammar's opcode range: a table over all 65,536 opcodes was 512 KiB, and its
+    // pages alone cost a fresh process's first analysis about 150 µs.
     SHAPES.get_or_init(|| {
-        let mut t = vec![Shape::Walk; usize::from(u16::MAX) + 1];
-        for (op, shape) in t
-            .iter_mut()
-            .enumerate()
-            .take(spvopt_ir::grammar::opcode_table_len())
-        {
-            *shape = shape_of(op as u16);
-        }
-        t
+        (0..spvopt_ir::grammar::opcode_table_len())
+            .map(|op| shape_of(op as u16))
+            .collect()
     })
+}
+
+/// The shape of `opcode`: a table lookup, [`Shape::Walk`] beyond the grammar's opcodes.
+fn shape(opcode: u16) -> Shape {
+    shapes().get(usize::from(opcode)).copied().unwrap_or(Shape::Walk)
 }
 
 /// Calls `f` with every id operand of instruction `i` after its result type and result id (the
@@ -130,7 +131,7 @@ pub fn for_each_value_operand(m: &Module, i: InstId, mut f: impl FnMut(Id)) {
         }
         return;
     }
-    let shape = shapes()[inst.opcode() as usize];
+    let shape = shape(inst.opcode());
     let (skip, leading) = match shape {
         Shape::AllIds => (0, ops.len()),
         Shape::IdsThenLiterals(n) => (0, (n as usize).min(ops.len())),

@@ -112,7 +112,7 @@ fn uses_ok(m: &Module, inst: &crate::Inst, site: &Site, defs: &[Def], types: &[b
         let same_scope = d.scope == site.scope;
         d.seq != NONE
             && (d.scope == GLOBAL || same_scope || names)
-            && (!is_type || types[usize::from(d.op)])
+            && (!is_type || is_type_decl(types, d.op))
             && (d.seq <= site.seq
                 || anywhere
                 // The cheap ones of `forward_ok`'s legal forward references.
@@ -424,7 +424,7 @@ impl Verifier<'_> {
                 used_in: (site.scope != GLOBAL).then(|| self.function_desc(site.scope)),
             });
         }
-        if is_type && !self.type_decls[usize::from(def_op)] {
+        if is_type && !is_type_decl(self.type_decls, def_op) {
             return Err(self.wrong_kind(word, "a type", def_op));
         }
         if d.seq > site.seq && !anywhere && !self.forward_ok(site, word, d, def_op) {
@@ -625,14 +625,22 @@ const UNREACHABLE: u8 = 2;
 /// (`OpType*` with a result). Only the grammar's opcodes are looked up; the rest are `false`.
 fn type_decl_table() -> &'static [bool] {
     static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    // The grammar's opcode range only (see `is_type_decl` for the rest): a fresh process's
+    // first load should not fault in 64 KiB for opcodes no grammar has.
     TABLE.get_or_init(|| {
-        let mut t = vec![false; usize::from(u16::MAX) + 1];
-        for (op, is_type) in t.iter_mut().enumerate().take(grammar::opcode_table_len()) {
-            *is_type = grammar::inst_desc(op as u16)
-                .is_some_and(|d| d.name.starts_with("OpType") && d.has_result());
-        }
-        t
+        (0..grammar::opcode_table_len())
+            .map(|op| {
+                grammar::inst_desc(op as u16)
+                    .is_some_and(|d| d.name.starts_with("OpType") && d.has_result())
+            })
+            .collect()
     })
+}
+
+/// Whether `op` declares a type, from [`type_decl_table`] (opcodes beyond it do not).
+#[inline]
+fn is_type_decl(types: &[bool], op: u16) -> bool {
+    types.get(usize::from(op)).copied().unwrap_or(false)
 }
 
 /// Whether [`Verifier::check_operand_kinds`] has anything to check for `opcode`.
