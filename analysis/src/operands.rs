@@ -111,7 +111,10 @@ fn shapes() -> &'static [Shape] {
 
 /// The shape of `opcode`: a table lookup, [`Shape::Walk`] beyond the grammar's opcodes.
 fn shape(opcode: u16) -> Shape {
-    shapes().get(usize::from(opcode)).copied().unwrap_or(Shape::Walk)
+    shapes()
+        .get(usize::from(opcode))
+        .copied()
+        .unwrap_or(Shape::Walk)
 }
 
 /// Calls `f` with every id operand of instruction `i` after its result type and result id (the
