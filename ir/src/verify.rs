@@ -164,7 +164,7 @@ impl LoadChecks {
         let inst = m.inst(site.inst);
         if !uses_ok(m, inst, &site, &self.defs, self.type_decls) {
             self.recheck.push((site, true));
-        } else if needs_kind_check(inst.opcode()) && !self.kinds_ok_now(m, inst, &site) {
+        } else if needs_kind_check(inst.opcode()) {
             self.recheck.push((site, false));
         }
         if inst.is(Op::TypeForwardPointer) {
@@ -184,46 +184,6 @@ impl LoadChecks {
                 inst: Some(site.inst),
                 op: inst.opcode(),
             };
-        }
-    }
-
-    /// Whether the operand kinds `check_operand_kinds` checks are right already, from the
-    /// definitions seen so far: a defined id never changes, so a pass here is final (backward
-    /// branches, loads and stores of pointers defined earlier: most of a module). `false`
-    /// means "not known yet or wrong": the instruction waits for [`LoadChecks::finish`], which
-    /// reports errors in load order.
-    fn kinds_ok_now(&self, m: &Module, inst: &crate::inst::Inst, site: &Site) -> bool {
-        let def = |w: u32| self.defs.get(w as usize).unwrap_or(&UNDEFINED);
-        let label_ok = |w: u32| {
-            let d = def(w);
-            d.op == Op::Label as u16 && d.scope == site.scope
-        };
-        let ops = inst.operands();
-        match inst.opcode() {
-            o if o == Op::Load as u16 || o == Op::Store as u16 => {
-                let Some(ty) = ops
-                    .first()
-                    .and_then(|&p| def(p).inst)
-                    .and_then(|i| m.inst(i).result_type())
-                else {
-                    return false;
-                };
-                let ty_op = def(ty.word()).op;
-                ty_op == Op::TypePointer as u16 || ty_op == Op::TypeUntypedPointerKHR as u16
-            }
-            o if o == Op::Function as u16 => ops
-                .get(1)
-                .is_some_and(|&t| def(t).op == Op::TypeFunction as u16),
-            o if o == Op::Branch as u16 || o == Op::SelectionMerge as u16 => {
-                ops.first().is_some_and(|&t| label_ok(t))
-            }
-            o if o == Op::LoopMerge as u16 => {
-                ops.len() >= 2 && ops[..2].iter().all(|&t| label_ok(t))
-            }
-            o if o == Op::BranchConditional as u16 => {
-                ops.len() >= 3 && ops[1..3].iter().all(|&t| label_ok(t))
-            }
-            _ => false,
         }
     }
 
