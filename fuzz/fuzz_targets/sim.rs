@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(m) = spvopt_ir::load_bytes(module) else {
         return;
     };
+    let sel: &[u8; 8] = sel.try_into().expect("8 bytes");
     let Some(launch) = spvopt_fuzz::launch_for(&m, sel) else {
         return;
     };

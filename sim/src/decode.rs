@@ -139,16 +139,13 @@ impl Program {
                 Op::TypeVector => {
                     let e = word(0)?;
                     let n = word(1)?;
-                    let es = p.ty(e)?.size;
-                    let alloc_n = if n == 3 { 4 } else { n };
-                    let align = es * alloc_n.next_power_of_two();
-                    let size = es * n;
-                    Some((
-                        Ty::Vector { elem: e, n },
-                        size,
-                        align,
-                        round_up(es * alloc_n, align),
-                    ))
+                    // u64: a hostile component count must not wrap (sizes are then capped).
+                    let es = u64::from(p.ty(e)?.size);
+                    let alloc_n = if n == 3 { 4 } else { u64::from(n) };
+                    let align = type_bytes(res, es * alloc_n.next_power_of_two())?;
+                    let size = type_bytes(res, es * u64::from(n))?;
+                    let stride = round_up(type_bytes(res, es * alloc_n)?, align);
+                    Some((Ty::Vector { elem: e, n }, size, align, stride))
                 }
                 Op::TypeArray => {
                     let e = word(0)?;
@@ -158,9 +155,7 @@ impl Program {
                         as u32;
                     let et = p.ty(e)?.clone();
                     let stride = array_stride.get(&res).copied().unwrap_or(et.stride);
-                    let size = stride
-                        .checked_mul(n)
-                        .ok_or_else(|| merr("array too large"))?;
+                    let size = type_bytes(res, u64::from(stride) * u64::from(n))?;
                     Some((Ty::Array { elem: e, n, stride }, size, et.align, size))
                 }
                 Op::TypeRuntimeArray => {
@@ -180,7 +175,7 @@ impl Program {
                 }
                 Op::TypeStruct => {
                     let packed = cpacked.contains(&res);
-                    let mut off = 0u32;
+                    let mut off = 0u64;
                     let mut align = 1u32;
                     let mut offsets = Vec::new();
                     for (i, &mt) in ops.iter().enumerate() {
@@ -189,12 +184,13 @@ impl Program {
                         let o = member_offsets
                             .get(&(res, i as u32))
                             .copied()
-                            .unwrap_or_else(|| round_up(off, a));
+                            .unwrap_or_else(|| round_up(type_bytes(res, off).unwrap_or(0), a));
                         offsets.push(o);
-                        off = o + t.stride.max(t.size);
+                        off = u64::from(o) + u64::from(t.stride.max(t.size));
+                        type_bytes(res, off)?;
                         align = align.max(a);
                     }
-                    let size = round_up(off, align);
+                    let size = type_bytes(res, off.div_ceil(u64::from(align)) * u64::from(align))?;
                     Some((
                         Ty::Struct {
                             members: ops.to_vec(),
@@ -235,8 +231,11 @@ impl Program {
                     let rows = p.const_u64(m, word(2)?).unwrap_or(0) as u32;
                     let cols = p.const_u64(m, word(3)?).unwrap_or(0) as u32;
                     let usage = p.const_u64(m, word(4)?).unwrap_or(0) as u32;
-                    let es = p.ty(e)?.size;
-                    let per = (rows * cols).div_ceil(sg_size.max(1));
+                    let es = u64::from(p.ty(e)?.size);
+                    let per =
+                        (u64::from(rows) * u64::from(cols)).div_ceil(u64::from(sg_size.max(1)));
+                    let bytes = type_bytes(res, per * es)?;
+                    let es = es as u32;
                     Some((
                         Ty::CoopMatrix {
                             elem: e,
@@ -245,19 +244,19 @@ impl Program {
                             cols,
                             usage,
                         },
-                        per * es,
+                        bytes,
                         es,
-                        per * es,
+                        bytes,
                     ))
                 }
                 Op::TypeTensorLayoutNV => {
-                    let dims = p.const_u64(m, word(0)?).unwrap_or(0) as u32;
+                    let dims = tensor_dims(p.const_u64(m, word(0)?).unwrap_or(0))?;
                     let clamp = p.const_u64(m, word(1)?).unwrap_or(0) as u32;
                     let size = crate::tensor_addressing::layout_bytes(dims);
                     Some((Ty::TensorLayout { dims, clamp }, size, 4, size))
                 }
                 Op::TypeTensorViewNV => {
-                    let dims = p.const_u64(m, word(0)?).unwrap_or(0) as u32;
+                    let dims = tensor_dims(p.const_u64(m, word(0)?).unwrap_or(0))?;
                     let has_dims = p.const_u64(m, word(1)?).unwrap_or(0) != 0;
                     let perm = ops[2..]
                         .iter()
@@ -316,6 +315,12 @@ impl Program {
                 | Op::ConstantCompositeReplicateEXT
                 | Op::SpecConstantCompositeReplicateEXT => {
                     let size = p.ty(rty)?.size as usize;
+                    if p.consts.len() + size > MAX_CONSTANT_BYTES {
+                        return Err(merr(format!(
+                            "constant %{res}: the module's constants pass the simulator's limit \
+                             of {MAX_CONSTANT_BYTES} bytes"
+                        )));
+                    }
                     let mut bytes = vec![0u8; size];
                     match op {
                         Op::Constant | Op::SpecConstant => {
@@ -600,5 +605,36 @@ impl Program {
             });
         }
         Ok(p)
+    }
+}
+
+/// The largest size, stride or alignment of a type the simulator lays out: 16 MiB, the same as
+/// a function's values per invocation may take. Type sizes multiply (a vector of 2^30
+/// components costs one instruction), so larger ones are an error instead of a wrapped `u32`.
+const MAX_TYPE_BYTES: u64 = 16 << 20;
+
+/// The most bytes all of a module's constants may take together (each constant's bytes are
+/// materialised once; an `OpConstantNull` of a 16 MiB type costs one instruction).
+const MAX_CONSTANT_BYTES: usize = 256 << 20;
+
+/// `bytes` as a type size, or the error for type `%res` above [`MAX_TYPE_BYTES`].
+fn type_bytes(res: u32, bytes: u64) -> Result<u32, SimError> {
+    if bytes <= MAX_TYPE_BYTES {
+        Ok(bytes as u32)
+    } else {
+        Err(merr(format!(
+            "type %{res} needs {bytes} bytes, above the simulator's limit of {MAX_TYPE_BYTES}"
+        )))
+    }
+}
+
+/// A tensor layout's or view's dimension count: SPV_NV_tensor_addressing allows 1 to 5.
+fn tensor_dims(dims: u64) -> Result<u32, SimError> {
+    if dims <= 5 {
+        Ok(dims as u32)
+    } else {
+        Err(merr(format!(
+            "a tensor type of {dims} dimensions (at most 5)"
+        )))
     }
 }

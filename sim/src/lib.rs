@@ -35,6 +35,7 @@ mod decode;
 pub mod error;
 pub mod exec;
 pub mod ext_cl;
+pub mod fuzz_launch;
 pub mod launch;
 mod machine;
 pub mod memory;

@@ -30,8 +30,9 @@ fn split_block_loads_with_an_overflowing_block_count_is_skipped() {
 fn a_value_type_of_hundreds_of_mib_is_refused_not_allocated() {
     // Found by `sim` (launch bytes 08 08 00 00 00 00 01 c0: 8 invocations, subgroup size 16):
     // a built-in variable of type <67108867 x i64> (512 MiB per value) made the simulator
-    // allocate the value frame of 8 invocations (4 GiB) before running anything. Frames are
-    // now bounded per invocation (16 MiB) and per work-group (1 GiB): a one-line error.
+    // allocate the value frame of 8 invocations (4 GiB) before running anything. Types are
+    // now bounded (16 MiB), and so are frames per invocation (16 MiB) and per work-group
+    // (1 GiB): a one-line error, here about the type.
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz_regressions/sim/huge_value_frame.spv");
     let bytes = std::fs::read(path).unwrap();
@@ -60,7 +61,7 @@ fn a_value_type_of_hundreds_of_mib_is_refused_not_allocated() {
     let err = spvopt_sim::run(&m, &launch).expect_err("the frame is refused");
     let msg = err.to_string();
     assert!(
-        msg.contains("bytes per invocation") && !msg.contains('\n'),
+        msg.contains("above the simulator's limit") && !msg.contains('\n'),
         "{msg}"
     );
 }
@@ -127,4 +128,35 @@ fn split_block_loads_leaves_a_huge_block_count_alone() {
         "{}",
         report.passes[0].stats
     );
+}
+
+#[test]
+fn sim_findings_end_in_one_line_errors_about_the_type_that_is_too_large() {
+    // Found by `sim` (each file: the 8 launch bytes, then the module): type sizes that
+    // overflowed u32 (a vector or cooperative matrix of billions of components, struct offsets
+    // from hostile decorations; panics with overflow checks, wrapped sizes without) and a
+    // constant table sized by such a type. Types above 16 MiB, and constants above 256 MiB
+    // together, are refused now, so each run ends in that one-line error.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz_regressions/sim");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "{} files", files.len());
+    for f in files {
+        let data = std::fs::read(&f).unwrap();
+        let (sel, module) = data.split_at(8);
+        let m = spvopt_ir::load_bytes(module).expect("the regression input loads");
+        let launch = spvopt_sim::fuzz_launch::launch_for(&m, sel.try_into().unwrap())
+            .expect("the fuzz target built a launch for it");
+        let err = spvopt_sim::run(&m, &launch).expect_err("refused");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("above the simulator's limit") && !msg.contains('\n'),
+            "{}: {msg}",
+            f.display()
+        );
+    }
 }
