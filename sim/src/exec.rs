@@ -87,17 +87,19 @@ impl<'p> Machine<'p> {
             };
             sg.steps += 1;
             self.counters.instructions += mask.count_ones() as u64;
+            // Terminators count too: a block that only branches to itself must end the run.
+            if sg.steps > self.max_steps {
+                let at = blk.insts.get(top.pc as usize).map_or(blk.term_at, |i| i.at);
+                return Err((
+                    SimError::Budget(self.max_steps),
+                    Where {
+                        func: fi,
+                        at,
+                        lane: mask.trailing_zeros() as usize,
+                    },
+                ));
+            }
             if let Some(inst) = blk.insts.get(top.pc as usize) {
-                if sg.steps > self.max_steps {
-                    return Err((
-                        SimError::Budget(self.max_steps),
-                        Where {
-                            func: fi,
-                            at: inst.at,
-                            lane: mask.trailing_zeros() as usize,
-                        },
-                    ));
-                }
                 self.err_lane = None;
                 match self.exec(sg, inst, mask) {
                     Ok(Flow::Next) => {

@@ -253,6 +253,10 @@ fn float_fn(name: &str, x: u64, y: u64, z: u64, bits: u32) -> Option<u64> {
 }
 
 fn int_fn(name: &str, x: u64, y: u64, z: u64, bits: u32) -> Option<u64> {
+    // Integer widths are 8 to 64 bits; anything else (a zero-sized operand type) has no meaning.
+    if !(1..=64).contains(&bits) {
+        return None;
+    }
     let (xs, ys, zs) = (
         sext(x, bits) as i128,
         sext(y, bits) as i128,

@@ -38,6 +38,8 @@ pub fn wr(b: &mut [u8], bytes: usize, i: usize, v: u64) {
 pub fn sext(v: u64, bits: u32) -> i64 {
     if bits >= 64 {
         v as i64
+    } else if bits == 0 {
+        0
     } else {
         ((v << (64 - bits)) as i64) >> (64 - bits)
     }

@@ -130,13 +130,53 @@ fn split_block_loads_leaves_a_huge_block_count_alone() {
     );
 }
 
+/// What each `sim` finding (`fuzz_regressions/sim/*.bin`: the 8 launch bytes, then the
+/// module) must end in now: a fragment of its one-line error.
+const SIM_FINDINGS: &[(&str, &str)] = &[
+    // Type sizes that overflowed u32 (vectors / cooperative matrices of billions of
+    // components, struct offsets from hostile decorations: panics with overflow checks,
+    // wrapped sizes without) and constant tables sized by such types: types above 16 MiB are
+    // refused.
+    ("crash-4daf7f25", "above the simulator's limit"),
+    ("crash-5ad2132a", "above the simulator's limit"),
+    ("crash-7ba62ce9", "above the simulator's limit"),
+    ("crash-82c8a133", "above the simulator's limit"),
+    ("crash-8c3cddf9", "above the simulator's limit"),
+    ("crash-997b038a", "above the simulator's limit"),
+    ("crash-d33f61e5", "above the simulator's limit"),
+    ("crash-dd7289e5", "above the simulator's limit"),
+    ("crash-e6242e1c", "above the simulator's limit"),
+    ("crash-e78e4b22", "above the simulator's limit"),
+    // A hostile Element Size overflowed the statistics key (`size * 8`) before the check that
+    // reports it; the runs end at the check now.
+    (
+        "crash-29164d5d",
+        "Element Size 2298478593 is not 1, 2, 4 or 8 bytes",
+    ),
+    (
+        "crash-ceebd1ed",
+        "Element Size 1592639710 is not 1, 2, 4 or 8 bytes",
+    ),
+    // Sign extension of a zero-width value (`v << 64`) on the way to these errors.
+    (
+        "crash-4a985aad",
+        "SubgroupSize differs from SubgroupMaxSize (partial subgroup)",
+    ),
+    (
+        "crash-51145b7e",
+        "Memory Width 0 is outside [64, 2^24] bytes",
+    ),
+    // An OpenCL.std integer function on a zero-width operand: `bits - 1` underflowed.
+    ("crash-511ec100", "exp2 is not implemented by the simulator"),
+    // Loops of blocks holding only a branch: terminators did not count against the step
+    // budget, so the run never ended.
+    ("timeout-7557a9f5", "step budget exceeded"),
+    ("timeout-c9b16187", "step budget exceeded"),
+    ("timeout-fd1d26b3", "step budget exceeded"),
+];
+
 #[test]
-fn sim_findings_end_in_one_line_errors_about_the_type_that_is_too_large() {
-    // Found by `sim` (each file: the 8 launch bytes, then the module): type sizes that
-    // overflowed u32 (a vector or cooperative matrix of billions of components, struct offsets
-    // from hostile decorations; panics with overflow checks, wrapped sizes without) and a
-    // constant table sized by such a type. Types above 16 MiB, and constants above 256 MiB
-    // together, are refused now, so each run ends in that one-line error.
+fn sim_findings_end_in_the_one_line_errors_that_fixed_them() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz_regressions/sim");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -144,19 +184,45 @@ fn sim_findings_end_in_one_line_errors_about_the_type_that_is_too_large() {
         .filter(|p| p.extension().is_some_and(|x| x == "bin"))
         .collect();
     files.sort();
-    assert!(files.len() >= 10, "{} files", files.len());
+    let mut seen = 0;
     for f in files {
         let data = std::fs::read(&f).unwrap();
         let (sel, module) = data.split_at(8);
         let m = spvopt_ir::load_bytes(module).expect("the regression input loads");
         let launch = spvopt_sim::fuzz_launch::launch_for(&m, sel.try_into().unwrap())
             .expect("the fuzz target built a launch for it");
-        let err = spvopt_sim::run(&m, &launch).expect_err("refused");
-        let msg = err.to_string();
+        let stem = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let expected = SIM_FINDINGS
+            .iter()
+            .find(|(s, _)| *s == stem)
+            .unwrap_or_else(|| panic!("{stem}: add what it must end in to SIM_FINDINGS"))
+            .1;
+        let msg = spvopt_sim::run(&m, &launch)
+            .expect_err("refused")
+            .to_string();
         assert!(
-            msg.contains("above the simulator's limit") && !msg.contains('\n'),
-            "{}: {msg}",
-            f.display()
+            msg.contains(expected) && !msg.contains('\n'),
+            "{stem}: {msg}"
         );
+        seen += 1;
     }
+    assert_eq!(
+        seen,
+        SIM_FINDINGS.len(),
+        "every listed finding has its file"
+    );
+}
+
+#[test]
+fn legalize_leaves_a_vector_of_a_billion_components_built_from_two_alone() {
+    // Found by `pipeline` (legalize,dce on pvc): an OpCompositeConstruct of a vector type with
+    // about a billion components from two vector operands; rebuilding it from scalars reserved
+    // a vector per component (above 1 GiB) and would have emitted an instruction per component.
+    // Results above 1,024 components, or whose constituents do not add up, are left alone.
+    let (out, report) =
+        run_regression("vector_constituents_huge.spv", "legalize,dce", "pvc").expect("succeeds");
+    spvopt_ir::load_words(&out).expect("the output reloads");
+    let legalize = report.passes.iter().find(|p| p.name == "legalize").unwrap();
+    let stats = &legalize.stats;
+    assert_eq!(stats.get("vector_constituents_left_too_wide"), 1, "{stats}");
 }

@@ -21,13 +21,18 @@
 //! position are unchanged, so every use sees the same value.
 //!
 //! Cost: one walk over the function bodies; the rewrite adds at most one instruction per
-//! component of the result.
+//! component of the result, for results of at most 1,024 components whose constituents add
+//! up to them (others are left, counted `vector_constituents_left_too_wide`).
 //! One rewrite ([`Changes`]): one construct rebuilt.
 
 use spirv::Op;
 use spvopt_ir::{Id, Inst, InstId, Module};
 
 use crate::pass::{Changes, Statistics};
+
+/// The widest vector result rebuilt from scalars (Intel's widest vectors, `VectorAnyINTEL`
+/// ones included, have a few dozen components).
+const MAX_COMPONENTS: u32 = 1024;
 
 /// Component type and count of a vector type id, `None` when `ty` is not a vector type.
 fn vector_of(m: &Module, ty: Id) -> Option<(Id, u32)> {
@@ -90,6 +95,14 @@ fn rewrite(m: &mut Module, at: InstId, stats: &mut Statistics) {
         .iter()
         .map(|&p| m.type_of(p).and_then(|t| vector_of(m, t)).map(|(_, k)| k))
         .collect();
+    // Both rewrites cost a word or an instruction per component: only for results of at most
+    // MAX_COMPONENTS whose constituents add up to them (a hostile module can declare a vector
+    // of 2^30 components built from two operands).
+    let total: u64 = lens.iter().map(|l| u64::from(l.unwrap_or(1))).sum();
+    if n > MAX_COMPONENTS || total != u64::from(n) {
+        stats.add("vector_constituents_left_too_wide", 1);
+        return;
+    }
     if let ([a, b], [Some(la), Some(lb)]) = (parts.as_slice(), lens.as_slice()) {
         if la == lb && la + lb == n {
             let mut words = vec![a.word(), b.word()];

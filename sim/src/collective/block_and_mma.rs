@@ -134,7 +134,7 @@ impl<'p> Machine<'p> {
         let key = format!(
             "{} {}b {}r{}x{}c",
             block2d_kind_name(kind),
-            shape[0] * 8,
+            u64::from(shape[0]) * 8,
             shape[2],
             shape[1],
             shape[3]
