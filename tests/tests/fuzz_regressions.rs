@@ -226,3 +226,18 @@ fn legalize_leaves_a_vector_of_a_billion_components_built_from_two_alone() {
     let stats = &legalize.stats;
     assert_eq!(stats.get("vector_constituents_left_too_wide"), 1, "{stats}");
 }
+
+#[test]
+fn legalize_does_not_report_a_construct_it_left_as_a_change() {
+    // Found by `pipeline` (-O on pvc; debug builds check legalize's change report against the
+    // words): a vector construct left alone (too wide) still counted as a rewrite.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz_regressions/pipeline/vector_constituents_change_report.spv");
+    let m = spvopt_ir::load_bytes(&std::fs::read(path).unwrap()).expect("loads");
+    let words = m.to_words();
+    let (out, report) =
+        spvopt_passes::optimize_words(&words, "legalize", &Target::named("pvc")).expect("succeeds");
+    let legalize = report.passes.iter().find(|p| p.name == "legalize").unwrap();
+    assert_eq!(legalize.stats.get("vector_constituents_left_too_wide"), 1);
+    assert_eq!(legalize.changed, out != words, "{}", legalize.stats);
+}

@@ -75,21 +75,25 @@ pub fn run(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
         if !changes.allow() {
             break;
         }
-        rewrite(m, i, stats);
+        if !rewrite(m, i, stats) {
+            // Left as it is: not a rewrite.
+            changes.undo();
+        }
     }
 }
 
-fn rewrite(m: &mut Module, at: InstId, stats: &mut Statistics) {
+/// Rebuilds the construct at `at`; `false` when it is left as it is.
+fn rewrite(m: &mut Module, at: InstId, stats: &mut Statistics) -> bool {
     let inst = m.inst(at);
     let (Some(ty), Some(result)) = (inst.result_type(), inst.result_id()) else {
-        return;
+        return false;
     };
     let Some((scalar, n)) = vector_of(m, ty) else {
-        return;
+        return false;
     };
     let parts: Vec<Id> = inst.operands().iter().filter_map(|&w| Id::new(w)).collect();
     if parts.len() != inst.operands().len() {
-        return;
+        return false;
     }
     let lens: Vec<Option<u32>> = parts
         .iter()
@@ -101,7 +105,7 @@ fn rewrite(m: &mut Module, at: InstId, stats: &mut Statistics) {
     let total: u64 = lens.iter().map(|l| u64::from(l.unwrap_or(1))).sum();
     if n > MAX_COMPONENTS || total != u64::from(n) {
         stats.add("vector_constituents_left_too_wide", 1);
-        return;
+        return false;
     }
     if let ([a, b], [Some(la), Some(lb)]) = (parts.as_slice(), lens.as_slice()) {
         if la == lb && la + lb == n {
@@ -109,7 +113,7 @@ fn rewrite(m: &mut Module, at: InstId, stats: &mut Statistics) {
             words.extend(0..n);
             *m.inst_mut(at) = Inst::new(Op::VectorShuffle, Some(ty), Some(result), &words);
             stats.add("vector_constituents_shuffled", 1);
-            return;
+            return true;
         }
     }
     let mut scalars: Vec<u32> = Vec::with_capacity(n as usize);
@@ -130,4 +134,5 @@ fn rewrite(m: &mut Module, at: InstId, stats: &mut Statistics) {
     }
     *m.inst_mut(at) = Inst::new(Op::CompositeConstruct, Some(ty), Some(result), &scalars);
     stats.add("vector_constituents_scalarized", 1);
+    true
 }
