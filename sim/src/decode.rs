@@ -232,8 +232,16 @@ impl Program {
                     let cols = p.const_u64(m, word(3)?).unwrap_or(0) as u32;
                     let usage = p.const_u64(m, word(4)?).unwrap_or(0) as u32;
                     let es = u64::from(p.ty(e)?.size);
-                    let per =
-                        (u64::from(rows) * u64::from(cols)).div_ceil(u64::from(sg_size.max(1)));
+                    // Loads and stores walk every element in one step: bounded like
+                    // convert-tensor-addressing's largest matrix.
+                    let elements = u64::from(rows) * u64::from(cols);
+                    if elements > MAX_COOP_MATRIX_ELEMENTS {
+                        return Err(merr(format!(
+                            "type %{res}: a cooperative matrix of {rows}x{cols} elements, above \
+                             the simulator's limit of {MAX_COOP_MATRIX_ELEMENTS}"
+                        )));
+                    }
+                    let per = elements.div_ceil(u64::from(sg_size.max(1)));
                     let bytes = type_bytes(res, per * es)?;
                     let es = es as u32;
                     Some((
@@ -612,6 +620,9 @@ impl Program {
 /// a function's values per invocation may take. Type sizes multiply (a vector of 2^30
 /// components costs one instruction), so larger ones are an error instead of a wrapped `u32`.
 const MAX_TYPE_BYTES: u64 = 16 << 20;
+
+/// The most elements of a cooperative matrix type (256 x 256).
+const MAX_COOP_MATRIX_ELEMENTS: u64 = 1 << 16;
 
 /// The most bytes all of a module's constants may take together (each constant's bytes are
 /// materialised once; an `OpConstantNull` of a 16 MiB type costs one instruction).

@@ -278,6 +278,16 @@ impl Program {
 
     /// (offset, size) of each constituent of a composite type.
     pub fn composite_parts(&self, ty: u32) -> Result<Vec<(u32, u32)>, SimError> {
+        // Zero-sized components let a type within the size limit have any number of parts.
+        let parts = match &self.ty(ty)?.ty {
+            Ty::Vector { n, .. } | Ty::Array { n, .. } => *n,
+            _ => 0,
+        };
+        if parts > MAX_COMPOSITE_PARTS {
+            return Err(merr(format!(
+                "%{ty} has {parts} parts, above the simulator's limit of {MAX_COMPOSITE_PARTS}"
+            )));
+        }
         Ok(match &self.ty(ty)?.ty {
             Ty::Vector { elem, n } => {
                 let es = self.ty(*elem)?.size;
@@ -482,3 +492,6 @@ pub(crate) fn compute_ipdoms(blocks: &mut [DBlock]) {
         };
     }
 }
+
+/// The most parts (components, elements) of a vector or array the simulator takes apart.
+const MAX_COMPOSITE_PARTS: u32 = 1 << 20;
