@@ -358,6 +358,13 @@ pub fn pure_tensor<'a>(
             .ok_or_else(|| merr(format!("Op{:?}: missing operand {i}", inst.op)))?;
         Ok(rd(get(id), 4, 0) as u32)
     };
+    // The id operand `i` (the layout or view an update starts from), or the error for a
+    // malformed instruction without it.
+    let operand_id = |i: usize| -> Result<u32, SimError> {
+        w.get(i)
+            .copied()
+            .ok_or_else(|| merr(format!("Op{:?}: missing operand {i}", inst.op)))
+    };
     let operands = |n: usize| -> Result<Vec<u32>, SimError> {
         if w.len() != 1 + n {
             return Err(merr(format!(
@@ -374,7 +381,7 @@ pub fn pure_tensor<'a>(
             let mut l = if inst.op == Op::CreateTensorLayoutNV {
                 Layout::new(n)
             } else {
-                Layout::decode(get(w[0]), n)
+                Layout::decode(get(operand_id(0)?), n)
             };
             match inst.op {
                 Op::CreateTensorLayoutNV => {}
@@ -396,7 +403,7 @@ pub fn pure_tensor<'a>(
             let mut v = if inst.op == Op::CreateTensorViewNV {
                 View::new(n)
             } else {
-                View::decode(get(w[0]), n)
+                View::decode(get(operand_id(0)?), n)
             };
             match inst.op {
                 Op::CreateTensorViewNV => {}

@@ -176,6 +176,9 @@ const SIM_FINDINGS: &[(&str, &str)] = &[
     // A cooperative matrix of millions of elements: one load walked all of them (3.4 s).
     // Matrices above 256 x 256 elements are refused.
     ("timeout-9ba6edec", "a cooperative matrix of"),
+    // A tensor-layout instruction with a tensor-view result and no operands indexed its
+    // first operand unchecked.
+    ("crash-b667ac27", "missing operand 0"),
     // Loops of blocks holding only a branch: terminators did not count against the step
     // budget, so the run never ended.
     ("timeout-7557a9f5", "step budget exceeded"),
