@@ -53,7 +53,7 @@ use crate::cfg::Cfg;
 use crate::known_bits::{width_mask, KnownBits};
 use crate::loops::{LoopId, Loops};
 use crate::operands::op_of;
-use crate::types::{int_or_int_vector, int_width, pointer_of};
+use crate::types::{int_width, pointer_of};
 
 mod phis;
 
@@ -195,7 +195,7 @@ impl Induction {
                     let Some(ty) = inst.result_type() else {
                         continue;
                     };
-                    let Some((w, n)) = int_or_int_vector(m, ty) else {
+                    let Some((w, n)) = tracked_int_or_int_vector(m, ty) else {
                         continue;
                     };
                     if n == 1 {
@@ -373,7 +373,7 @@ impl Induction {
         let Some(r) = inst.result_id() else { return };
         let Some(ty) = inst.result_type() else { return };
         self.known.visit(m, inst);
-        let Some((w, n)) = int_or_int_vector(m, ty) else {
+        let Some((w, n)) = tracked_int_or_int_vector(m, ty) else {
             return;
         };
         let v = match op_of(inst) {
@@ -618,7 +618,7 @@ impl Induction {
                                 // Unknown operand: as many unknown components as it has.
                                 let cnt = Id::new(word)
                                     .and_then(|x| m.type_of(x))
-                                    .and_then(|t| int_or_int_vector(m, t))
+                                    .and_then(|t| tracked_int_or_int_vector(m, t))
                                     .map_or(1, |(_, k)| k);
                                 c.extend((0..cnt).map(|_| None));
                             }
@@ -696,4 +696,13 @@ fn pure_leading_skip(op: Option<Op>) -> Option<(usize, usize)> {
     op_class(op)
         .intersects(OpClass::PURE)
         .then(|| (0, leading_id_operands(op as u16)))
+}
+
+/// The widest integer vector whose components are tracked (wider ones are unknown: a hostile
+/// type can have billions of components, and each tracked component costs memory).
+const MAX_TRACKED_COMPONENTS: u32 = 256;
+
+/// `(width, components)` of an integer or integer-vector type this analysis tracks.
+pub(super) fn tracked_int_or_int_vector(m: &Module, ty: Id) -> Option<(u32, u32)> {
+    crate::types::int_or_int_vector(m, ty).filter(|&(_, n)| n <= MAX_TRACKED_COMPONENTS)
 }

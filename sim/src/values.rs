@@ -28,8 +28,10 @@ pub fn rd(b: &[u8], bytes: usize, i: usize) -> u64 {
 #[inline]
 pub fn wr(b: &mut [u8], bytes: usize, i: usize, v: u64) {
     let at = i * bytes;
-    if let Some(s) = b.get_mut(at..at + bytes) {
-        s.copy_from_slice(&v.to_le_bytes()[..bytes]);
+    // At most the 8 bytes of `v` (a component wider than 64 bits gets its low bytes).
+    let n = bytes.min(8);
+    if let Some(s) = b.get_mut(at..at + n) {
+        s.copy_from_slice(&v.to_le_bytes()[..n]);
     }
 }
 

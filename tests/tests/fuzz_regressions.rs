@@ -179,6 +179,11 @@ const SIM_FINDINGS: &[(&str, &str)] = &[
     // A tensor-layout instruction with a tensor-view result and no operands indexed its
     // first operand unchecked.
     ("crash-b667ac27", "missing operand 0"),
+    // Writing a component wider than 8 bytes sliced past the 8 bytes of its value.
+    (
+        "crash-18739c03",
+        "misaligned access: OpStore: address 0x2 is not 4-byte aligned",
+    ),
     // Loops of blocks holding only a branch: terminators did not count against the step
     // budget, so the run never ended.
     ("timeout-7557a9f5", "step budget exceeded"),
@@ -256,4 +261,18 @@ fn legalize_does_not_report_a_construct_it_left_as_a_change() {
     let legalize = report.passes.iter().find(|p| p.name == "legalize").unwrap();
     assert_eq!(legalize.stats.get("vector_constituents_left_too_wide"), 1);
     assert_eq!(legalize.changed, out != words, "{}", legalize.stats);
+}
+
+#[test]
+fn the_induction_analysis_does_not_track_vectors_of_a_billion_components() {
+    // Found by `pipeline` (insert-prefetches(prefetch-cooperative=true),strip-prefetches on
+    // generic): the induction analysis reserved an entry per component of a hostile integer
+    // vector type (above 1 GiB). Vectors above 256 components are not tracked.
+    let (out, _) = run_regression(
+        "induction_huge_vector.spv",
+        "insert-prefetches(prefetch-cooperative=true),strip-prefetches",
+        "generic",
+    )
+    .expect("succeeds");
+    spvopt_ir::load_words(&out).expect("the output reloads");
 }

@@ -225,7 +225,7 @@ impl Induction {
         let Some(ty) = inst.result_type() else {
             return atom;
         };
-        let Some((w, n)) = int_or_int_vector(m, ty) else {
+        let Some((w, n)) = tracked_int_or_int_vector(m, ty) else {
             return atom;
         };
         if n > 4 || w > 64 || inst.is(Op::Phi) {
