@@ -1,8 +1,51 @@
 //! Inputs the fuzz targets found problems with (`tests/fuzz_regressions/<target>/`),
 //! each with the pipeline and target it was found on: the pipeline ends with an output that
-//! reloads or a one-line error, and the pass takes the path that fixed it.
+//! reloads or a one-line error, and the pass takes the path that fixed it. As in the fuzz
+//! targets, any single allocation above 1 GiB aborts this test binary, so a finding that was an
+//! unbounded allocation fails here without its fix.
+
+use std::alloc::{GlobalAlloc, Layout, System};
 
 use spvopt_analysis::Target;
+
+/// The system allocator, aborting on a single allocation above 1 GiB (the fuzz targets' budget,
+/// `fuzz/src/lib.rs`; the fuzz crate is not a dependency of the tests).
+struct LimitedAlloc;
+
+const MAX_ALLOCATION: usize = 1 << 30;
+
+fn check(size: usize) {
+    if size > MAX_ALLOCATION {
+        // No allocation while reporting: a fixed message to stderr, then abort.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"fuzz_regressions: single allocation above 1 GiB\n",
+        );
+        std::process::abort();
+    }
+}
+
+// SAFETY: forwards to `System` unchanged after the size check.
+unsafe impl GlobalAlloc for LimitedAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        check(layout.size());
+        System.alloc(layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        check(layout.size());
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        check(new_size);
+        System.realloc(ptr, layout, new_size)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: LimitedAlloc = LimitedAlloc;
 
 #[test]
 fn split_block_loads_with_an_overflowing_block_count_is_skipped() {
