@@ -184,7 +184,8 @@ impl Program {
                         let o = member_offsets
                             .get(&(res, i as u32))
                             .copied()
-                            .unwrap_or_else(|| round_up(type_bytes(res, off).unwrap_or(0), a));
+                            // `off` <= MAX_TYPE_BYTES: checked after every member.
+                            .unwrap_or_else(|| round_up(off as u32, a));
                         offsets.push(o);
                         off = u64::from(o) + u64::from(t.stride.max(t.size));
                         type_bytes(res, off)?;

@@ -51,14 +51,10 @@ static ALLOCATOR: LimitedAlloc = LimitedAlloc;
 fn split_block_loads_with_an_overflowing_block_count_is_skipped() {
     // Found by `pipeline` (selector bytes 12, 24): a Block Count whose byte offsets overflow
     // u32 made `b * per_block` panic in debug builds (wrap silently in release).
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz_regressions/pipeline/split_block_count_overflow.spv");
-    let bytes = std::fs::read(path).unwrap();
-    let m = spvopt_ir::load_bytes(&bytes).expect("the regression input loads");
-    let result = spvopt_passes::optimize_words(
-        &m.to_words(),
+    let result = run_regression(
+        "split_block_count_overflow.spv",
         "split-block-loads,fuse-block-loads",
-        &Target::named("pvc"),
+        "pvc",
     );
     let (out, report) = result.expect("the pipeline succeeds");
     spvopt_ir::load_words(&out).expect("the output reloads");
