@@ -7,7 +7,9 @@
 use libfuzzer_sys::fuzz_target;
 use spvopt_fuzz::split_selector;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(
+    init: spvopt_fuzz::report_crashes_on_alternate_stack(),
+    |data: &[u8]| {
     let Some((pipeline, target, module)) = split_selector(data) else {
         return;
     };

@@ -7,7 +7,9 @@
 
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(
+    init: spvopt_fuzz::report_crashes_on_alternate_stack(),
+    |data: &[u8]| {
     if data.len() < 8 {
         return;
     }

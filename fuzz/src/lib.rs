@@ -22,15 +22,15 @@ impl LimitedAlloc {
         if size > MAX_ALLOCATION {
             // No allocation while reporting: write straight to stderr, then abort.
             let msg = b"==spvopt-fuzz== single allocation above 1 GiB (MAX_ALLOCATION)\n";
-            unsafe { libc_write(2, msg.as_ptr(), msg.len()) };
+            libc_write(2, msg.as_ptr(), msg.len());
             std::process::abort();
         }
     }
 }
 
-extern "C" {
-    #[link_name = "write"]
-    fn libc_write(fd: i32, buf: *const u8, n: usize) -> isize;
+fn libc_write(fd: i32, buf: *const u8, n: usize) -> isize {
+    // SAFETY: `buf` points to `n` readable bytes (callers pass a slice's pointer and length).
+    unsafe { libc::write(fd, buf.cast(), n) }
 }
 
 // SAFETY: forwards to `System` unchanged after the size check.
@@ -90,3 +90,63 @@ pub fn split_selector(data: &[u8]) -> Option<(&'static str, &'static Target, &[u
 }
 
 pub use spvopt_sim::fuzz_launch::{launch_for, MAX_STEPS};
+
+/// Size of the alternate signal stack [`report_crashes_on_alternate_stack`] installs.
+const ALT_STACK_BYTES: usize = 1 << 20;
+
+/// Makes a stack overflow (and any other SIGSEGV) a libFuzzer finding with its input saved.
+///
+/// libFuzzer's own SIGSEGV handler runs on the faulting stack, so after a stack overflow it
+/// cannot run and the process dies silently with no input saved (what ended two `pipeline`
+/// runs on 2026-11-25); Rust's overflow report is not there either, since `main` is
+/// libFuzzer's. Called from a target's `init` (before libFuzzer installs its handlers), this
+/// gives the main thread a 1 MiB alternate signal stack and a SIGSEGV handler on it that
+/// prints one line and aborts; libFuzzer keeps `SA_ONSTACK` and chains to this handler, and
+/// the abort is then an ordinary libFuzzer crash: "deadly signal", input written to
+/// `artifacts/`.
+pub fn report_crashes_on_alternate_stack() {
+    // SAFETY: plain libc calls with valid arguments; the mapping is never freed (it must live
+    // as long as the process), and the handler only calls async-signal-safe functions.
+    unsafe {
+        let stack = libc::mmap(
+            std::ptr::null_mut(),
+            ALT_STACK_BYTES,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if stack == libc::MAP_FAILED {
+            return;
+        }
+        let ss = libc::stack_t {
+            ss_sp: stack,
+            ss_flags: 0,
+            ss_size: ALT_STACK_BYTES,
+        };
+        if libc::sigaltstack(&ss, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_segv as *const () as usize;
+        sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGSEGV, &sa, std::ptr::null_mut());
+    }
+}
+
+extern "C" fn on_segv(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    let msg =
+        b"==spvopt-fuzz== SIGSEGV: a stack overflow if the address below is just under the stack\n";
+    libc_write(2, msg.as_ptr(), msg.len());
+    // The faulting address in hex, without allocating.
+    // SAFETY: the kernel passes a valid siginfo_t to an SA_SIGINFO handler.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    let mut hex = *b"==spvopt-fuzz== address 0x0000000000000000\n";
+    let digits = b"0123456789abcdef";
+    for i in 0..16 {
+        hex[26 + i] = digits[(addr >> (60 - 4 * i)) & 0xf];
+    }
+    libc_write(2, hex.as_ptr(), hex.len());
+    std::process::abort();
+}

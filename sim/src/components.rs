@@ -61,7 +61,16 @@ pub fn comp(p: &Program, scalar_ty: u32) -> Result<Comp, SimError> {
 }
 
 /// (component, count) of a scalar or vector type.
+#[inline]
 pub fn vcomp(p: &Program, ty: u32) -> Result<(Comp, usize), SimError> {
+    match p.vcomps.get(ty as usize) {
+        Some(Some(c)) => Ok(*c),
+        _ => vcomp_uncached(p, ty),
+    }
+}
+
+/// [`vcomp`] computed from the type table (what [`Program::vcomps`] holds).
+pub fn vcomp_uncached(p: &Program, ty: u32) -> Result<(Comp, usize), SimError> {
     let (e, n) = p.components(ty)?;
     Ok((comp(p, e)?, n as usize))
 }

@@ -34,6 +34,7 @@ impl Program {
             func_var_types: Vec::new(),
             lane_globals: 0,
             vty: vec![0; bound],
+            vcomps: Vec::new(),
         };
         // ---- decorations, names, entry points --------------------------------------------
         let mut array_stride: HashMap<u32, u32> = HashMap::new();
@@ -613,6 +614,12 @@ impl Program {
                 frame_size: round_up(frame, 8),
             });
         }
+        p.vcomps = (0..p.types.len() as u32)
+            .map(|t| {
+                p.types[t as usize].as_ref()?;
+                crate::components::vcomp_uncached(&p, t).ok()
+            })
+            .collect();
         Ok(p)
     }
 }

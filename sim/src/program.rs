@@ -183,6 +183,10 @@ pub struct Program {
     pub lane_globals: u32,
     /// Type id of every value id (0 for ids without a value).
     pub vty: Vec<u32>,
+    /// [`crate::components::vcomp`] of every type id, computed once after decoding (the
+    /// interpreter asks it for every operand of every instruction and lane); `None` where it
+    /// is an error, which `vcomp` then reports.
+    pub vcomps: Vec<Option<(crate::components::Comp, usize)>>,
 }
 
 pub(crate) fn merr(msg: impl Into<String>) -> SimError {
