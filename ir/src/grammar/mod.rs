@@ -435,8 +435,17 @@ impl<C: WalkContext, F: FnMut(OperandSlot), G: FnMut(u16, u32)> Walker<'_, C, F,
                 }
             }
             OperandKind::SpecConstantOp => {
-                self.emit(1, SlotKind::Literal)?;
-                let op = self.words[self.pos - 1];
+                // An opcode of OpSpecConstantOp itself (invalid SPIR-V, well formed for the
+                // grammar) is followed by another opcode, and so on: read the run of them in a
+                // loop, exactly as the grammar's recursion would, so a 65,535-word instruction
+                // is not 65,535 nested calls (a stack overflow on hostile input).
+                let op = loop {
+                    self.emit(1, SlotKind::Literal)?;
+                    let op = self.words[self.pos - 1];
+                    if op != spirv::Op::SpecConstantOp as u32 {
+                        break op;
+                    }
+                };
                 let desc = u16::try_from(op).ok().and_then(inst_desc);
                 match desc {
                     Some(d) => {
