@@ -19,8 +19,13 @@
 //!   `OpStore` are tracked; anything else yields ⊥. A load that no store reaches stays ⊤ and is
 //!   reported as unknown. This runs only for modules that declare tensor types.
 //!
+//! Composites deeper than 64 levels or of more than 65,536 nodes are not folded
+//! (`constants/bounds.rs`: hostile modules nest and double them at will).
+//!
 //! Integer values are kept as their bit pattern masked to the type width; division by zero,
 //! shifts by the width or more and unknown opcodes do not fold.
+
+mod bounds;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -166,7 +171,8 @@ impl Constants {
                 has_tensor_types = true;
             }
             let Some(r) = inst.result_id() else { continue };
-            if let Some(v) = c.fold_global(m, dec, inst, r, spec_overrides) {
+            let v = c.fold_global(m, dec, inst, r, spec_overrides);
+            if let Some(v) = v.filter(ConstValue::within_bounds) {
                 c.set(r, v);
             }
         }
@@ -237,7 +243,9 @@ impl Constants {
                 }),
                 None => None,
             };
-            self.body.borrow_mut().insert(x, v);
+            self.body
+                .borrow_mut()
+                .insert(x, v.filter(ConstValue::within_bounds));
         }
         self.body.borrow().get(&id).cloned().flatten()
     }
@@ -332,6 +340,11 @@ impl Constants {
                     return Some(ConstValue::Null);
                 }
                 let e = Constants::null_of_type(m, t.operand_id(0)?, depth + 1)?;
+                // Vectors of vectors (invalid, but they load) multiply sizes: refuse here what
+                // the bounds would refuse once built.
+                if e.bounded_size()?.saturating_mul(n as usize) >= bounds::MAX_COMPOSITE_NODES {
+                    return None;
+                }
                 ConstValue::Composite(vec![e; n as usize])
             }
             _ => ConstValue::Null,
