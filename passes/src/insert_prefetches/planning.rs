@@ -25,6 +25,14 @@ pub(super) struct Preheader {
     pub(super) planned: HashSet<Id>,
 }
 
+/// What [`Ctx::hoist_step`] found for one id.
+enum Hoist {
+    /// Available in the preheader without cloning it (`true`), or never (`false`).
+    Done(bool),
+    /// Available once its definition is cloned, after these ids are available.
+    After(InstId, Vec<Id>),
+}
+
 /// A load of a loop and how to prefetch it.
 pub(super) struct Plan {
     pub(super) load: InstId,
@@ -127,7 +135,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// Plans making `id` available at the end of the preheader of `l`: appends the
-    /// instructions to clone (header phis stand for their incoming value from the preheader).
+    /// instructions to clone (header phis stand for their incoming value from the preheader),
+    /// operands before their users. A depth-first walk over the operands inside the loop, with
+    /// an explicit stack: a chain of in-loop values is as long as the input makes it, and the
+    /// budget counts only finished instructions, so a recursion would be as deep as the chain.
+    /// An operand that leads back to an instruction still being planned (a cycle: invalid SSA,
+    /// but it loads) makes `id` not hoistable.
     pub(super) fn hoist(
         &self,
         m: &Module,
@@ -137,51 +150,88 @@ impl<'a> Ctx<'a> {
         out: &mut Vec<InstId>,
         seen: &mut HashSet<Id>,
     ) -> bool {
-        if pre.planned.contains(&id) || seen.contains(&id) {
-            return true;
+        // (id, its definition, the operands to make available first, how many are done).
+        let mut frames: Vec<(Id, InstId, Vec<Id>, usize)> = Vec::new();
+        let mut in_progress: HashSet<Id> = HashSet::new();
+        let mut next = id;
+        loop {
+            match self.hoist_step(m, l, pre, next, out, seen) {
+                Hoist::Done(false) => return false,
+                Hoist::Done(true) => {}
+                Hoist::After(def, operands) => {
+                    in_progress.insert(next);
+                    frames.push((next, def, operands, 0));
+                }
+            }
+            // The next operand of the innermost unfinished instruction; instructions whose
+            // operands are all available are finished (cloned after them).
+            loop {
+                let Some((v, def, operands, done)) = frames.last_mut() else {
+                    return true;
+                };
+                if let Some(&u) = operands.get(*done) {
+                    *done += 1;
+                    if in_progress.contains(&u) {
+                        return false;
+                    }
+                    next = u;
+                    break;
+                }
+                let (v, def) = (*v, *def);
+                frames.pop();
+                in_progress.remove(&v);
+                seen.insert(v);
+                out.push(def);
+            }
         }
-        let Some(def) = m.def(id) else { return false };
+    }
+
+    /// One step of [`Ctx::hoist`] for `id`: whether it is available (or never can be) without
+    /// cloning, or the instruction to clone after the ids it needs.
+    fn hoist_step(
+        &self,
+        m: &Module,
+        l: LoopId,
+        pre: &Preheader,
+        id: Id,
+        out: &[InstId],
+        seen: &HashSet<Id>,
+    ) -> Hoist {
+        if pre.planned.contains(&id) || seen.contains(&id) {
+            return Hoist::Done(true);
+        }
+        let Some(def) = m.def(id) else {
+            return Hoist::Done(false);
+        };
         let Some(b) = m.inst_block(def) else {
-            return true;
+            return Hoist::Done(true);
         };
         if !self.loops.contains(l, b) {
-            return self.dom.dominates(b, pre.block);
+            return Hoist::Done(self.dom.dominates(b, pre.block));
         }
         if out.len() >= HOIST_BUDGET {
-            return false;
+            return Hoist::Done(false);
         }
         let inst = m.inst(def);
         let header = self.loops.header(l);
         if Some(b) == header && inst.is(Op::Phi) {
             let label = m.block_label(pre.block);
             let ops = inst.operands();
-            let Some(v) = ops
+            return match ops
                 .chunks(2)
                 .find(|p| p.len() == 2 && p[1] == label.word())
                 .and_then(|p| Id::new(p[0]))
-            else {
-                return false;
+            {
+                Some(v) => Hoist::After(def, vec![v]),
+                None => Hoist::Done(false),
             };
-            if !self.hoist(m, l, pre, v, out, seen) {
-                return false;
-            }
-            seen.insert(id);
-            out.push(def);
-            return true;
         }
         if !cloneable(m, inst) {
-            return false;
+            return Hoist::Done(false);
         }
         let mut operands = Vec::new();
         spvopt_analysis::operands::for_each_value_operand(m, def, |u| operands.push(u));
-        for u in operands {
-            if !self.hoist(m, l, pre, u, out, seen) {
-                return false;
-            }
-        }
-        seen.insert(id);
-        out.push(def);
-        true
+        Hoist::After(def, operands)
     }
 
     /// Plans the prologue of a load: every id in `ids` and every value of `exprs` available in
