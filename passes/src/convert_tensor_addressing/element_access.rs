@@ -61,13 +61,23 @@ fn position(b: &mut Builder, d: &Distribution, lane: Id, k: Id) -> (Id, Id) {
 
 /// Size in bytes of the pointee of pointer type `pt` (scalars and vectors).
 fn pointee_bytes(m: &Module, pointee: Id) -> Option<u32> {
-    let t = m.def_inst(pointee)?;
-    match t.op()? {
-        Op::TypeInt | Op::TypeFloat => Some(t.operand_word(0)? / 8),
-        Op::TypeVector => Some(pointee_bytes(m, t.operand_id(0)?)? * t.operand_word(1)?),
-        Op::TypeCooperativeMatrixKHR => pointee_bytes(m, t.operand_id(0)?),
-        _ => None,
+    // Valid types nest at most twice here (a vector or matrix of scalars); hostile input may
+    // nest vectors of vectors as deep as it likes (or in a cycle), so the walk is a loop with
+    // a few steps, and the product is checked.
+    const MAX_NESTING: usize = 8;
+    let mut ty = pointee;
+    let mut count = 1u32;
+    for _ in 0..MAX_NESTING {
+        let t = m.def_inst(ty)?;
+        match t.op()? {
+            Op::TypeInt | Op::TypeFloat => return (t.operand_word(0)? / 8).checked_mul(count),
+            Op::TypeVector => count = count.checked_mul(t.operand_word(1)?)?,
+            Op::TypeCooperativeMatrixKHR => {}
+            _ => return None,
+        }
+        ty = t.operand_id(0)?;
     }
+    None
 }
 
 /// One load or store to convert.
