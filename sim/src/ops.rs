@@ -28,13 +28,19 @@ fn unsupported(msg: impl Into<String>) -> SimError {
 
 /// Executes a pure instruction for one invocation. `get` returns an operand's bytes,
 /// `ty_of` its type id. Returns `Ok(false)` when `inst` is not a pure instruction.
-pub fn pure<'a>(
+/// Generic over the accessors so that the interpreter's operand lookup is inlined (it runs
+/// for every operand of every lane).
+pub fn pure<'a, G, T>(
     p: &Program,
     inst: &DInst,
-    get: &dyn Fn(u32) -> &'a [u8],
-    ty_of: &dyn Fn(u32) -> u32,
+    get: &G,
+    ty_of: &T,
     out: &mut [u8],
-) -> Result<bool, SimError> {
+) -> Result<bool, SimError>
+where
+    G: Fn(u32) -> &'a [u8],
+    T: Fn(u32) -> u32,
+{
     let w = &inst.w;
     let arg = |i: usize| -> Result<u32, SimError> {
         w.get(i)
