@@ -315,3 +315,21 @@ fn the_induction_analysis_does_not_track_vectors_of_a_billion_components() {
     .expect("succeeds");
     spvopt_ir::load_words(&out).expect("the output reloads");
 }
+
+#[test]
+fn a_1d_block_read_of_billions_of_bytes_is_not_prefetched() {
+    // Found by `pipeline` (insert-prefetches(prefetch-cooperative=true),strip-prefetches on
+    // generic): a 1D subgroup block read whose result vector has so many components that its
+    // byte count overflowed u32 (a panic with overflow checks; in release it wrapped to a
+    // number that could pass as a prefetch size: in this input, edited from the finding,
+    // 4 bytes x 0x40000010 components wrap to 64). Such reads are unsupported shapes now.
+    let (out, report) = run_regression(
+        "prefetch_1d_huge_vector.spv",
+        "insert-prefetches(prefetch-cooperative=true),strip-prefetches",
+        "generic",
+    )
+    .expect("the pipeline succeeds");
+    spvopt_ir::load_words(&out).expect("the output reloads");
+    let stats = &report.passes[0].stats;
+    assert!(stats.get("skipped_unsupported_shape") >= 1, "{stats}");
+}

@@ -425,7 +425,9 @@ impl<'a> Ctx<'a> {
                     let rows = height / bands;
                     let n = p.len() as u32;
                     let one_band = p.iter().all(|q| q.dy == 0 && q.height == rows);
-                    if n >= 2 && one_band && n.is_power_of_two() && bands * n <= s {
+                    // `s` is the kernel's subgroup count, an untrusted number: no overflow.
+                    let fits = bands.checked_mul(n).is_some_and(|parts| parts <= s);
+                    if n >= 2 && one_band && n.is_power_of_two() && fits {
                         let piece = Piece { dx: 0, ..p[0] };
                         return Ok((
                             Split {
@@ -508,7 +510,10 @@ impl<'a> Ctx<'a> {
         };
         let (comp, n) = vector_of(m, rty).unwrap_or((rty, 1));
         let bits = int_width(m, comp).ok_or("skipped_unsupported_shape")?;
-        let num_bytes = bits / 8 * n;
+        // A hostile vector of billions of components would overflow the byte count.
+        let num_bytes = (bits / 8)
+            .checked_mul(n)
+            .ok_or("skipped_unsupported_shape")?;
         if !self.target.prefetch_byte_sizes().contains(&num_bytes) {
             return Err("skipped_unsupported_shape");
         }
