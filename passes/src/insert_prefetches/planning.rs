@@ -137,8 +137,9 @@ impl<'a> Ctx<'a> {
     /// Plans making `id` available at the end of the preheader of `l`: appends the
     /// instructions to clone (header phis stand for their incoming value from the preheader),
     /// operands before their users. A depth-first walk over the operands inside the loop, with
-    /// an explicit stack: a chain of in-loop values is as long as the input makes it, and the
-    /// budget counts only finished instructions, so a recursion would be as deep as the chain.
+    /// an explicit stack, since a chain of in-loop values is as long as the input makes it; the
+    /// budget counts the instructions on that stack too, so a chain longer than the budget is
+    /// given up after [`HOIST_BUDGET`] steps rather than walked to its end and cloned whole.
     /// An operand that leads back to an instruction still being planned (a cycle: invalid SSA,
     /// but it loads) makes `id` not hoistable.
     pub(super) fn hoist(
@@ -155,7 +156,7 @@ impl<'a> Ctx<'a> {
         let mut in_progress: HashSet<Id> = HashSet::new();
         let mut next = id;
         loop {
-            match self.hoist_step(m, l, pre, next, out, seen) {
+            match self.hoist_step(m, l, pre, next, out.len() + frames.len(), seen) {
                 Hoist::Done(false) => return false,
                 Hoist::Done(true) => {}
                 Hoist::After(def, operands) => {
@@ -194,7 +195,7 @@ impl<'a> Ctx<'a> {
         l: LoopId,
         pre: &Preheader,
         id: Id,
-        out: &[InstId],
+        planned: usize,
         seen: &HashSet<Id>,
     ) -> Hoist {
         if pre.planned.contains(&id) || seen.contains(&id) {
@@ -209,7 +210,10 @@ impl<'a> Ctx<'a> {
         if !self.loops.contains(l, b) {
             return Hoist::Done(self.dom.dominates(b, pre.block));
         }
-        if out.len() >= HOIST_BUDGET {
+        // `planned` counts the instructions already to clone and those on the walk's stack
+        // (each will be cloned if the walk succeeds): a chain longer than the budget stops
+        // here instead of being walked to its end and cloned whole.
+        if planned >= HOIST_BUDGET {
             return Hoist::Done(false);
         }
         let inst = m.inst(def);
