@@ -134,6 +134,8 @@ pub struct Constants {
     /// Function-body values folded on demand by [`Constants::fold`] (`None`: not constant).
     body: RefCell<HashMap<Id, Option<ConstValue>>>,
     tensors: HashMap<Id, Rc<TensorState>>,
+    /// Nodes of the composites in `values` and `body` (see [`bounds`]).
+    composite_nodes: std::cell::Cell<usize>,
 }
 
 impl Analysis for Constants {
@@ -172,7 +174,7 @@ impl Constants {
             }
             let Some(r) = inst.result_id() else { continue };
             let v = c.fold_global(m, dec, inst, r, spec_overrides);
-            if let Some(v) = v.filter(ConstValue::within_bounds) {
+            if let Some(v) = c.admit(v) {
                 c.set(r, v);
             }
         }
@@ -182,6 +184,21 @@ impl Constants {
             }
         }
         c
+    }
+
+    /// `v` if it may be kept: within the per-value bounds, and a composite only while all
+    /// composites kept so far stay within [`bounds::MAX_STORED_COMPOSITE_NODES`].
+    fn admit(&self, v: Option<ConstValue>) -> Option<ConstValue> {
+        let v = v?;
+        let nodes = v.bounded_size()?;
+        if matches!(v, ConstValue::Composite(_)) {
+            let total = self.composite_nodes.get() + nodes;
+            if total > bounds::MAX_STORED_COMPOSITE_NODES {
+                return None;
+            }
+            self.composite_nodes.set(total);
+        }
+        Some(v)
     }
 
     fn set(&mut self, id: Id, v: ConstValue) {
@@ -243,9 +260,8 @@ impl Constants {
                 }),
                 None => None,
             };
-            self.body
-                .borrow_mut()
-                .insert(x, v.filter(ConstValue::within_bounds));
+            let v = self.admit(v);
+            self.body.borrow_mut().insert(x, v);
         }
         self.body.borrow().get(&id).cloned().flatten()
     }

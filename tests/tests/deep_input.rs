@@ -316,3 +316,49 @@ fn null_vectors_of_vectors_are_not_built() {
         .collect::<String>();
     run_all(block_load_loop_with(&types), pipelines(), "pvc");
 }
+
+#[test]
+fn wrappers_of_one_large_constant_are_folded_only_within_the_budget() {
+    // `%w(k) = OpConstantComposite %W %d14`, 2,000 times: 4 words each, but every folded
+    // wrapper was a copy of %d14's 65,535 nodes (4.1 GB and 21.6 s for a 34 KB module). Now a
+    // composite above 1,024 nodes is not folded, and all folded composites together hold at
+    // most 2^20 nodes: here %d8 (1,023 nodes) is wrapped 2,000 times; about 1,000 wrappers
+    // fold, the rest do not.
+    let first = "%S2 = OpTypeStruct %uint %uint\n%d0 = OpConstantComposite %S2 %uint_0 %uint_0\n";
+    let mut consts = chain(first, 14, |k| {
+        format!("%d{k} = OpConstantComposite %S2 %d{} %d{}\n", k - 1, k - 1)
+    });
+    consts += "%W = OpTypeStruct %S2\n";
+    for k in 0..2000 {
+        consts +=
+            &format!("%w{k} = OpConstantComposite %W %d8\n%u{k} = OpConstantComposite %W %d14\n");
+    }
+    let words = block_load_loop_with(&consts);
+    let m = spvopt_ir::load_words(&words).expect("loads");
+    let c = spvopt_analysis::Constants::build(
+        &m,
+        &spvopt_analysis::Cfg::build(&m),
+        &Default::default(),
+    );
+    // The fixture has no composite constants: %d0..%d14, then %w0, %u0, %w1, %u1, …
+    let composites: Vec<spvopt_ir::Id> = m
+        .section_insts(spvopt_ir::Section::Global)
+        .filter(|(_, i)| i.is(Op::ConstantComposite))
+        .filter_map(|(_, i)| i.result_id())
+        .collect();
+    assert_eq!(composites.len(), 15 + 2 * 2000);
+    let (d, w, u) = (
+        &composites[..15],
+        |k: usize| composites[15 + 2 * k],
+        |k: usize| composites[16 + 2 * k],
+    );
+    assert!(c.value(d[8]).is_some(), "1,023 nodes fold");
+    assert!(c.value(d[14]).is_none(), "65,535 nodes do not");
+    assert!(c.value(u(0)).is_none(), "nor a wrapper of them");
+    assert!(c.value(w(0)).is_some(), "the first wrappers of %d8 fold");
+    assert!(
+        c.value(w(1999)).is_none(),
+        "the budget ends before the last"
+    );
+    run_all(words, pipelines(), "pvc");
+}
