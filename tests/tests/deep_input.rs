@@ -317,6 +317,11 @@ fn null_vectors_of_vectors_are_not_built() {
     run_all(block_load_loop_with(&types), pipelines(), "pvc");
 }
 
+/// The constants analysis of `m`.
+fn constants(m: &spvopt_ir::Module) -> spvopt_analysis::Constants {
+    spvopt_analysis::Constants::build(m, &spvopt_analysis::Cfg::build(m), &Default::default())
+}
+
 #[test]
 fn wrappers_of_one_large_constant_are_folded_only_within_the_budget() {
     // `%w(k) = OpConstantComposite %W %d14`, 2,000 times: 4 words each, but every folded
@@ -335,11 +340,7 @@ fn wrappers_of_one_large_constant_are_folded_only_within_the_budget() {
     }
     let words = block_load_loop_with(&consts);
     let m = spvopt_ir::load_words(&words).expect("loads");
-    let c = spvopt_analysis::Constants::build(
-        &m,
-        &spvopt_analysis::Cfg::build(&m),
-        &Default::default(),
-    );
+    let c = constants(&m);
     // The fixture has no composite constants: %d0..%d14, then %w0, %u0, %w1, %u1, …
     let composites: Vec<spvopt_ir::Id> = m
         .section_insts(spvopt_ir::Section::Global)
@@ -360,5 +361,63 @@ fn wrappers_of_one_large_constant_are_folded_only_within_the_budget() {
         c.value(w(1999)).is_none(),
         "the budget ends before the last"
     );
+    run_all(words, pipelines(), "pvc");
+}
+
+#[test]
+fn a_tensor_view_type_with_ten_thousand_permutation_entries_is_not_copied_per_setter() {
+    // `OpTypeTensorViewNV %uint_2 %true %uint_0 …` with 10,000 permutation entries (Dim is 2),
+    // then 1,500 `OpTensorViewSetClipNV` in a chain: every setter copied its input's state,
+    // permutation included, so the constants analysis held 1,500 copies of 10,000 entries
+    // (479 MB for an 89 KB module). The state keeps the first Dim entries, as the passes read.
+    let (p, n) = (10_000, 1_500);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/tensor/kernel_k3_tile_transpose_view_clip_crossworkgroup.spvasm");
+    let text = std::fs::read_to_string(path).expect("corpus kernel");
+    let text = replace_line(
+        &text,
+        "OpExecutionMode %kernel LocalSize 16 1 1\n",
+        "OpExecutionMode %kernel LocalSize 16 1 1\nOpExecutionMode %kernel SubgroupSize 16\n",
+    );
+    let text = replace_line(
+        &text,
+        " %view_ID = OpTypeTensorViewNV %uint_2 %true %uint_0 %uint_1\n",
+        &format!(
+            "%view_ID = OpTypeTensorViewNV %uint_2 %true{}\n",
+            " %uint_0".repeat(p)
+        ),
+    );
+    let clips = chain(
+        "%dx0 = OpTensorViewSetClipNV %view_ID %dv2 %uint_0 %valid_rows %uint_0 %uint_16\n",
+        n,
+        |k| {
+            format!(
+                "%dx{k} = OpTensorViewSetClipNV %view_ID %dx{} %uint_0 %valid_rows %uint_0 %uint_16\n",
+                k - 1
+            )
+        },
+    );
+    let text = replace_line(
+        &text,
+        "        %dv3 = OpTensorViewSetClipNV %view_ID %dv2 %uint_0 %valid_rows %uint_0 %uint_16\n",
+        &format!(
+            "{clips}%dv3 = OpTensorViewSetClipNV %view_ID %dx{n} %uint_0 %valid_rows %uint_0 %uint_16\n"
+        ),
+    );
+    let words = assemble(&text);
+    assert!(words.len() * 4 < 100_000);
+    let m = spvopt_ir::load_words(&words).expect("loads");
+    let c = constants(&m);
+    let views: Vec<spvopt_ir::Id> = m
+        .all_insts()
+        .map(|i| m.inst(i))
+        .filter(|i| i.is(Op::TensorViewSetClipNV))
+        .filter_map(|i| i.result_id())
+        .collect();
+    assert_eq!(views.len(), n + 2);
+    for v in views {
+        let state = c.tensor_view(v).expect("a view state");
+        assert_eq!(state.permutation.len(), 2, "Dim entries, not {p}");
+    }
     run_all(words, pipelines(), "pvc");
 }
