@@ -65,6 +65,15 @@ fn run_all(words: Vec<u32>, pipelines: Vec<String>, target: &'static str) {
     });
 }
 
+/// Runs `pipeline` on `words` for pvc on a small stack; it must succeed.
+fn run_one(words: &[u32], pipeline: &'static str) -> (Vec<u32>, spvopt_passes::RunReport) {
+    let words = words.to_vec();
+    on_small_stack(move || {
+        spvopt_passes::optimize_words(&words, pipeline, &Target::named("pvc"))
+            .unwrap_or_else(|e| panic!("{pipeline}: {e}"))
+    })
+}
+
 /// A module as words, built instruction by instruction (header bound fixed up by `finish`).
 struct Words(Vec<u32>);
 
@@ -231,10 +240,7 @@ fn a_prefetched_coordinate_behind_twenty_thousand_copies_is_planned_iteratively(
     // The budget counts the chain being walked too: the walk stops after 64 instructions
     // instead of cloning all 20,000 copies into the preheader (which doubled the module).
     let before = words.len();
-    let (out, _) = on_small_stack(move || {
-        spvopt_passes::optimize_words(&words, "insert-prefetches", &Target::named("pvc"))
-            .expect("insert-prefetches succeeds")
-    });
+    let (out, _) = run_one(&words, "insert-prefetches");
     assert!(
         out.len() < before + 1_000,
         "{} words became {}",
@@ -443,13 +449,7 @@ fn the_notes_of_a_loop_with_a_thousand_loads_and_prefetches_stay_linear() {
     let words =
         block_load_loop_with_text(&text, "%c0 = OpConstantComposite %v2uint %uint_0 %uint_0\n");
     assert!(words.len() * 4 < 100_000);
-    let (_, report) = on_small_stack({
-        let words = words.clone();
-        move || {
-            spvopt_passes::optimize_words(&words, "insert-prefetches", &Target::named("pvc"))
-                .expect("insert-prefetches succeeds")
-        }
-    });
+    let (_, report) = run_one(&words, "insert-prefetches");
     let notes: Vec<&String> = report.passes.iter().flat_map(|r| r.stats.notes()).collect();
     assert_eq!(notes.len(), loads);
     let bytes: usize = notes.iter().map(|n| n.len()).sum();
@@ -458,6 +458,46 @@ fn the_notes_of_a_loop_with_a_thousand_loads_and_prefetches_stay_linear() {
         notes[0].ends_with(&format!("and {} more", prefetches - 16)),
         "{}",
         notes[0]
+    );
+    run_all(words, pipelines(), "pvc");
+}
+
+#[test]
+fn repeats_of_a_load_far_apart_are_checked_within_a_scan_budget() {
+    // A 2D block load, 4,100 stores to another variable, then 1,100 repeats of the load (99 KB):
+    // fuse-block-loads checked each repeat for a write between it and the first load, scanning
+    // all the stores each time (4.5M alias queries, 1.9 s). The checks of a function scan at
+    // most 64 instructions per instruction (plus 65,536) now; past that they fail.
+    let (stores, repeats) = (4_100, 1_100);
+    let load = "   OpSubgroup2DBlockLoadINTEL %uint_2 %uint_16 %uint_16 %uint_1 %src %uint_128 %uint_16 %uint_128 %coord %vp\n";
+    let text = replace_line(
+        &block_load_loop(),
+        load,
+        &format!(
+            "{load}{}{}",
+            "OpStore %sv %uint_0\n".repeat(stores),
+            load.repeat(repeats)
+        ),
+    );
+    let text = replace_line(
+        &text,
+        "        %var = OpVariable %ptr_fn_arr Function\n",
+        "%var = OpVariable %ptr_fn_arr Function\n%sv = OpVariable %ptr_fn_uint Function\n",
+    );
+    let words = assemble(&text);
+    assert!(words.len() * 4 < 100_000);
+    let (_, report) = run_one(&words, "fuse-block-loads");
+    let stats = &report.passes[0].stats;
+    // Only the first repeat can reuse the data (the later ones see the earlier ones use the
+    // destination), as before; but only the checks within the budget ran.
+    assert_eq!(stats.get("loads_reused"), 1);
+    let checked = stats.get("loads_reused") + stats.get("rejected_destination_used_between");
+    let over = stats.get("rejected_scan_budget");
+    assert_eq!(checked + over, repeats as u64);
+    let instructions = (stores + repeats + 20) as u64;
+    assert!(
+        checked * stores as u64 <= 64 * instructions + (1 << 16),
+        "{checked} checked"
     );
     run_all(words, pipelines(), "pvc");
 }

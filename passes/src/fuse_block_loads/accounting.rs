@@ -39,6 +39,7 @@ pub(super) fn account_for_loads(
             "rejected_no_kernel_reaches_function" => "load_outcome_kept_no_kernel_reaches_function",
             "rejected_unknown_subgroup_size" => "load_outcome_kept_unknown_subgroup_size",
             "rejected_change_limit" => "load_outcome_kept_change_limit",
+            "rejected_scan_budget" => "load_outcome_kept_scan_budget",
             _ => "load_outcome_kept_no_partner",
         };
         stats.add(key, 1);
