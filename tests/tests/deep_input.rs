@@ -501,3 +501,43 @@ fn repeats_of_a_load_far_apart_are_checked_within_a_scan_budget() {
     );
     run_all(words, pipelines(), "pvc");
 }
+
+#[test]
+fn a_group_linkage_name_on_four_thousand_ids_is_stored_once() {
+    // A decoration group with a 50,000-byte `LinkageAttributes` name, applied by one
+    // `OpGroupDecorate` to 4,000 ids (other decoration groups, 2 words each): the decorations
+    // analysis stored a copy of the name per id, 200 MB for a 99 KB module (each pass that
+    // reads decorations built it again). The ids share one decoded name now.
+    let n = 4_000;
+    let defs: String = (0..n)
+        .map(|t| format!("%t{t} = OpDecorationGroup\n"))
+        .collect();
+    let targets: String = (0..n).map(|t| format!(" %t{t}")).collect();
+    let groups = format!(
+        "OpDecorate %g LinkageAttributes \"{}\" Export\n%g = OpDecorationGroup\n{defs}\
+         OpGroupDecorate %g{targets}\n",
+        "a".repeat(50_000)
+    );
+    let text = replace_line(
+        &block_load_loop(),
+        "               OpDecorate %lid_var Constant\n",
+        &format!("OpDecorate %lid_var Constant\n{groups}"),
+    );
+    let words = assemble(&text);
+    assert!(words.len() * 4 < 100_000);
+    let m = spvopt_ir::load_words(&words).expect("loads");
+    let d = spvopt_analysis::decorations::Decorations::build(&m);
+    let ids: Vec<spvopt_ir::Id> = m
+        .section_insts(spvopt_ir::Section::Annotation)
+        .filter(|(_, i)| i.is(Op::DecorationGroup))
+        .filter_map(|(_, i)| i.result_id())
+        .collect();
+    assert_eq!(ids.len(), n + 1);
+    let first = d.linkage(ids[1]).expect("decorated through the group");
+    assert_eq!(first.name.len(), 50_000);
+    for &t in &ids[2..] {
+        let l = d.linkage(t).expect("decorated through the group");
+        assert!(std::ptr::eq(l, first), "one decoded name for all ids");
+    }
+    run_all(words, pipelines(), "pvc");
+}
