@@ -22,6 +22,8 @@ while [ "$done_execs" -lt "$total" ]; do
   nice -n 10 "$bin" "corpus/$t" -runs=$((total - done_execs)) -max_total_time="$left" -timeout=1 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="artifacts/$t/" "$@" > "$log" 2>&1
   rc=$?
+  # A SIGSEGV (stack overflow) is written by the targets' own handler to ./sigsegv-PID.input.
+  for f in sigsegv-*.input; do [ -e "$f" ] && mv "$f" "artifacts/$t/"; done
   n=$(grep -a 'stat::number_of_executed_units' "$log" | awk '{print $2}')
   # A crash ends the run before the final statistics: take the last status line's count.
   [ -z "$n" ] && n=$(grep -aoE '^#[0-9]+' "$log" | tail -1 | tr -d '#')

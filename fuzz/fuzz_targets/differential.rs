@@ -15,6 +15,7 @@ use spvopt_fuzz::split_selector;
 fuzz_target!(
     init: spvopt_fuzz::report_crashes_on_alternate_stack(),
     |data: &[u8]| {
+    spvopt_fuzz::note_input(data);
     let Some((pipeline, target, choices)) = split_selector(data) else {
         return;
     };

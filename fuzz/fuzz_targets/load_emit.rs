@@ -8,6 +8,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(
     init: spvopt_fuzz::report_crashes_on_alternate_stack(),
     |data: &[u8]| {
+    spvopt_fuzz::note_input(data);
     if let Ok(m) = spvopt_ir::load_bytes(data) {
         let bytes = m.to_bytes();
         assert_eq!(bytes, data, "a loaded module must emit byte-identically");

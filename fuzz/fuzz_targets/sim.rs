@@ -10,6 +10,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(
     init: spvopt_fuzz::report_crashes_on_alternate_stack(),
     |data: &[u8]| {
+    spvopt_fuzz::note_input(data);
     if data.len() < 8 {
         return;
     }

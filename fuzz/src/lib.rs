@@ -3,6 +3,7 @@
 //! allocation limit. The targets are in `fuzz/fuzz_targets/`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use spvopt_analysis::Target;
@@ -94,16 +95,30 @@ pub use spvopt_sim::fuzz_launch::{launch_for, MAX_STEPS};
 /// Size of the alternate signal stack [`report_crashes_on_alternate_stack`] installs.
 const ALT_STACK_BYTES: usize = 1 << 20;
 
-/// Makes a stack overflow (and any other SIGSEGV) a libFuzzer finding with its input saved.
+/// The input being run, for the SIGSEGV handler (set by [`note_input`]).
+static INPUT_PTR: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static INPUT_LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Records `data` as the input being run: the first statement of every target, so that
+/// [`report_crashes_on_alternate_stack`]'s handler can write it out.
+pub fn note_input(data: &[u8]) {
+    INPUT_PTR.store(data.as_ptr().cast_mut(), Ordering::Relaxed);
+    INPUT_LEN.store(data.len(), Ordering::Relaxed);
+}
+
+/// Makes a stack overflow (and any other SIGSEGV) a finding with its input saved.
 ///
 /// libFuzzer's own SIGSEGV handler runs on the faulting stack, so after a stack overflow it
 /// cannot run and the process dies silently with no input saved (what ended two `pipeline`
 /// runs on 2026-11-25); Rust's overflow report is not there either, since `main` is
 /// libFuzzer's. Called from a target's `init` (before libFuzzer installs its handlers), this
-/// gives the main thread a 1 MiB alternate signal stack and a SIGSEGV handler on it that
-/// prints one line and aborts; libFuzzer keeps `SA_ONSTACK` and chains to this handler, and
-/// the abort is then an ordinary libFuzzer crash: "deadly signal", input written to
-/// `artifacts/`.
+/// gives the main thread a 1 MiB alternate signal stack and a SIGSEGV handler on it (libFuzzer
+/// keeps `SA_ONSTACK` and chains to it). The handler writes the input recorded by
+/// [`note_input`] to `sigsegv-PID.input` in the working directory with plain system calls and
+/// ends the process with exit code 77. It does not leave the report to libFuzzer: an overflow
+/// inside `malloc` leaves the allocator's lock held, and libFuzzer's crash report (which
+/// allocates to copy the input) then deadlocks — what the first overflow this handler caught
+/// did, on 2026-11-25 (its input was read out of the hung process with gdb).
 pub fn report_crashes_on_alternate_stack() {
     // SAFETY: plain libc calls with valid arguments; the mapping is never freed (it must live
     // as long as the process), and the handler only calls async-signal-safe functions.
@@ -135,18 +150,69 @@ pub fn report_crashes_on_alternate_stack() {
     }
 }
 
+/// `prefix`, then `n` in decimal or hex (`base`), then `suffix`, into `buf` without
+/// allocating; returns the length written.
+fn put_number(buf: &mut [u8], prefix: &[u8], n: usize, base: usize, suffix: &[u8]) -> usize {
+    let mut at = 0;
+    for &b in prefix {
+        buf[at] = b;
+        at += 1;
+    }
+    let mut digits = [0u8; 20];
+    let (mut k, mut x) = (0, n);
+    loop {
+        digits[k] = b"0123456789abcdef"[x % base];
+        k += 1;
+        x /= base;
+        if x == 0 {
+            break;
+        }
+    }
+    while k > 0 {
+        k -= 1;
+        buf[at] = digits[k];
+        at += 1;
+    }
+    for &b in suffix {
+        buf[at] = b;
+        at += 1;
+    }
+    at
+}
+
 extern "C" fn on_segv(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
-    let msg =
-        b"==spvopt-fuzz== SIGSEGV: a stack overflow if the address below is just under the stack\n";
-    libc_write(2, msg.as_ptr(), msg.len());
-    // The faulting address in hex, without allocating.
+    let mut line = [0u8; 160];
     // SAFETY: the kernel passes a valid siginfo_t to an SA_SIGINFO handler.
     let addr = unsafe { (*info).si_addr() } as usize;
-    let mut hex = *b"==spvopt-fuzz== address 0x0000000000000000\n";
-    let digits = b"0123456789abcdef";
-    for i in 0..16 {
-        hex[26 + i] = digits[(addr >> (60 - 4 * i)) & 0xf];
+    let n = put_number(
+        &mut line,
+        b"==spvopt-fuzz== SIGSEGV at 0x",
+        addr,
+        16,
+        b" (a stack overflow when just under the stack)\n",
+    );
+    libc_write(2, line.as_ptr(), n);
+    // SAFETY: async-signal-safe calls only; the recorded input outlives the run that faults.
+    unsafe {
+        let pid = libc::getpid() as usize;
+        let n = put_number(&mut line, b"sigsegv-", pid, 10, b".input\0");
+        let fd = libc::open(
+            line.as_ptr().cast(),
+            libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC,
+            0o644,
+        );
+        let (ptr, len) = (
+            INPUT_PTR.load(Ordering::Relaxed),
+            INPUT_LEN.load(Ordering::Relaxed),
+        );
+        if fd >= 0 && !ptr.is_null() {
+            libc::write(fd, ptr.cast(), len);
+            libc::close(fd);
+            let say = b"==spvopt-fuzz== input written to ";
+            libc_write(2, say.as_ptr(), say.len());
+            libc_write(2, line.as_ptr(), n - 1);
+            libc_write(2, b"\n".as_ptr(), 1);
+        }
+        libc::_exit(77);
     }
-    libc_write(2, hex.as_ptr(), hex.len());
-    std::process::abort();
 }

@@ -3,26 +3,8 @@
 //! operand's type.
 
 use crate::error::SimError;
+pub use crate::program::{Comp, Kind};
 use crate::program::{Program, Ty};
-
-/// Scalar kind of a component.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Int,
-    Float,
-    Bool,
-    Ptr,
-    Other,
-}
-
-/// A scalar component type: kind, width in bits, byte size.
-#[derive(Clone, Copy, Debug)]
-pub struct Comp {
-    pub kind: Kind,
-    pub bits: u32,
-    pub bytes: usize,
-    pub signed: bool,
-}
 
 pub fn comp(p: &Program, scalar_ty: u32) -> Result<Comp, SimError> {
     let t = p.ty(scalar_ty)?;

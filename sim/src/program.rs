@@ -71,6 +71,25 @@ pub enum Ty {
     Other,
 }
 
+/// Scalar kind of a component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Int,
+    Float,
+    Bool,
+    Ptr,
+    Other,
+}
+
+/// A scalar component type: kind, width in bits, byte size.
+#[derive(Clone, Copy, Debug)]
+pub struct Comp {
+    pub kind: Kind,
+    pub bits: u32,
+    pub bytes: usize,
+    pub signed: bool,
+}
+
 /// A type with its layout.
 #[derive(Debug, Clone)]
 pub struct TyInfo {
@@ -183,10 +202,11 @@ pub struct Program {
     pub lane_globals: u32,
     /// Type id of every value id (0 for ids without a value).
     pub vty: Vec<u32>,
-    /// [`crate::components::vcomp`] of every type id, computed once after decoding (the
-    /// interpreter asks it for every operand of every instruction and lane); `None` where it
-    /// is an error, which `vcomp` then reports.
-    pub vcomps: Vec<Option<(crate::components::Comp, usize)>>,
+    /// The scalar component and component count of every type id (what `vcomp` in
+    /// components.rs answers), computed once after decoding: the interpreter asks for every
+    /// operand of every instruction and lane. `None` where the answer is an error, which
+    /// `vcomp` then reports.
+    pub vcomps: Vec<Option<(Comp, usize)>>,
 }
 
 pub(crate) fn merr(msg: impl Into<String>) -> SimError {

@@ -333,3 +333,19 @@ fn a_1d_block_read_of_billions_of_bytes_is_not_prefetched() {
     let stats = &report.passes[0].stats;
     assert!(stats.get("skipped_unsupported_shape") >= 1, "{stats}");
 }
+
+#[test]
+fn a_cycle_of_in_loop_values_from_the_fuzzer_is_not_hoisted() {
+    // The silent SIGSEGV of the `pipeline` target (2026-11-25; two runs died with no input
+    // saved). Found again by the pre-fix code with the alternate-stack handler; libFuzzer then
+    // deadlocked in malloc (the overflow hit inside malloc) and the input was read out of the
+    // hung process with gdb. insert-prefetches' prologue planning recursed without end around
+    // a cycle of in-loop values; the walk is iterative and stops at cycles now.
+    let (out, _) = run_regression(
+        "prefetch_hoist_cycle.spv",
+        "strip-debug,raise-builtins,legalize,insert-prefetches,fuse-block-loads,dce",
+        "pvc",
+    )
+    .expect("the pipeline succeeds");
+    spvopt_ir::load_words(&out).expect("the output reloads");
+}
