@@ -15,6 +15,8 @@
 //! * anything else (f64 elements, a non-constant K, no single subgroup size, malformed
 //!   operands) is an error naming the instruction: `-O` stops rather than emit an MMA the
 //!   target cannot run.
+//! * the MMAs a module has split or emulated are bounded by `lowering_budget` (an error
+//!   beyond it): each costs about 14 words of output per unit of M·K.
 //!
 //! When: on every MMA in native form. Builtin-call form (`intel_sub_group_*_matrix_mad_k*`)
 //! is raised first: when the module calls such a builtin, raise-builtins runs inside this
@@ -62,6 +64,15 @@ use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use crate::raise_builtins::RaiseBuiltins;
 
 use build::Builder;
+
+/// The total M·K of the MMAs one module may have split or emulated: 2^16 plus 128 (an M 8,
+/// K 16 MMA's) per instruction of the module. Each unit costs about 14 words of output, so a
+/// hostile shape (M 32, K 256 in 8 words) made a 10 KB module of 300 MMAs 35M words: 573 MB
+/// and 1.2 s per target, and 100 KB would need gigabytes; within the budget a module's MMAs
+/// cost no more in all than if each had a typical shape.
+fn lowering_budget(m: &Module) -> u64 {
+    (1 << 16) + 128 * m.instruction_count() as u64
+}
 use plan::{Action, Mma};
 
 pub struct LowerMma;
@@ -153,6 +164,29 @@ impl Pass for LowerMma {
                     errors.len(),
                     target.name,
                     errors.join("; ")
+                ),
+            });
+        }
+        let lowering: Vec<&Mma> = work
+            .iter()
+            .filter(|(_, a)| *a != Action::Native)
+            .map(|(mma, _)| mma)
+            .collect();
+        let lowered: u64 = lowering
+            .iter()
+            .map(|mma| u64::from(mma.m) * u64::from(mma.k))
+            .sum();
+        let budget = lowering_budget(m);
+        if lowered > budget {
+            return Err(PassError::Failed {
+                pass: "lower-mma",
+                message: format!(
+                    "the {} MMA(s) to split or emulate for target {} have a total M·K of \
+                     {lowered}, more than the {budget} lower-mma emits for a module of {} \
+                     instructions",
+                    lowering.len(),
+                    target.name,
+                    m.instruction_count()
                 ),
             });
         }

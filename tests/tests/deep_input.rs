@@ -541,3 +541,45 @@ fn a_group_linkage_name_on_four_thousand_ids_is_stored_once() {
     }
     run_all(words, pipelines(), "pvc");
 }
+
+/// `count` MMAs with M = 32, K = 256 (f16 into f32, subgroup 16): no target has the shape, so
+/// lower-mma splits or emulates each with M·K = 8,192 steps.
+fn large_mmas(count: usize) -> Vec<u32> {
+    let text = fixture("lower_mma_emulate_dg2_sg16_f16")
+        .replace("OpTypeVector %ushort 8", "OpTypeVector %ushort 512")
+        .replace("OpTypeVector %uint 8", "OpTypeVector %uint 128")
+        .replace("OpTypeVector %float 8", "OpTypeVector %float 32")
+        .replace(
+            "%kdim = OpConstant %uint 16",
+            "%kdim = OpConstant %uint 256",
+        );
+    let line = "          %r = OpSubgroupMatrixMultiplyAccumulateINTEL %v8float %kdim %a %b %c MatrixAPackedFloat16INTEL|MatrixBPackedFloat16INTEL\n";
+    let more: String = (1..count)
+        .map(|k| line.replace("%r =", &format!("%r{k} =")))
+        .collect();
+    assemble(&replace_line(&text, line, &format!("{line}{more}")))
+}
+
+#[test]
+fn large_mmas_are_lowered_only_within_a_budget() {
+    // Each 8-word MMA of M = 32, K = 256 became about 118,000 words of shuffles and FMAs:
+    // 300 of them (a 10 KB module) were 35M words, 573 MB and 1.2 s per target. The MMAs a
+    // module has split or emulated now total at most 2^16 + 128 per instruction in M·K.
+    let target = Target::named("dg2");
+    let (out, _) = spvopt_passes::optimize_words(&large_mmas(8), "lower-mma", &target)
+        .expect("8 MMAs: 65,536, within the budget");
+    assert!(out.len() > 500_000);
+    let words = large_mmas(20);
+    let e = match spvopt_passes::optimize_words(&words, "lower-mma", &target) {
+        Ok((out, _)) => panic!(
+            "20 MMAs (163,840, beyond the budget) became {} words",
+            out.len()
+        ),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("total M·K of 163840") && !e.contains('\n'),
+        "{e}"
+    );
+    run_all(words, pipelines(), "dg2");
+}
