@@ -149,6 +149,44 @@ fn device_runs_agree_and_are_timed(python: &str) -> Result<(), Failed> {
     {
         return Err(format!("exit {:?}, A on the device: {a}", o.status.code()).into());
     }
+    // --device-max-bytes: A and B (about 15 KB) are above 1,000 bytes and not given to the
+    // device's compiler; that is no failure.
+    let o = spv_ab(&[
+        "--a",
+        "-O",
+        "--b",
+        "-O",
+        "--target",
+        "cpu",
+        "--device",
+        "opencl",
+        "--reps",
+        "1",
+        "--warmup",
+        "0",
+        "--python",
+        python,
+        "--json",
+        "-",
+        "--quiet",
+        "--device-max-bytes",
+        "1000",
+    ])
+    .arg("--launches")
+    .arg(corpus("triton/launches"))
+    .arg(corpus("triton/nodbg/softmax_fp32_1024_w4_sg16__pvc.spv"))
+    .output()?;
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout)?;
+    for v in ["a", "b"] {
+        let d = &r["kernels"][0][v]["device"];
+        let note = d["note"].as_str().unwrap_or("");
+        if o.status.code() != Some(0)
+            || d["status"] != "not_run"
+            || !note.contains("above --device-max-bytes 1000")
+        {
+            return Err(format!("exit {:?}, {v} on the device: {d}", o.status.code()).into());
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
@@ -160,6 +198,7 @@ fn device_usage_errors() -> Result<(), Failed> {
         vec!["--device", "opencl:x"],
         vec!["--device", "opencl", "--python", "/nonexistent/python"],
         vec!["--reps", "0"],
+        vec!["--device-max-bytes", "many"],
     ] {
         let o = spv_ab(&["--a", "-O", "--b", "-O"])
             .args(&args)

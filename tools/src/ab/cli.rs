@@ -37,6 +37,10 @@ OPTIONS:
     --warmup N          untimed runs before them (default 2)
     --device-ulp N      floating-point buffers on the device may differ from spv-sim's by N
                         ulp (default 0; Intel's CPU runtime: exp/division within 3 ulp)
+    --device-max-bytes N
+                        a module above N bytes is reported `not_run` instead of being given
+                        to the device's compiler (a JIT may take minutes on a megabyte module;
+                        default: no limit)
     --python PATH       the Python with pyopencl + numpy for --device (default
                         $OPENCL_VENV/bin/python, else python3)
     --quiet             no table on stdout
@@ -72,6 +76,8 @@ pub struct Options {
     pub reps: usize,
     pub warmup: usize,
     pub device_ulp: u64,
+    /// `--device-max-bytes`: modules above this size are not run on the device.
+    pub device_max_bytes: Option<usize>,
     pub python: Option<String>,
 }
 
@@ -94,6 +100,7 @@ impl Default for Options {
             reps: 10,
             warmup: 2,
             device_ulp: 0,
+            device_max_bytes: None,
             python: None,
         }
     }
@@ -152,6 +159,7 @@ pub fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
             }
             "--warmup" => o.warmup = number(flag, &value(&mut i)?)?,
             "--device-ulp" => o.device_ulp = number(flag, &value(&mut i)?)?,
+            "--device-max-bytes" => o.device_max_bytes = Some(number(flag, &value(&mut i)?)?),
             "--python" => o.python = Some(value(&mut i)?),
             "--ulp" => o.ulp = number(flag, &value(&mut i)?)?,
             _ if arg.starts_with('-') && arg.len() > 1 => {

@@ -3,7 +3,8 @@
 //! Mechanism: a Python runner (`opencl_runner.py`, compiled into spv-ab and written to a
 //! temporary folder) in a Python with `pyopencl` and `numpy` (`--python`, else
 //! `$OPENCL_VENV/bin/python` as `.ci/install-opencl-cpu.sh` sets it up, else `python3`). It
-//! builds each module with `clCreateProgramWithIL`, runs the launch once from the launch's
+//! builds each module with `clCreateProgramWithIL` (a module byte for byte the previous run's,
+//! as B usually is A's, reuses that build), runs the launch once from the launch's
 //! initial buffers (written as `spv-sim run --inputs` writes them, generated ones included),
 //! and then `--warmup` untimed and `--reps` timed runs, each from freshly uploaded buffers,
 //! timed by the kernel's profiling event. All runs go through one runner process, one kernel
@@ -14,7 +15,10 @@
 //! matrices) is not run: the report says which feature and suggests `--target cpu` for the
 //! CPU runtime. A module the device's compiler rejects (e.g. Intel's CPU runtime on Triton's
 //! `MaxWorkgroupSizeINTEL` hint, "unsupported capability 5892") is not run either, with the
-//! compiler's message. Neither fails the comparison; a run whose buffers differ from spv-sim's (beyond
+//! compiler's message. With `--device-max-bytes N`, a module above N bytes is not run either
+//! (a JIT compiler may take minutes on a megabyte kernel: Intel's CPU runtime optimizes the
+//! 1.5 MB `-O --target cpu` output of tensor-hw `bg_f16_64x48x80` for over 10 minutes).
+//! None of these fails the comparison; a run whose buffers differ from spv-sim's (beyond
 //! `--device-ulp` for floating-point buffers) does.
 
 use std::path::PathBuf;
@@ -130,6 +134,8 @@ pub struct Runner {
     dir: PathBuf,
     index: usize,
     info: Info,
+    /// `--device-max-bytes`: larger modules are not given to the device's compiler.
+    max_bytes: Option<usize>,
 }
 
 impl Drop for Runner {
@@ -152,7 +158,12 @@ fn temp_dir() -> Result<PathBuf, String> {
 
 impl Runner {
     /// Finds the Python and device `index`: an error (one line) when either is missing.
-    pub fn start(index: usize, python: Option<&str>) -> Result<Runner, String> {
+    /// Modules above `max_bytes` (`--device-max-bytes`) will be reported `not_run`.
+    pub fn start(
+        index: usize,
+        python: Option<&str>,
+        max_bytes: Option<usize>,
+    ) -> Result<Runner, String> {
         let python = match python {
             Some(p) => p.to_string(),
             None => match std::env::var("OPENCL_VENV") {
@@ -170,6 +181,7 @@ impl Runner {
                 platform: String::new(),
                 extensions: Vec::new(),
             },
+            max_bytes,
         };
         std::fs::write(r.script(), RUNNER).map_err(|e| format!("{}: {e}", r.dir.display()))?;
         let out = r.call(&["info", &index.to_string()])?;
@@ -299,10 +311,23 @@ impl Runner {
                 });
                 continue;
             }
+            let bytes = m.to_bytes();
+            if let Some(max) = self.max_bytes.filter(|&max| bytes.len() > max) {
+                *variant(&mut ev.report, v) = Some(DeviceRun {
+                    status: "not_run".into(),
+                    note: Some(format!(
+                        "the module has {} bytes, above --device-max-bytes {max}: not given to \
+                         the device's compiler",
+                        bytes.len()
+                    )),
+                    ..DeviceRun::default()
+                });
+                continue;
+            }
             let spv = kdir.join(format!("{name}.spv"));
             let sim_dir = kdir.join(format!("{name}.sim"));
             let written = std::fs::create_dir_all(&sim_dir)
-                .and_then(|()| std::fs::write(&spv, m.to_bytes()))
+                .and_then(|()| std::fs::write(&spv, &bytes))
                 .and_then(|()| {
                     sim.buffers.iter().try_for_each(|(i, bytes)| {
                         std::fs::write(sim_dir.join(format!("arg{i}.bin")), bytes)

@@ -461,7 +461,11 @@ pub fn compare(opts: &Options) -> Result<Report, String> {
     }
     // The device first: without it, nothing else is worth doing.
     let runner = match opts.device {
-        Some(index) => Some(device::Runner::start(index, opts.python.as_deref())?),
+        Some(index) => Some(device::Runner::start(
+            index,
+            opts.python.as_deref(),
+            opts.device_max_bytes,
+        )?),
         None => None,
     };
     let progress = report::Progress::new(kernels.len() as u64);

@@ -7,7 +7,8 @@
 DEVICE is an index into every device of every platform, in platform order. `info` prints
 {"device", "platform", "extensions", "il_version"} as JSON. `run` reads
 {"device": N, "reps": R, "warmup": W, "runs": [{"name", "spv", "launch", "out"}]}: for each
-run, the SPIR-V module `spv` is built with clCreateProgramWithIL, the launch (spv-sim's
+run, the SPIR-V module `spv` is built with clCreateProgramWithIL (a module identical to the
+previous run's reuses its build), the launch (spv-sim's
 format, as `spv-sim run --inputs` writes it: buffer files, local sizes, scalars) runs once
 from its initial buffers, whose final bytes go to OUT/arg<i>.bin; then W warm-up runs and R
 timed runs, each from freshly uploaded initial buffers, timed by the kernel's profiling event
@@ -15,6 +16,7 @@ timed runs, each from freshly uploaded initial buffers, timed by the kernel's pr
 {"name", "rejected"} (the device's compiler rejected the module: its log) or
 {"name", "error"}]} as JSON on stdout; an error of one run does not stop the others.
 """
+import hashlib
 import json
 import os
 import sys
@@ -102,7 +104,7 @@ class Rejected(Exception):
     """The device's compiler rejected the module."""
 
 
-def build(ctx, device, il):
+def compile_il(ctx, device, il):
     prg = cl.Program(ctx, il)
     try:
         return prg.build()
@@ -111,7 +113,26 @@ def build(ctx, device, il):
         lines = [l.strip() for l in log.splitlines()
                  if l.strip() and not l.startswith("(options:")
                  and l.strip() not in ("Compilation started", "Compilation failed")]
-        raise Rejected("; ".join(lines) or str(e))
+        return Rejected("; ".join(lines) or str(e))
+
+
+# The last module built and its program (or Rejected): a run whose module is byte for byte the
+# previous run's (B = A when the two pipelines agree on a kernel, the usual case) reuses the
+# build instead of paying the JIT compiler again (minutes for a large kernel on a CPU runtime).
+# Only one is kept, so memory stays that of one program.
+_last_build = (None, None)
+
+
+def build(ctx, device, il):
+    global _last_build
+    key = hashlib.sha256(il).digest()
+    if _last_build[0] != key:
+        _last_build = (None, None)  # the previous program is freed before the next build
+        _last_build = (key, compile_il(ctx, device, il))
+    built = _last_build[1]
+    if isinstance(built, Rejected):
+        raise built
+    return built
 
 
 def run_one(ctx, device, queue, run, reps, warmup):
