@@ -1,13 +1,16 @@
-//! Emulation of one MMA with subgroup shuffles and FMAs (the pattern of
+//! Emulation of one MMA with subgroup broadcasts and FMAs (the pattern of
 //! `emu_sub_group_*_matrix_mad_k16` in SimpleOpenCLSamples `20_matrixexperiments-*`).
 //!
 //! Each invocation n computes column n of the result:
 //! `Result[r][n] = C[r][n] + Σ_k A[r][k]·B[k][n]`, k = 0, 1, …, K-1 in that order.
 //! * `B[k][n]` is the invocation's own data (bits `k·e ..` of B): decoded once per k.
 //! * A's elements the invocation holds are decoded once (to i32/… or f32), and `A[r][k]` is
-//!   fetched from the invocation that holds it with one `OpSubgroupShuffleINTEL` with a
-//!   constant invocation id (N ≤ K: invocation `k / (K/N)`, own element `(r, k mod (K/N))`;
-//!   N > K: invocation `(r mod (N/K))·K + k`, own slot `r / (N/K)`).
+//!   fetched from the invocation that holds it with one subgroup-scope `OpGroupBroadcast` from
+//!   a constant invocation id (N ≤ K: invocation `k / (K/N)`, own element `(r, k mod (K/N))`;
+//!   N > K: invocation `(r mod (N/K))·K + k`, own slot `r / (N/K)`). The MMA is executed by
+//!   the whole subgroup in convergent code, so a broadcast gives what a shuffle from that lane
+//!   would, and Intel's CPU runtime compiles it an order of magnitude faster
+//!   ([`Builder::broadcast`](super::build::Builder::broadcast)).
 //! * `C[r][n]` is component r of C.
 //!
 //! Integers: elements are sign- or zero-extended (Signed bits) to the Result width and the
@@ -19,7 +22,7 @@
 //! type (f16: `OpFConvert`, round to nearest even; bf16: integer round to nearest even with
 //! NaNs kept quiet).
 //!
-//! Cost per MMA: M·K shuffles and M·K FMAs (or multiply-adds), M·(K/N) + K element decodes.
+//! Cost per MMA: M·K broadcasts and M·K FMAs (or multiply-adds), M·(K/N) + K element decodes.
 
 use spirv::Op;
 
@@ -292,7 +295,7 @@ pub fn emulate(b: &mut Builder, mma: &Mma) -> Vec<spvopt_ir::Id> {
                 let mut acc = c_element(b, mma, r, ct);
                 for kk in 0..k {
                     let lane = b.u32c(kk / columns);
-                    let a = b.shuffle(ct, mine[r as usize][(kk % columns) as usize], lane);
+                    let a = b.broadcast(ct, mine[r as usize][(kk % columns) as usize], lane);
                     acc = step(b, fma_set, ct, a, bk[kk as usize], acc);
                 }
                 results.push(result_element(b, mma, acc));
@@ -309,7 +312,7 @@ pub fn emulate(b: &mut Builder, mma: &Mma) -> Vec<spvopt_ir::Id> {
                 for kk in 0..k {
                     let lane = b.u32c((r % groups) * k + kk);
                     debug_assert!((r % groups) * k + kk < sg);
-                    let a = b.shuffle(ct, mine[(r / groups) as usize], lane);
+                    let a = b.broadcast(ct, mine[(r / groups) as usize], lane);
                     acc = step(b, fma_set, ct, a, bk[kk as usize], acc);
                 }
                 results.push(result_element(b, mma, acc));
