@@ -91,10 +91,10 @@ impl Builder<'_> {
     /// `OpGroupBroadcast` at subgroup scope: `v` of type `ty` (a 32-bit integer or float,
     /// which OpenCL's `sub_group_broadcast` takes) from invocation `lane`, a constant. In
     /// convergent code, where an MMA must be, it is the value a shuffle from that constant lane
-    /// gives, but it says what it is: Intel's CPU runtime compiles a subgroup shuffle as a
-    /// gather across the vectorized invocations and a broadcast as one extract and splat (a cut of
-    /// tensor-hw `bg_f16_64x48x80` to one output tile, 1,280 such shuffles: 57-100 s in the
-    /// runtime's compiler, 5 s as broadcasts, same results).
+    /// gives, and it says that the lane is the same for every invocation, which Intel's CPU
+    /// runtime compiles far faster (a cut of tensor-hw `bg_f16_64x48x80` to one output tile,
+    /// 1,280 such shuffles: 57-100 s in the runtime's compiler, 5 s as broadcasts, same
+    /// results).
     pub fn broadcast(&mut self, ty: Id, v: Id, lane: Id) -> Id {
         let scope = self.u32c(spirv::Scope::Subgroup as u32);
         self.val(
