@@ -11,7 +11,8 @@
 //!   accumulators when chaining (f16/bf16 accumulators would round between atoms).
 //! * **emulate** ([`emulate`]) — everything else the emulation can express: a subgroup-16
 //!   kernel on dg2 (DPAS only at SIMD8), any MMA on mtl (no DPAS), types no profile has
-//!   (tf32 on dg2, f16/bf16 accumulators on dg2, other widths), M·K subgroup broadcasts + M·K FMAs.
+//!   (tf32 on dg2, f16/bf16 accumulators on dg2, other widths): M·K subgroup broadcasts and
+//!   M·K FMAs.
 //! * anything else (f64 elements, a non-constant K, no single subgroup size, malformed
 //!   operands) is an error naming the instruction: `-O` stops rather than emit an MMA the
 //!   target cannot run.

@@ -13,9 +13,9 @@
 An `-O --target cpu` output above --max-bytes (default 2 MiB) is not given to the runtime:
 the line says SKIP and why, and the summary counts it. A guard against builds of many minutes:
 the runtime's LLVM optimizer took over 10 minutes on the 1.5 MB output for tensor-hw
-bg_f16_64x48x80 while lower-mma emulated MMAs with subgroup shuffles (4 min 23 s for `-k bg_f16` with the
-broadcasts it uses now), and -cl-opt-disable is no way around it: without its vectorizer the
-runtime runs subgroup kernels with wrong results.
+bg_f16_64x48x80 while lower-mma emulated MMAs with subgroup shuffles (4 min 23 s for
+`-k bg_f16` with the broadcasts it uses now), and -cl-opt-disable is no way around it:
+without its vectorizer the runtime runs subgroup kernels with wrong results.
 
     run_all.py [--spv-opt PATH] [--spv-sim PATH] [-k SUBSTRING] [--keep DIR] [--max-bytes N]
 

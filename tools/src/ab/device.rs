@@ -18,7 +18,8 @@
 //! compiler's message. With `--device-max-bytes N`, a module above N bytes is not run either
 //! (a JIT compiler may take minutes on a megabyte kernel: Intel's CPU runtime spent over 10
 //! minutes on the 1.5 MB `-O --target cpu` output of tensor-hw `bg_f16_64x48x80` when
-//! lower-mma emulated with subgroup shuffles; 4 min 23 s for `run_all.py -k bg_f16` with the broadcasts it uses now).
+//! lower-mma emulated with subgroup shuffles; 4 min 23 s for `run_all.py -k bg_f16` with the
+//! broadcasts it uses now).
 //! None of these fails the comparison; a run whose buffers differ from spv-sim's (beyond
 //! `--device-ulp` for floating-point buffers) does.
 
