@@ -7,12 +7,10 @@
 //! best is reported (default 5).
 
 use std::collections::HashSet;
-use std::time::{Duration, Instant};
 
-use spvopt_analysis::{Analyses, Target};
+use spvopt_analysis::Target;
 use spvopt_ir::text;
 use spvopt_passes::convert_tensor_addressing::ConvertTensorAddressing;
-use spvopt_passes::pass::Pass;
 
 /// The kernel's text, split into the module-level part and the function.
 fn parts() -> (String, String) {
@@ -99,22 +97,9 @@ fn main() {
         .expect("assembles");
         let input = spvopt_ir::load_words(&words).unwrap();
         let n = input.instruction_count();
-        let mut best = Duration::MAX;
-        let mut out_n = 0;
-        for _ in 0..reps {
-            let mut m = input.clone();
-            let t = Instant::now();
-            ConvertTensorAddressing
-                .run(
-                    &mut m,
-                    &mut Analyses::new(),
-                    &target,
-                    &mut spvopt_passes::Changes::unlimited(),
-                )
-                .expect("converts");
-            best = best.min(t.elapsed());
-            out_n = m.instruction_count();
-        }
+        let (best, out) =
+            spvopt_tests::best_pass_time(&mut ConvertTensorAddressing, &input, &target, reps);
+        let out_n = out.instruction_count();
         let ns = best.as_secs_f64() * 1e9 / n as f64;
         let ratio = first.map_or(String::new(), |f| {
             format!("  ({:.2}x the first size)", ns / f)

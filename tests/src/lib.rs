@@ -209,3 +209,56 @@ pub fn intel_reader_problems(m: &spvopt_ir::Module) -> Vec<String> {
     }
     problems
 }
+
+/// A kernel of `n` copies of an SG16 f16 MMA (M 8, K 16), each feeding the next
+/// (the accumulator chain of `lower_mma_is_linear` and the `lower_mma_bench` example).
+pub fn mma_chain_module(n: usize) -> Vec<u32> {
+    let mut s = String::from(
+        "OpCapability Addresses\nOpCapability Kernel\nOpCapability Int16\n\
+         OpCapability SubgroupMatrixMultiplyAccumulateINTEL\n\
+         OpExtension \"SPV_INTEL_subgroup_matrix_multiply_accumulate\"\n\
+         OpMemoryModel Physical64 OpenCL\nOpEntryPoint Kernel %main \"main\"\n\
+         OpExecutionMode %main SubgroupSize 16\n%void = OpTypeVoid\n%uint = OpTypeInt 32 0\n\
+         %ushort = OpTypeInt 16 0\n%float = OpTypeFloat 32\n%v8ushort = OpTypeVector %ushort 8\n\
+         %v8uint = OpTypeVector %uint 8\n%v8float = OpTypeVector %float 8\n\
+         %uint_16 = OpConstant %uint 16\n%a = OpConstantNull %v8ushort\n%b = OpConstantNull %v8uint\n\
+         %c0 = OpConstantNull %v8float\n%fnty = OpTypeFunction %void\n\
+         %main = OpFunction %void None %fnty\n%entry = OpLabel\n",
+    );
+    let mut prev = "%c0".to_string();
+    for i in 0..n {
+        s += &format!(
+            "%r{i} = OpSubgroupMatrixMultiplyAccumulateINTEL %v8float %uint_16 %a %b {prev} \
+             MatrixAPackedFloat16INTEL|MatrixBPackedFloat16INTEL\n"
+        );
+        prev = format!("%r{i}");
+    }
+    s += "OpReturn\nOpFunctionEnd\n";
+    text::assemble(&s, TargetEnv::Universal_1_4).unwrap()
+}
+
+/// Runs `pass` alone on clones of `input` `reps` times (at least once) and returns the best time
+/// and the last output (for the benchmark examples in `tests/examples/`).
+pub fn best_pass_time(
+    pass: &mut dyn spvopt_passes::pass::Pass,
+    input: &spvopt_ir::Module,
+    target: &Target,
+    reps: usize,
+) -> (std::time::Duration, spvopt_ir::Module) {
+    let mut best = std::time::Duration::MAX;
+    let mut out = input.clone();
+    for _ in 0..reps.max(1) {
+        let mut m = input.clone();
+        let t = std::time::Instant::now();
+        pass.run(
+            &mut m,
+            &mut spvopt_analysis::Analyses::new(),
+            target,
+            &mut spvopt_passes::Changes::unlimited(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", pass.name()));
+        best = best.min(t.elapsed());
+        out = m;
+    }
+    (best, out)
+}
