@@ -211,7 +211,7 @@ pub fn intel_reader_problems(m: &spvopt_ir::Module) -> Vec<String> {
 }
 
 /// A kernel of `n` copies of an SG16 f16 MMA (M 8, K 16), each feeding the next
-/// (the accumulator chain of `lower_mma_is_linear` and the `lower_mma_bench` example).
+/// (the accumulator chain of `lower_mma_output_is_linear_in_mmas` and the `lower_mma_bench` example).
 pub fn mma_chain_module(n: usize) -> Vec<u32> {
     let mut s = String::from(
         "OpCapability Addresses\nOpCapability Kernel\nOpCapability Int16\n\
@@ -246,7 +246,7 @@ pub fn best_pass_time(
     reps: usize,
 ) -> (std::time::Duration, spvopt_ir::Module) {
     let mut best = std::time::Duration::MAX;
-    let mut out = input.clone();
+    let mut out = None;
     for _ in 0..reps.max(1) {
         let mut m = input.clone();
         let t = std::time::Instant::now();
@@ -258,7 +258,7 @@ pub fn best_pass_time(
         )
         .unwrap_or_else(|e| panic!("{}: {e}", pass.name()));
         best = best.min(t.elapsed());
-        out = m;
+        out = Some(m);
     }
-    (best, out)
+    (best, out.expect("at least one run"))
 }
