@@ -39,7 +39,7 @@ use crate::operands::op_of;
 use crate::provenance::{PointerInfo, Provenance};
 use crate::types::{pointer_of, size_of};
 use crate::uniformity::Uniformity;
-use spvopt_ir::opcode_class::{op_class, OpClass};
+use spvopt_ir::opcode_class::{load_store, op_class, AccessDirection, OpClass};
 
 /// The memory a 2D block operation touches.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -341,13 +341,20 @@ impl Alias {
                 },
             };
         }
+        // Plain and predicated loads and stores (a predicated access may access nothing; it
+        // is counted as accessing its pointee, as the plain one).
+        if let Some(ls) = load_store(inst.opcode()) {
+            return match (ls.direction, inst.operand_id(ls.pointer)) {
+                (AccessDirection::Read, _) => Access::Nothing,
+                (AccessDirection::Write, Some(p)) => one(self.bytes(m, p)),
+                (AccessDirection::Write, None) => Access::Anything,
+            };
+        }
         let Some(op) = op_of(inst) else {
             return Access::Anything;
         };
         match op {
-            op if matches!(op, Op::Store | Op::AtomicStore)
-                || op_class(op).intersects(OpClass::ATOMIC_RMW) =>
-            {
+            op if matches!(op, Op::AtomicStore) || op_class(op).intersects(OpClass::ATOMIC_RMW) => {
                 match inst.operand_id(0) {
                     Some(p) => one(self.bytes(m, p)),
                     None => Access::Anything,
@@ -381,7 +388,9 @@ impl Alias {
             return Access::Anything;
         }
         let inst = m.inst(i);
-        if inst.is(Op::Load) || inst.is(Op::AtomicLoad) {
+        let plain_read =
+            load_store(inst.opcode()).is_some_and(|ls| ls.direction == AccessDirection::Read);
+        if plain_read || inst.is(Op::AtomicLoad) {
             if let Some(p) = inst.operand_id(0) {
                 return one(self.bytes(m, p));
             }

@@ -38,7 +38,9 @@ use crate::decorations::Decorations;
 use crate::induction::Induction;
 use crate::operands::op_of;
 use crate::types::{member_offset, pointer_of, size_of, vector_of};
-use spvopt_ir::opcode_class::{op_class, OpClass};
+use spvopt_ir::opcode_class::{
+    op_class, OpClass, OP_PREDICATED_LOAD_INTEL, OP_PREDICATED_STORE_INTEL,
+};
 
 const PHI_WALK_BUDGET: u32 = 32;
 
@@ -337,6 +339,24 @@ impl Provenance {
 
     fn visit_escapes(&mut self, m: &Module, callees: &Callees, i: InstId) {
         let inst = m.inst(i);
+        // Predicated loads and stores: a load (its result may also be the default value, which
+        // escapes) and a store (the stored object escapes).
+        match inst.opcode() {
+            OP_PREDICATED_LOAD_INTEL => {
+                self.loads.push(i);
+                if let Some(v) = inst.operand_id(2) {
+                    self.escape(v);
+                }
+                return;
+            }
+            OP_PREDICATED_STORE_INTEL => {
+                if let Some(v) = inst.operand_id(1) {
+                    self.escape(v);
+                }
+                return;
+            }
+            _ => {}
+        }
         let Some(op) = op_of(inst) else {
             self.escape_all_pointer_operands(m, i);
             return;
@@ -448,7 +468,7 @@ impl Provenance {
         &self.calls
     }
 
-    /// Every reachable `OpLoad`, in the same order.
+    /// Every reachable `OpLoad` and `OpPredicatedLoadINTEL`, in the same order.
     pub fn loads(&self) -> &[InstId] {
         &self.loads
     }

@@ -132,6 +132,11 @@ pub struct Features {
     /// The driver takes the `SPV_INTEL_kernel_attributes` execution modes Triton emits
     /// (`MaxWorkgroupSizeINTEL`); Intel's OpenCL CPU runtime rejects the capability.
     pub kernel_attributes: bool,
+    /// The driver takes `SPV_INTEL_predicated_io` (`OpPredicatedLoadINTEL` /
+    /// `OpPredicatedStoreINTEL`; IGC: every platform). Not claimed for Intel's OpenCL CPU
+    /// runtime (not verified to accept it): `legalize` lowers them to a branch and a plain
+    /// access there.
+    pub predicated_io: bool,
 }
 
 /// Where each value of a profile comes from: section references into

@@ -70,7 +70,9 @@ use crate::operands::op_of;
 use crate::post_dominators::PostDominators;
 use crate::provenance::{Provenance, Root};
 use crate::types::{pointer_of, size_of, vector_of};
-use spvopt_ir::opcode_class::{op_class, OpClass};
+use spvopt_ir::opcode_class::{
+    op_class, OpClass, OP_PREDICATED_LOAD_INTEL, OP_PREDICATED_STORE_INTEL,
+};
 
 mod control;
 mod values;

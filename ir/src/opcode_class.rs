@@ -134,6 +134,8 @@ const ROWS: &[(&[Op], OpClass)] = {
             &[FAdd, FSub, FMul, FDiv, FRem, FMod, FNegate],
             OpClass::FLOAT_ARITHMETIC.union(ELEMENTWISE),
         ),
+        // SPV_KHR_fma (grammar rev 7): a * b + c, rounded once, component by component.
+        (&[FmaKHR], ELEMENTWISE),
         (
             &[
                 ShiftLeftLogical,
@@ -293,6 +295,8 @@ const ROWS: &[(&[Op], OpClass)] = {
                 PtrEqual,
                 PtrNotEqual,
                 PtrDiff,
+                BitCastArrayQCOM,
+                ExtractSubArrayQCOM,
             ],
             VALUE,
         ),
@@ -441,4 +445,68 @@ pub fn leading_id_operands(opcode: u16) -> usize {
         }
     }
     usize::MAX
+}
+
+/// `OpPredicatedLoadINTEL` (SPV_INTEL_predicated_io): result type, result, pointer, predicate,
+/// default value, optional memory operands. Not in the `spirv` crate's `Op` (grammar rev 7 only).
+pub const OP_PREDICATED_LOAD_INTEL: u16 = 6258;
+/// `OpPredicatedStoreINTEL` (SPV_INTEL_predicated_io): pointer, object, predicate, optional
+/// memory operands.
+pub const OP_PREDICATED_STORE_INTEL: u16 = 6259;
+/// The `PredicatedIOINTEL` capability both need.
+pub const CAPABILITY_PREDICATED_IO_INTEL: u32 = 6257;
+
+/// Whether a plain memory access reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessDirection {
+    Read,
+    Write,
+}
+
+/// Where the operands of a load or store are (`Inst::operands()` indices, after the result type
+/// and result id): `OpLoad`, `OpStore` and their predicated forms. One access of the pointer's
+/// pointee type through one pointer, so alias analysis, uniformity and dce treat the predicated
+/// forms as the plain ones (plus the predicate and, for a load, the default value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadStore {
+    pub direction: AccessDirection,
+    /// The pointer operand (always 0).
+    pub pointer: usize,
+    /// The stored object (stores only).
+    pub object: Option<usize>,
+    /// The predicate (predicated forms only): when false, nothing is accessed.
+    pub predicate: Option<usize>,
+    /// The value a predicated load returns when its predicate is false.
+    pub default: Option<usize>,
+    /// Where the optional memory operands (`MemoryAccess` mask then its parameters) start.
+    pub memory_operands: usize,
+}
+
+impl LoadStore {
+    /// Whether the access is volatile (memory operand mask bit 0) in `operands`.
+    pub fn is_volatile(&self, operands: &[u32]) -> bool {
+        operands
+            .get(self.memory_operands)
+            .is_some_and(|mask| mask & spirv::MemoryAccess::VOLATILE.bits() != 0)
+    }
+}
+
+/// The operand layout of a plain or predicated load or store (`None` for any other opcode; atomics,
+/// copies and block IO are not plain accesses).
+pub fn load_store(opcode: u16) -> Option<LoadStore> {
+    let (direction, object, predicate, default, memory_operands) = match opcode {
+        o if o == Op::Load as u16 => (AccessDirection::Read, None, None, None, 1),
+        o if o == Op::Store as u16 => (AccessDirection::Write, Some(1), None, None, 2),
+        OP_PREDICATED_LOAD_INTEL => (AccessDirection::Read, None, Some(1), Some(2), 3),
+        OP_PREDICATED_STORE_INTEL => (AccessDirection::Write, Some(1), Some(2), None, 3),
+        _ => return None,
+    };
+    Some(LoadStore {
+        direction,
+        pointer: 0,
+        object,
+        predicate,
+        default,
+        memory_operands,
+    })
 }

@@ -109,11 +109,15 @@ fn every_classified_opcode_is_in_the_grammar_with_the_promised_shape() {
 fn complete_classes_hold_every_opcode_of_their_grammar_classes() {
     use GrammarClass as G;
     // Whole-matrix operations on cooperative matrices (held by the whole scope, converted by
-    // their own pass) and the one instruction that is only a continuation of another.
+    // their own pass), the one instruction that is only a continuation of another, and
+    // SPV_INTEL_function_variants' copy whose value depends on the specialization target.
     let not_pure = [
+        "OpCompositeConstructCoopMatQCOM",
+        "OpCompositeExtractCoopMatQCOM",
+        "OpConditionalCopyObjectINTEL",
         "OpCooperativeMatrixMulAddKHR",
-        "OpCooperativeMatrixReduceNV",
-        "OpCooperativeMatrixConvertNV",
+        "OpCooperativeMatrixReduceEXT",
+        "OpCooperativeMatrixConvertUseEXT",
         "OpCooperativeMatrixTransposeNV",
         "OpCompositeConstructContinuedINTEL",
     ];
@@ -185,4 +189,63 @@ fn leading_id_operands_stop_at_the_first_literal() {
         usize::MAX
     );
     assert_eq!(leading_id_operands(u16::MAX), 0);
+}
+
+#[test]
+fn load_store_layouts_match_the_grammar() {
+    use spvopt_ir::grammar::Quantifier;
+    use spvopt_ir::opcode_class::{
+        load_store, AccessDirection, OP_PREDICATED_LOAD_INTEL, OP_PREDICATED_STORE_INTEL,
+    };
+    let cases = [
+        (Op::Load as u16, "OpLoad", AccessDirection::Read),
+        (Op::Store as u16, "OpStore", AccessDirection::Write),
+        (
+            OP_PREDICATED_LOAD_INTEL,
+            "OpPredicatedLoadINTEL",
+            AccessDirection::Read,
+        ),
+        (
+            OP_PREDICATED_STORE_INTEL,
+            "OpPredicatedStoreINTEL",
+            AccessDirection::Write,
+        ),
+    ];
+    for (opcode, name, direction) in cases {
+        let d = inst_desc(opcode).unwrap_or_else(|| panic!("{name} not in the grammar"));
+        assert_eq!(d.name, name);
+        let ls = load_store(opcode).unwrap();
+        assert_eq!(ls.direction, direction, "{name}");
+        assert_eq!(d.has_result(), direction == AccessDirection::Read, "{name}");
+        // Operands after the result type and result id.
+        let ops: Vec<_> = d
+            .operands
+            .iter()
+            .filter(|(k, _)| !matches!(k, OperandKind::ResultType | OperandKind::Result))
+            .collect();
+        let ids = [Some(ls.pointer), ls.object, ls.predicate, ls.default];
+        for k in ids.into_iter().flatten() {
+            assert_eq!(
+                *ops[k],
+                (OperandKind::Id, Quantifier::One),
+                "{name} operand {k}"
+            );
+        }
+        let n_ids = ids.iter().flatten().count();
+        assert_eq!(
+            ls.memory_operands, n_ids,
+            "{name}: memory operands follow the ids"
+        );
+        assert!(
+            matches!(
+                ops[ls.memory_operands],
+                (OperandKind::BitEnum(_), Quantifier::Optional)
+            ),
+            "{name}: optional MemoryAccess last"
+        );
+        assert_eq!(ops.len(), n_ids + 1, "{name}");
+    }
+    // Every other opcode is not a plain access.
+    let others = (0..=u16::MAX).filter(|&o| load_store(o).is_some()).count();
+    assert_eq!(others, cases.len());
 }

@@ -14,6 +14,9 @@
 //!    constants that become identical are deduplicated); every other violation (execution
 //!    model, addressing/memory model, images, atomics, scopes, recursion) is an error with its
 //!    location. `spv-opt --check-env` reports all of them without changing anything.
+//!    [`predicated_io`]: on targets without `SPV_INTEL_predicated_io` (`cpu`), predicated loads
+//!    and stores become a branch on the predicate around a plain `OpLoad` / `OpStore` (a phi
+//!    gives the default value).
 //! 3. [`split_shapes`]: 2D block loads/stores/prefetches whose shape the target lacks are split
 //!    along Block Count or Block Height into supported pieces whose per-invocation data is the
 //!    exact concatenation of the original's; shapes that cannot be split that way are errors
@@ -39,7 +42,7 @@
 //! One rewrite (`--max-changes`), step by step: reordering one function's blocks, removing one
 //! repeated decoration, completing one entry point's interface, dropping one kernel attribute,
 //! moving one Function variable, the whole signedness rewrite, dropping / lowering / splitting
-//! one 2D block op or buffer prefetch. Declaring the capabilities the result uses belongs to
+//! one 2D block op or buffer prefetch, lowering one predicated access. Declaring the capabilities the result uses belongs to
 //! those rewrites; on its own (nothing else to do) it is one rewrite.
 //! Why correct: each step's file says why it preserves the kernel's results.
 //! Cost: linear in module size (splits and lowerings add a bounded amount of code per op).
@@ -62,6 +65,8 @@ pub mod level_zero_env;
 pub mod lower_block_io;
 #[path = "legalize/mma.rs"]
 pub mod mma;
+#[path = "legalize/predicated_io.rs"]
+pub mod predicated_io;
 #[path = "legalize/split_shapes.rs"]
 pub mod split_shapes;
 #[path = "legalize/vector_constituents.rs"]
@@ -121,6 +126,7 @@ impl Pass for Legalize {
         kernel_attributes::run(m, target, &mut stats, changes);
         function_variables::run(m, &mut stats, changes);
         level_zero_env::fix(m, &mut stats, &mut errors, changes);
+        predicated_io::run(m, target, &mut stats, &mut errors, changes);
         // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the
         // steps above change neither execution modes nor calls.
         let facts = KernelFacts::build(m);

@@ -2,7 +2,7 @@
 
 use spirv::Op;
 use spvopt_ir::grammar::ExtSet;
-use spvopt_ir::opcode_class::{op_class, OpClass};
+use spvopt_ir::opcode_class::{load_store, op_class, AccessDirection, OpClass};
 use spvopt_ir::{Inst, Module};
 
 /// Whether removing `inst` when its result is unused cannot change what the kernel does:
@@ -12,13 +12,14 @@ pub fn is_side_effect_free(m: &Module, inst: &Inst) -> bool {
     if !inst.has_result() {
         return false;
     }
+    // A load (plain or predicated: a predicated load whose predicate is false reads nothing)
+    // is removable unless volatile.
+    if let Some(ls) = load_store(inst.opcode()) {
+        return ls.direction == AccessDirection::Read && !ls.is_volatile(inst.operands());
+    }
     let Some(op) = inst.op() else { return false };
     use Op::*;
     match op {
-        Load => {
-            // Memory operands follow the pointer; Volatile is bit 0.
-            inst.operand_word(1).is_none_or(|mask| mask & 1 == 0)
-        }
         ExtInst => {
             let Some(set) = inst.operand_id(0).and_then(|s| m.ext_set(s)) else {
                 return false;

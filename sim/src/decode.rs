@@ -137,9 +137,20 @@ impl Program {
                     }
                     Some((Ty::Float { width: w }, w / 8, w / 8, w / 8))
                 }
-                Op::TypeVector => {
+                Op::TypeVector | Op::TypeVectorIdEXT => {
                     let e = word(0)?;
-                    let n = word(1)?;
+                    // SPV_EXT_long_vector: the component count is a constant id.
+                    let n = if op == Op::TypeVectorIdEXT {
+                        let n = p
+                            .const_u64(m, word(1)?)
+                            .ok_or_else(|| merr("vector component count is not a constant"))?;
+                        u32::try_from(n)
+                            .ok()
+                            .filter(|&n| n > 0)
+                            .ok_or_else(|| merr(format!("vector of {n} components")))?
+                    } else {
+                        word(1)?
+                    };
                     // u64: a hostile component count must not wrap (sizes are then capped).
                     let es = u64::from(p.ty(e)?.size);
                     let alloc_n = if n == 3 { 4 } else { u64::from(n) };
@@ -458,8 +469,15 @@ impl Program {
                 let mut term_at = m.block(b).label;
                 for ii in m.block_insts(b) {
                     let inst = m.inst(ii);
-                    let Some(op) = inst.op() else {
-                        return Err(merr(format!("unknown opcode {}", inst.opcode())));
+                    // Predicated loads and stores (SPV_INTEL_predicated_io) are not in
+                    // `spirv::Op`: they run as `Load`/`Store` marked `predicated`.
+                    let predicated = matches!(inst.opcode(), PREDICATED_LOAD | PREDICATED_STORE);
+                    let op = match inst.opcode() {
+                        PREDICATED_LOAD => Op::Load,
+                        PREDICATED_STORE => Op::Store,
+                        _ => inst
+                            .op()
+                            .ok_or_else(|| merr(format!("unknown opcode {}", inst.opcode())))?,
                     };
                     let ops = inst.operands();
                     let res = inst.result_id().map(|r| r.word()).unwrap_or(0);
@@ -576,6 +594,7 @@ impl Program {
                         w: smallvec::SmallVec::from_slice(ops),
                         at: ii,
                         ext,
+                        predicated,
                     });
                 }
                 let term = term.ok_or_else(|| merr(format!("block %{label} has no terminator")))?;
@@ -628,6 +647,10 @@ impl Program {
 /// a function's values per invocation may take. Type sizes multiply (a vector of 2^30
 /// components costs one instruction), so larger ones are an error instead of a wrapped `u32`.
 const MAX_TYPE_BYTES: u64 = 16 << 20;
+
+/// `OpPredicatedLoadINTEL` and `OpPredicatedStoreINTEL` (SPV_INTEL_predicated_io).
+const PREDICATED_LOAD: u16 = 6258;
+const PREDICATED_STORE: u16 = 6259;
 
 /// The most elements of a cooperative matrix type (256 x 256).
 const MAX_COOP_MATRIX_ELEMENTS: u64 = 1 << 16;

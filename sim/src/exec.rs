@@ -279,6 +279,44 @@ impl<'p> Machine<'p> {
     pub(crate) fn exec(&mut self, sg: &mut Sg, inst: &DInst, mask: u64) -> Result<Flow, SimError> {
         let p = self.p;
         match inst.op {
+            Op::Load if inst.predicated => {
+                // Pointer, predicate, default value, memory operands. Lanes whose predicate is
+                // false take the default value and touch no memory (no bounds or alignment
+                // check).
+                let size = p.locs[inst.res as usize].size as usize;
+                let align = self.access_align(inst, 3, inst.ty);
+                let mut buf = vec![0u8; size];
+                for lane in lanes(mask) {
+                    self.err_lane = Some(lane);
+                    if self.val(sg, inst.w[1], lane).first().copied().unwrap_or(0) != 0 {
+                        let addr = self.val_u64(sg, inst.w[0], lane);
+                        self.check_align(addr, align, "OpPredicatedLoadINTEL")?;
+                        self.read_mem(sg, lane, addr, &mut buf)?;
+                    } else {
+                        let d = self.val(sg, inst.w[2], lane);
+                        let n = d.len().min(size);
+                        buf[..n].copy_from_slice(&d[..n]);
+                        buf[n..].fill(0);
+                    }
+                    self.set(sg, inst.res, lane, &buf);
+                }
+            }
+            Op::Store if inst.predicated => {
+                // Pointer, object, predicate, memory operands: lanes whose predicate is false
+                // store nothing.
+                let vty = p.vty.get(inst.w[1] as usize).copied().unwrap_or(0);
+                let align = self.access_align(inst, 3, vty);
+                for lane in lanes(mask) {
+                    self.err_lane = Some(lane);
+                    if self.val(sg, inst.w[2], lane).first().copied().unwrap_or(0) == 0 {
+                        continue;
+                    }
+                    let addr = self.val_u64(sg, inst.w[0], lane);
+                    self.check_align(addr, align, "OpPredicatedStoreINTEL")?;
+                    let v = self.val(sg, inst.w[1], lane).to_vec();
+                    self.write_mem(addr, &v)?;
+                }
+            }
             Op::Load => {
                 let size = p.locs[inst.res as usize].size as usize;
                 let align = self.access_align(inst, 1, inst.ty);
@@ -350,6 +388,42 @@ impl<'p> Machine<'p> {
                     return Ok(Flow::Next);
                 }
                 self.require_full(sg, mask, "OpControlBarrier")?;
+                if scope == spirv::Scope::Subgroup as u64 {
+                    return Ok(Flow::Next);
+                }
+                return Ok(Flow::Barrier);
+            }
+            Op::ControlBarrierArriveINTEL | Op::ControlBarrierWaitINTEL => {
+                // SPV_EXT_split_barrier (the INTEL opcodes are the same): every invocation of
+                // the Execution scope executes the same dynamic instance of each. Arrive and
+                // wait alternate, starting with arrive. Both are work-group synchronisation
+                // points here: blocking at an arrive until the whole work-group arrived is one
+                // schedule the hardware may take (everyone must arrive before any wait ends).
+                let arrive = inst.op == Op::ControlBarrierArriveINTEL;
+                if arrive && sg.split_arrived {
+                    return Err(uerr(
+                        "OpControlBarrierArriveEXT again before an OpControlBarrierWaitEXT",
+                    ));
+                }
+                if !arrive && !sg.split_arrived {
+                    return Err(uerr(
+                        "OpControlBarrierWaitEXT without a preceding OpControlBarrierArriveEXT",
+                    ));
+                }
+                sg.split_arrived = arrive;
+                let scope = self.const_u64(inst.w[0])?;
+                if scope == spirv::Scope::Invocation as u64 {
+                    return Ok(Flow::Next);
+                }
+                self.require_full(
+                    sg,
+                    mask,
+                    if arrive {
+                        "OpControlBarrierArriveEXT"
+                    } else {
+                        "OpControlBarrierWaitEXT"
+                    },
+                )?;
                 if scope == spirv::Scope::Subgroup as u64 {
                     return Ok(Flow::Next);
                 }

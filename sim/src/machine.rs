@@ -85,6 +85,8 @@ pub(crate) struct Sg {
     pub lin0: usize,
     pub index: u32,
     pub(crate) steps: u64,
+    /// Arrived at a split barrier (`OpControlBarrierArriveEXT`) and not yet waited on it.
+    pub(crate) split_arrived: bool,
 }
 
 pub(crate) enum Flow {

@@ -140,6 +140,10 @@ pub struct DInst {
     pub at: InstId,
     /// For OpExtInst of OpenCL.std: the instruction's name; empty otherwise.
     pub ext: &'static str,
+    /// `OpPredicatedLoadINTEL` (`op` = `Load`; operands: pointer, predicate, default value,
+    /// memory operands) or `OpPredicatedStoreINTEL` (`op` = `Store`; operands: pointer,
+    /// object, predicate, memory operands).
+    pub predicated: bool,
 }
 
 /// A block: phis, body, terminator, reconvergence point.

@@ -314,6 +314,7 @@ impl<'p> Machine<'p> {
                 lin0,
                 index: s as u32,
                 steps: 0,
+                split_arrived: false,
             });
             self.counters.subgroups += 1;
         }
@@ -355,7 +356,10 @@ impl<'p> Machine<'p> {
                     sg,
                 ));
             }
-            if inst.op == Op::ControlBarrier {
+            if matches!(
+                inst.op,
+                Op::ControlBarrier | Op::ControlBarrierArriveINTEL | Op::ControlBarrierWaitINTEL
+            ) {
                 self.counters.barriers += 1;
             } else if let Err(e) = self.wg_collective(&mut sgs, inst) {
                 let sg = &sgs[0];

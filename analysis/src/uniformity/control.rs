@@ -127,7 +127,9 @@ impl<'a> Solver<'a> {
             .block_insts(x)
             .filter(|&i| {
                 let inst = m.inst(i);
-                inst.is(Op::Store) || inst.is(Op::ReturnValue)
+                inst.is(Op::Store)
+                    || inst.opcode() == OP_PREDICATED_STORE_INTEL
+                    || inst.is(Op::ReturnValue)
             })
             .collect();
         for i in todo {

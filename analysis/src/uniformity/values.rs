@@ -20,16 +20,22 @@ impl<'a> Solver<'a> {
                 }
                 return;
             }
-            Some(Op::Store) => {
+            // A predicated store is a store whose predicate may also diverge.
+            _ if inst.is(Op::Store) || inst.opcode() == OP_PREDICATED_STORE_INTEL => {
                 let (Some(p), Some(v)) = (inst.operand_id(0), inst.operand_id(1)) else {
                     return;
                 };
+                let predicate_divergent = inst.opcode() == OP_PREDICATED_STORE_INTEL
+                    && inst.operand_id(2).is_none_or(|c| self.mask(c) != 0);
                 if let Root::Variable(var) = self.prov.root(p) {
                     let in_divergent = m
                         .inst_block(i)
                         .is_some_and(|b| self.divergent_control.contains(&b));
                     if self.is_private_var(var)
-                        && (self.mask(p) != 0 || self.mask(v) != 0 || in_divergent)
+                        && (self.mask(p) != 0
+                            || self.mask(v) != 0
+                            || predicate_divergent
+                            || in_divergent)
                     {
                         self.make_var_divergent(var);
                     }
@@ -59,6 +65,14 @@ impl<'a> Solver<'a> {
             return;
         }
         let mut mask = self.result_mask(i);
+        let long_vector = inst
+            .result_type()
+            .and_then(|t| m.def_inst(t))
+            .is_some_and(|t| t.is(Op::TypeVectorIdEXT));
+        if mask != 0 && long_vector {
+            // SPV_EXT_long_vector: components are not tracked one by one.
+            mask = ALL;
+        }
         if mask != 0 && mask != ALL {
             // Keep partial masks to the components the type has.
             let n = inst
@@ -140,6 +154,14 @@ impl<'a> Solver<'a> {
     pub(super) fn result_mask(&self, i: InstId) -> u64 {
         let m = self.m;
         let inst = m.inst(i);
+        if inst.opcode() == OP_PREDICATED_LOAD_INTEL {
+            // The loaded value where the predicate holds, the default value elsewhere.
+            let predicate = inst.operand_id(1).map_or(ALL, |c| self.mask(c));
+            if predicate != 0 {
+                return ALL;
+            }
+            return self.load_mask(i) | inst.operand_id(2).map_or(ALL, |d| self.mask(d));
+        }
         let Some(op) = op_of(inst) else {
             return self.any_operand();
         };

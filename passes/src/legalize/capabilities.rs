@@ -6,7 +6,7 @@
 //! addressing models, …) contribute the grammar's requirements: "any one of these
 //! capabilities", "one of these extensions or at least this version". Requirements the
 //! grammar does not list are added from types: `OpTypeInt` 8/16/64 → Int8/Int16/Int64 (other
-//! widths → Int4TypeINTEL / ArbitraryPrecisionIntegersINTEL), `OpTypeFloat` 16 → Float16 or
+//! widths → Int4TypeINTEL / ArbitraryPrecisionIntegersALTERA), `OpTypeFloat` 16 → Float16 or
 //! Float16Buffer (whichever is declared; Float16 when neither), 64 → Float64, vectors of 8/16
 //! components → Vector16, other counts above 4 → VectorAnyINTEL, 64-bit integer atomics →
 //! Int64Atomics, body-less functions → Linkage.
@@ -155,7 +155,8 @@ fn collect_needs(m: &Module) -> Vec<Need> {
     let (int8, int16, int64) = (cap("Int8"), cap("Int16"), cap("Int64"));
     let (float16, float16_buffer, float64) = (cap("Float16"), cap("Float16Buffer"), cap("Float64"));
     let (vector16, vector_any) = (cap("Vector16"), cap("VectorAnyINTEL"));
-    let arbitrary = cap("ArbitraryPrecisionIntegersINTEL");
+    // SPV_ALTERA_arbitrary_precision_integers (rev 7 name; the INTEL name is an alias).
+    let arbitrary = cap("ArbitraryPrecisionIntegersALTERA");
     let int4 = cap("Int4TypeINTEL");
     let (int64_atomics, linkage) = (cap("Int64Atomics"), cap("Linkage"));
     for i in m.all_insts() {

@@ -1,20 +1,30 @@
-// Copyright: 2018-2024 The Khronos Group Inc.
-// License: MIT
-// 
-// MODIFICATIONS TO THIS FILE MAY MEAN IT NO LONGER ACCURATELY REFLECTS KHRONOS
-// STANDARDS. THE UNMODIFIED, NORMATIVE VERSIONS OF KHRONOS SPECIFICATIONS AND
-// HEADER INFORMATION ARE LOCATED AT https://www.khronos.org/registry/ 
-// 
+// SPDX-FileCopyrightText: 2018-2024 The Khronos Group Inc.
+// SPDX-License-Identifier: MIT
+//
+// MODIFICATIONS TO THIS FILE MAY MEAN IT NO LONGER ACCURATELY REFLECTS
+// KHRONOS STANDARDS. THE UNMODIFIED, NORMATIVE VERSIONS OF KHRONOS
+// SPECIFICATIONS AND HEADER INFORMATION ARE LOCATED AT
+//    https://www.khronos.org/registry/
+//
+// This file is a frozen snapshot of the NonSemantic.Shader.DebugInfo version
+// 100 instruction set. It will not be updated with new instructions. New code
+// should include NonSemanticShaderDebugInfo.h, which covers all versions.
 
-#ifndef SPIRV_EXTINST_NonSemanticShaderDebugInfo100_H_
-#define SPIRV_EXTINST_NonSemanticShaderDebugInfo100_H_
+#ifndef SPIRV_UNIFIED1_NonSemanticShaderDebugInfo100_H_
+#define SPIRV_UNIFIED1_NonSemanticShaderDebugInfo100_H_
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { NonSemanticShaderDebugInfo100Version = 100, NonSemanticShaderDebugInfo100Version_BitWidthPadding = 0x7fffffff };
-enum { NonSemanticShaderDebugInfo100Revision = 6, NonSemanticShaderDebugInfo100Revision_BitWidthPadding = 0x7fffffff };
+enum {
+    NonSemanticShaderDebugInfo100Version = 100,
+    NonSemanticShaderDebugInfo100Version_BitWidthPadding = 0x7fffffff
+};
+enum {
+    NonSemanticShaderDebugInfo100Revision = 6,
+    NonSemanticShaderDebugInfo100Revision_BitWidthPadding = 0x7fffffff
+};
 
 enum NonSemanticShaderDebugInfo100Instructions {
     NonSemanticShaderDebugInfo100DebugInfoNone = 0,
@@ -61,7 +71,7 @@ enum NonSemanticShaderDebugInfo100Instructions {
     NonSemanticShaderDebugInfo100DebugStoragePath = 106,
     NonSemanticShaderDebugInfo100DebugEntryPoint = 107,
     NonSemanticShaderDebugInfo100DebugTypeMatrix = 108,
-    NonSemanticShaderDebugInfo100InstructionsMax = 0x7ffffff
+    NonSemanticShaderDebugInfo100InstructionsMax = 0x7fffffff
 };
 
 
@@ -86,12 +96,12 @@ enum NonSemanticShaderDebugInfo100DebugInfoFlags {
     NonSemanticShaderDebugInfo100FlagTypePassByValue = 0x8000,
     NonSemanticShaderDebugInfo100FlagTypePassByReference = 0x10000,
     NonSemanticShaderDebugInfo100FlagUnknownPhysicalLayout = 0x20000,
-    NonSemanticShaderDebugInfo100DebugInfoFlagsMax = 0x7ffffff
+    NonSemanticShaderDebugInfo100DebugInfoFlagsMax = 0x7fffffff
 };
 
 enum NonSemanticShaderDebugInfo100BuildIdentifierFlags {
     NonSemanticShaderDebugInfo100IdentifierPossibleDuplicates = 0x01,
-    NonSemanticShaderDebugInfo100BuildIdentifierFlagsMax = 0x7ffffff
+    NonSemanticShaderDebugInfo100BuildIdentifierFlagsMax = 0x7fffffff
 };
 
 enum NonSemanticShaderDebugInfo100DebugBaseTypeAttributeEncoding {
@@ -103,14 +113,14 @@ enum NonSemanticShaderDebugInfo100DebugBaseTypeAttributeEncoding {
     NonSemanticShaderDebugInfo100SignedChar = 5,
     NonSemanticShaderDebugInfo100Unsigned = 6,
     NonSemanticShaderDebugInfo100UnsignedChar = 7,
-    NonSemanticShaderDebugInfo100DebugBaseTypeAttributeEncodingMax = 0x7ffffff
+    NonSemanticShaderDebugInfo100DebugBaseTypeAttributeEncodingMax = 0x7fffffff
 };
 
 enum NonSemanticShaderDebugInfo100DebugCompositeType {
     NonSemanticShaderDebugInfo100Class = 0,
     NonSemanticShaderDebugInfo100Structure = 1,
     NonSemanticShaderDebugInfo100Union = 2,
-    NonSemanticShaderDebugInfo100DebugCompositeTypeMax = 0x7ffffff
+    NonSemanticShaderDebugInfo100DebugCompositeTypeMax = 0x7fffffff
 };
 
 enum NonSemanticShaderDebugInfo100DebugTypeQualifier {
@@ -118,7 +128,7 @@ enum NonSemanticShaderDebugInfo100DebugTypeQualifier {
     NonSemanticShaderDebugInfo100VolatileType = 1,
     NonSemanticShaderDebugInfo100RestrictType = 2,
     NonSemanticShaderDebugInfo100AtomicType = 3,
-    NonSemanticShaderDebugInfo100DebugTypeQualifierMax = 0x7ffffff
+    NonSemanticShaderDebugInfo100DebugTypeQualifierMax = 0x7fffffff
 };
 
 enum NonSemanticShaderDebugInfo100DebugOperation {
@@ -132,13 +142,13 @@ enum NonSemanticShaderDebugInfo100DebugOperation {
     NonSemanticShaderDebugInfo100StackValue = 7,
     NonSemanticShaderDebugInfo100Constu = 8,
     NonSemanticShaderDebugInfo100Fragment = 9,
-    NonSemanticShaderDebugInfo100DebugOperationMax = 0x7ffffff
+    NonSemanticShaderDebugInfo100DebugOperationMax = 0x7fffffff
 };
 
 enum NonSemanticShaderDebugInfo100DebugImportedEntity {
     NonSemanticShaderDebugInfo100ImportedModule = 0,
     NonSemanticShaderDebugInfo100ImportedDeclaration = 1,
-    NonSemanticShaderDebugInfo100DebugImportedEntityMax = 0x7ffffff
+    NonSemanticShaderDebugInfo100DebugImportedEntityMax = 0x7fffffff
 };
 
 
@@ -146,4 +156,4 @@ enum NonSemanticShaderDebugInfo100DebugImportedEntity {
 }
 #endif
 
-#endif // SPIRV_EXTINST_NonSemanticShaderDebugInfo100_H_
+#endif // SPIRV_UNIFIED1_NonSemanticShaderDebugInfo100_H_

@@ -210,6 +210,9 @@ pub enum SpirvResult {
     MissingExtension = -15,
     /// Indicates wrong SPIR-V version
     WrongVersion = -16,
+    /// Error related to the SPV_INTEL_function_variants extension (spv-opt patch: SPIRV-Tools
+    /// 2026 added this result code; without the variant the C value would not be a valid enum).
+    FnVar = -17,
 }
 
 impl fmt::Display for SpirvResult {
@@ -240,6 +243,7 @@ impl fmt::Display for SpirvResult {
             InvalidData => f.write_str("invalid data"),
             MissingExtension => f.write_str("missing extension"),
             WrongVersion => f.write_str("wrong SPIR-V version"),
+            FnVar => f.write_str("function variants error"),
         }
     }
 }

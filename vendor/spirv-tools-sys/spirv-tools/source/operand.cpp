@@ -111,6 +111,7 @@ const char* spvOperandTypeStr(spv_operand_type_t type) {
     case SPV_OPERAND_TYPE_KERNEL_PROFILING_INFO:
       return "kernel profiling info";
     case SPV_OPERAND_TYPE_CAPABILITY:
+    case SPV_OPERAND_TYPE_OPTIONAL_CAPABILITY:
       return "capability";
     case SPV_OPERAND_TYPE_RAY_FLAGS:
       return "ray flags";
@@ -224,6 +225,8 @@ const char* spvOperandTypeStr(spv_operand_type_t type) {
       return "NonSemantic.Shader.DebugInfo.100 debug operation";
     case SPV_OPERAND_TYPE_SHDEBUG100_DEBUG_TYPE_QUALIFIER:
       return "NonSemantic.Shader.DebugInfo.100 debug type qualifier";
+    case SPV_OPERAND_TYPE_GATHER_MODES:
+      return "gather modes";
 
     case SPV_OPERAND_TYPE_NONE:
       return "NONE";
@@ -346,6 +349,7 @@ bool spvOperandIsConcrete(spv_operand_type_t type) {
     case SPV_OPERAND_TYPE_SHDEBUG100_DEBUG_INFO_FLAGS:
     case SPV_OPERAND_TYPE_SHDEBUG100_DEBUG_OPERATION:
     case SPV_OPERAND_TYPE_SHDEBUG100_DEBUG_TYPE_QUALIFIER:
+    case SPV_OPERAND_TYPE_GATHER_MODES:
       return true;
     default:
       break;
@@ -394,6 +398,7 @@ bool spvOperandIsOptional(spv_operand_type_t type) {
     case SPV_OPERAND_TYPE_OPTIONAL_RAW_ACCESS_CHAIN_OPERANDS:
     case SPV_OPERAND_TYPE_OPTIONAL_FPENCODING:
     case SPV_OPERAND_TYPE_OPTIONAL_TENSOR_OPERANDS:
+    case SPV_OPERAND_TYPE_OPTIONAL_CAPABILITY:
       return true;
     default:
       break;
@@ -408,6 +413,7 @@ bool spvOperandIsVariable(spv_operand_type_t type) {
     case SPV_OPERAND_TYPE_VARIABLE_LITERAL_INTEGER:
     case SPV_OPERAND_TYPE_VARIABLE_LITERAL_INTEGER_ID:
     case SPV_OPERAND_TYPE_VARIABLE_ID_LITERAL_INTEGER:
+    case SPV_OPERAND_TYPE_VARIABLE_CAPABILITY:
       return true;
     default:
       break;
@@ -438,6 +444,10 @@ bool spvExpandOperandSequenceOnce(spv_operand_type_t type,
       pattern->push_back(type);
       pattern->push_back(SPV_OPERAND_TYPE_LITERAL_INTEGER);
       pattern->push_back(SPV_OPERAND_TYPE_OPTIONAL_ID);
+      return true;
+    case SPV_OPERAND_TYPE_VARIABLE_CAPABILITY:
+      pattern->push_back(type);
+      pattern->push_back(SPV_OPERAND_TYPE_OPTIONAL_CAPABILITY);
       return true;
     default:
       break;
@@ -516,11 +526,15 @@ std::function<bool(unsigned)> spvOperandCanBeForwardDeclaredFunction(
     case spv::Op::OpSelectionMerge:
     case spv::Op::OpDecorate:
     case spv::Op::OpMemberDecorate:
+    case spv::Op::OpMemberDecorateIdEXT:
     case spv::Op::OpDecorateId:
     case spv::Op::OpDecorateStringGOOGLE:
     case spv::Op::OpMemberDecorateStringGOOGLE:
     case spv::Op::OpBranch:
     case spv::Op::OpLoopMerge:
+    case spv::Op::OpConditionalEntryPointINTEL:
+    case spv::Op::OpConditionalCapabilityINTEL:
+    case spv::Op::OpConditionalExtensionINTEL:
       out = [](unsigned) { return true; };
       break;
     case spv::Op::OpGroupDecorate:
@@ -531,6 +545,11 @@ std::function<bool(unsigned)> spvOperandCanBeForwardDeclaredFunction(
       break;
 
     case spv::Op::OpFunctionCall:
+      // The Function parameter.
+      out = [](unsigned index) { return index == 2; };
+      break;
+
+    case spv::Op::OpConstantFunctionPointerINTEL:
       // The Function parameter.
       out = [](unsigned index) { return index == 2; };
       break;
@@ -561,15 +580,22 @@ std::function<bool(unsigned)> spvOperandCanBeForwardDeclaredFunction(
     case spv::Op::OpTypeArray:
       out = [](unsigned index) { return index == 1; };
       break;
-    case spv::Op::OpCooperativeMatrixPerElementOpNV:
+    case spv::Op::OpCooperativeMatrixPerElementOpEXT:
       out = [](unsigned index) { return index == 3; };
       break;
-    case spv::Op::OpCooperativeMatrixReduceNV:
+    case spv::Op::OpCooperativeMatrixReduceEXT:
       out = [](unsigned index) { return index == 4; };
       break;
     case spv::Op::OpCooperativeMatrixLoadTensorNV:
       // approximate, due to variable operands
       out = [](unsigned index) { return index > 6; };
+      break;
+    case spv::Op::OpGraphEntryPointARM:
+      out = [](unsigned index) { return index == 0; };
+      break;
+    case spv::Op::OpExtInstWithForwardRefsKHR:
+      // Any operand may be a forward reference.
+      out = [](unsigned) { return true; };
       break;
     default:
       out = [](unsigned) { return false; };
@@ -628,6 +654,16 @@ spv_fp_encoding_t spvFPEncodingFromOperandFPEncoding(spv::FPEncoding encoding) {
       return SPV_FP_ENCODING_FLOAT8_E4M3;
     case spv::FPEncoding::Float8E5M2EXT:
       return SPV_FP_ENCODING_FLOAT8_E5M2;
+    case spv::FPEncoding::Float6E2M3EXT:
+      return SPV_FP_ENCODING_FLOAT6_E2M3;
+    case spv::FPEncoding::Float6E3M2EXT:
+      return SPV_FP_ENCODING_FLOAT6_E3M2;
+    case spv::FPEncoding::Float4E2M1EXT:
+      return SPV_FP_ENCODING_FLOAT4_E2M1;
+    case spv::FPEncoding::Float8UnsignedE8M0EXT:
+      return SPV_FP_ENCODING_FLOAT8_UNSIGNED_E8M0;
+    case spv::FPEncoding::MXInt8EXT:
+      return SPV_FP_ENCODING_MXINT8;
     case spv::FPEncoding::Max:
       break;
   }

@@ -287,6 +287,10 @@ std::unique_ptr<Constant> ConstantManager::CreateConstant(
     auto components = GetConstantsFromIds(literal_words_or_ids);
     if (components.empty()) return nullptr;
     return MakeUnique<ArrayConstant>(at, components);
+  } else if (auto* tt = type->AsTensorARM()) {
+    auto components = GetConstantsFromIds(literal_words_or_ids);
+    if (components.empty()) return nullptr;
+    return MakeUnique<TensorConstant>(tt, components);
   } else {
     return nullptr;
   }
@@ -302,6 +306,8 @@ const Constant* ConstantManager::GetConstantFromInst(const Instruction* inst) {
                                 inst->GetInOperand(i).words.end());
   }
 
+  const Type* type = GetType(inst);
+
   switch (inst->opcode()) {
     // OpConstant{True|False} have the value embedded in the opcode. So they
     // are not handled by the for-loop above. Here we add the value explicitly.
@@ -316,11 +322,46 @@ const Constant* ConstantManager::GetConstantFromInst(const Instruction* inst) {
     case spv::Op::OpConstantComposite:
     case spv::Op::OpSpecConstantComposite:
       break;
+    // Replicated composite constant instructions have a single operand for the
+    // value. We need to replicate it as many times as there are components.
+    case spv::Op::OpConstantCompositeReplicateEXT:
+    case spv::Op::OpSpecConstantCompositeReplicateEXT: {
+      uint32_t value = literal_words_or_ids[0];
+      uint64_t component_count = type->NumberOfComponents();
+      if (const auto* tensor_type = type->AsTensorARM()) {
+        // TensorARM shape is stored as an ID, so resolve the outer
+        // dimension here instead of using Type::NumberOfComponents().
+        if (!tensor_type->is_shaped()) {
+          return nullptr;
+        }
+        const auto* shape_inst =
+            context()->get_def_use_mgr()->GetDef(tensor_type->shape_id());
+        if (!shape_inst) {
+          return nullptr;
+        }
+        const auto* shape_cst = GetConstantFromInst(shape_inst);
+        if (!shape_cst || !shape_cst->AsArrayConstant()) {
+          return nullptr;
+        }
+        const auto& shape_components =
+            shape_cst->AsArrayConstant()->GetComponents();
+        if (shape_components.empty()) {
+          return nullptr;
+        }
+        const auto* outer_dim_cst = shape_components.front()->AsIntConstant();
+        if (!outer_dim_cst) {
+          return nullptr;
+        }
+        component_count = outer_dim_cst->GetZeroExtendedValue();
+      }
+      literal_words_or_ids.assign(static_cast<size_t>(component_count), value);
+      break;
+    }
     default:
       return nullptr;
   }
 
-  return GetConstant(GetType(inst), literal_words_or_ids);
+  return GetConstant(type, literal_words_or_ids);
 }
 
 std::unique_ptr<Instruction> ConstantManager::CreateInstruction(
@@ -365,6 +406,12 @@ std::unique_ptr<Instruction> ConstantManager::CreateCompositeInstruction(
       component_type_id = type_inst->GetSingleWordInOperand(component_index);
     } else if (type_inst && type_inst->opcode() == spv::Op::OpTypeArray) {
       component_type_id = type_inst->GetSingleWordInOperand(0);
+    } else if (type_inst && type_inst->opcode() == spv::Op::OpTypeTensorARM) {
+      component_type_id =
+          context()->get_type_mgr()->GetId(component_const->type());
+      if (component_type_id == 0) {
+        return nullptr;
+      }
     }
     uint32_t id = FindDeclaredConstant(component_const, component_type_id);
 
@@ -420,6 +467,121 @@ const Constant* ConstantManager::GetNullCompositeConstant(const Type* type) {
     for (uint32_t i = 0; i < element_count; i++) {
       literal_words_or_id.push_back(null_id);
     }
+  } else if (type->AsTensorARM()) {
+    auto ttype = type->AsTensorARM();
+    assert(ttype->is_shaped() && "Only shaped tensors are composites");
+    const auto* shape_inst =
+        context()->get_def_use_mgr()->GetDef(ttype->shape_id());
+    if (!shape_inst) {
+      return nullptr;
+    }
+    const auto* shape_cst = GetConstantFromInst(shape_inst);
+    if (!shape_cst || !shape_cst->AsArrayConstant()) {
+      return nullptr;
+    }
+    const auto& shape_components =
+        shape_cst->AsArrayConstant()->GetComponents();
+    if (shape_components.empty()) {
+      return nullptr;
+    }
+    const auto* outer_dim_cst = shape_components.front()->AsIntConstant();
+    if (!outer_dim_cst) {
+      return nullptr;
+    }
+    const uint64_t element_count = outer_dim_cst->GetZeroExtendedValue();
+    std::vector<const Constant*> components;
+    components.reserve(static_cast<size_t>(element_count));
+
+    if (shape_components.size() == 1) {
+      const Constant* element_null = GetConstant(ttype->element_type(), {});
+      for (uint64_t i = 0; i < element_count; i++) {
+        components.push_back(element_null);
+      }
+      return RegisterConstant(
+          MakeUnique<TensorConstant>(ttype, std::move(components)));
+    }
+
+    const Constant* rank_cst = nullptr;
+    if (ttype->rank_id() != 0) {
+      const auto* rank_inst =
+          context()->get_def_use_mgr()->GetDef(ttype->rank_id());
+      if (rank_inst) {
+        rank_cst = GetConstantFromInst(rank_inst);
+      }
+    }
+    uint64_t rank_value = shape_components.size();
+    if (rank_cst && rank_cst->AsIntConstant()) {
+      rank_value = rank_cst->AsIntConstant()->GetZeroExtendedValue();
+    }
+    if (rank_value <= 1) {
+      const Constant* element_null = GetConstant(ttype->element_type(), {});
+      for (uint64_t i = 0; i < element_count; i++) {
+        components.push_back(element_null);
+      }
+      return RegisterConstant(
+          MakeUnique<TensorConstant>(ttype, std::move(components)));
+    }
+
+    const uint64_t inner_rank = rank_value - 1;
+    const auto* rank_int_type =
+        rank_cst ? rank_cst->type()->AsInteger() : nullptr;
+    if (!rank_int_type) {
+      rank_int_type = outer_dim_cst->type()->AsInteger();
+    }
+    if (!rank_int_type) {
+      return nullptr;
+    }
+    const Constant* inner_rank_cst =
+        GenerateIntegerConstant(rank_int_type, inner_rank);
+    const uint32_t inner_rank_id =
+        GetDefiningInstruction(inner_rank_cst)->result_id();
+
+    const Type* shape_elem_type = shape_components[1]->type();
+    const auto* shape_elem_int = shape_elem_type->AsInteger();
+    if (!shape_elem_int) {
+      return nullptr;
+    }
+    const Constant* inner_shape_len_cst =
+        GenerateIntegerConstant(shape_elem_int, inner_rank);
+    const uint32_t inner_shape_len_id =
+        GetDefiningInstruction(inner_shape_len_cst)->result_id();
+    Array::LengthInfo inner_shape_len_info{
+        inner_shape_len_id,
+        {Array::LengthInfo::kConstant, static_cast<uint32_t>(inner_rank)}};
+    Array inner_shape_type(shape_elem_type, inner_shape_len_info);
+    const Type* inner_shape_reg_type =
+        context()->get_type_mgr()->GetRegisteredType(&inner_shape_type);
+    if (!inner_shape_reg_type) {
+      return nullptr;
+    }
+    std::vector<uint32_t> inner_shape_ids;
+    inner_shape_ids.reserve(shape_components.size() - 1);
+    for (size_t i = 1; i < shape_components.size(); ++i) {
+      inner_shape_ids.push_back(
+          GetDefiningInstruction(shape_components[i])->result_id());
+    }
+    const Constant* inner_shape_cst =
+        GetConstant(inner_shape_reg_type, inner_shape_ids);
+    const uint32_t inner_shape_id =
+        GetDefiningInstruction(inner_shape_cst)->result_id();
+
+    TensorARM inner_tensor_type(ttype->element_type(), inner_rank_id,
+                                inner_shape_id);
+    const Type* inner_tensor_reg_type =
+        context()->get_type_mgr()->GetRegisteredType(&inner_tensor_type);
+    if (!inner_tensor_reg_type) {
+      return nullptr;
+    }
+    const Constant* inner_null_tensor =
+        GetNullCompositeConstant(inner_tensor_reg_type);
+    if (!inner_null_tensor) {
+      return nullptr;
+    }
+    for (uint64_t i = 0; i < element_count; i++) {
+      components.push_back(inner_null_tensor);
+    }
+    return RegisterConstant(
+        MakeUnique<TensorConstant>(ttype, std::move(components)));
   } else {
     return nullptr;
   }
@@ -461,7 +623,9 @@ const Constant* ConstantManager::GetNumericVectorConstantWithWords(
 
 uint32_t ConstantManager::GetFloatConstId(float val) {
   const Constant* c = GetFloatConst(val);
-  return GetDefiningInstruction(c)->result_id();
+  Instruction* inst = GetDefiningInstruction(c);
+  if (inst == nullptr) return 0;
+  return inst->result_id();
 }
 
 const Constant* ConstantManager::GetFloatConst(float val) {
@@ -473,7 +637,9 @@ const Constant* ConstantManager::GetFloatConst(float val) {
 
 uint32_t ConstantManager::GetDoubleConstId(double val) {
   const Constant* c = GetDoubleConst(val);
-  return GetDefiningInstruction(c)->result_id();
+  Instruction* inst = GetDefiningInstruction(c);
+  if (inst == nullptr) return 0;
+  return inst->result_id();
 }
 
 const Constant* ConstantManager::GetDoubleConst(double val) {

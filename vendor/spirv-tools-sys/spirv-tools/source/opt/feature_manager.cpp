@@ -34,10 +34,13 @@ void FeatureManager::AddExtensions(Module* module) {
 }
 
 void FeatureManager::AddExtension(Instruction* ext) {
-  assert(ext->opcode() == spv::Op::OpExtension &&
+  assert((ext->opcode() == spv::Op::OpExtension ||
+          ext->opcode() == spv::Op::OpConditionalExtensionINTEL) &&
          "Expecting an extension instruction.");
 
-  const std::string name = ext->GetInOperand(0u).AsString();
+  const uint32_t name_i =
+      ext->opcode() == spv::Op::OpConditionalExtensionINTEL ? 1u : 0u;
+  const std::string name = ext->GetInOperand(name_i).AsString();
   Extension extension;
   if (GetExtensionFromString(name.c_str(), &extension)) {
     extensions_.insert(extension);
@@ -72,7 +75,10 @@ void FeatureManager::RemoveCapability(spv::Capability cap) {
 
 void FeatureManager::AddCapabilities(Module* module) {
   for (Instruction& inst : module->capabilities()) {
-    AddCapability(static_cast<spv::Capability>(inst.GetSingleWordInOperand(0)));
+    const uint32_t i_cap =
+        inst.opcode() == spv::Op::OpConditionalCapabilityINTEL ? 1 : 0;
+    AddCapability(
+        static_cast<spv::Capability>(inst.GetSingleWordInOperand(i_cap)));
   }
 }
 
@@ -80,8 +86,14 @@ void FeatureManager::AddExtInstImportIds(Module* module) {
   extinst_importid_GLSLstd450_ = module->GetExtInstImportId("GLSL.std.450");
   extinst_importid_OpenCL100DebugInfo_ =
       module->GetExtInstImportId("OpenCL.DebugInfo.100");
-  extinst_importid_Shader100DebugInfo_ =
-      module->GetExtInstImportId("NonSemantic.Shader.DebugInfo.100");
+  // Match any version of NonSemantic.Shader.DebugInfo.
+  for (auto& ei : module->ext_inst_imports()) {
+    const std::string name = ei.GetInOperand(0).AsString();
+    if (name.compare(0, 29, "NonSemantic.Shader.DebugInfo.") == 0) {
+      extinst_importid_ShaderDebugInfo_ = ei.result_id();
+      break;
+    }
+  }
 }
 
 bool operator==(const FeatureManager& a, const FeatureManager& b) {
@@ -109,8 +121,8 @@ bool operator==(const FeatureManager& a, const FeatureManager& b) {
     return false;
   }
 
-  if (a.extinst_importid_Shader100DebugInfo_ !=
-      b.extinst_importid_Shader100DebugInfo_) {
+  if (a.extinst_importid_ShaderDebugInfo_ !=
+      b.extinst_importid_ShaderDebugInfo_) {
     return false;
   }
 

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "source/diagnostic.h"
 #include "source/opt/constants.h"
 #include "source/opt/def_use_manager.h"
 #include "source/opt/ir_context.h"
@@ -45,14 +46,14 @@ class FoldSpecConstantOpAndCompositePass : public Pass {
  private:
   // Processes the OpSpecConstantOp instruction pointed by the given
   // instruction iterator, folds it to normal constants if possible. Returns
-  // true if the spec constant is folded to normal constants. New instructions
-  // will be inserted before the OpSpecConstantOp instruction pointed by the
-  // instruction iterator. The instruction iterator, which is passed by
-  // pointer, will still point to the original OpSpecConstantOp instruction. If
-  // folding is done successfully, the original OpSpecConstantOp instruction
-  // will be changed to Nop and new folded instruction will be inserted before
-  // it.
-  bool ProcessOpSpecConstantOp(Module::inst_iterator* pos);
+  // kSuccess if the spec constant is folded to normal constants. New
+  // instructions will be inserted before the OpSpecConstantOp instruction
+  // pointed by the instruction iterator. The instruction iterator, which is
+  // passed by pointer, will still point to the original OpSpecConstantOp
+  // instruction. If folding is done successfully, the original OpSpecConstantOp
+  // instruction will be changed to Nop and new folded instruction will be
+  // inserted before it. Returns kFail if an id overflow occurs.
+  Status ProcessOpSpecConstantOp(Module::inst_iterator* pos);
 
   // Returns the result of folding the OpSpecConstantOp instruction
   // |inst_iter_ptr| using the instruction folder.
@@ -62,7 +63,24 @@ class FoldSpecConstantOpAndCompositePass : public Pass {
   // pointed by the given instruction iterator to a normal constant defining
   // instruction. Returns the pointer to the new constant defining instruction
   // if succeeded, otherwise return nullptr.
+  // instruction if succeeded, otherwise return nullptr.
   Instruction* DoComponentWiseOperation(Module::inst_iterator* inst_iter_ptr);
+
+  // Returns the next available id, or 0 if the id overflows.
+  uint32_t TakeNextId() {
+    uint32_t next_id = context()->TakeNextId();
+    if (next_id == 0) {
+      Fail() << "ID overflow. Try running compact-ids.";
+    }
+    return next_id;
+  }
+
+  // Records failure for the current module and returns a stream for printing
+  // diagnostics.
+  spvtools::DiagnosticStream Fail() {
+    return spvtools::DiagnosticStream({}, context()->consumer(), "",
+                                      SPV_ERROR_INTERNAL);
+  }
 };
 
 }  // namespace opt

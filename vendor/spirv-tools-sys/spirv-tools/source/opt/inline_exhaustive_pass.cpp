@@ -16,6 +16,7 @@
 
 #include "source/opt/inline_exhaustive_pass.h"
 
+#include <iterator>
 #include <utility>
 
 namespace spvtools {
@@ -27,6 +28,10 @@ Pass::Status InlineExhaustivePass::InlineExhaustive(Function* func) {
   for (auto bi = func->begin(); bi != func->end(); ++bi) {
     for (auto ii = bi->begin(); ii != bi->end();) {
       if (IsInlinableFunctionCall(&*ii)) {
+        // Save instruction before the call to avoid redundant re-scanning.
+        Instruction* prev_inst =
+            (ii == bi->begin()) ? nullptr : &*std::prev(ii);
+
         // Inline call.
         std::vector<std::unique_ptr<BasicBlock>> newBlocks;
         std::vector<std::unique_ptr<Instruction>> newVars;
@@ -47,8 +52,8 @@ Pass::Status InlineExhaustivePass::InlineExhaustive(Function* func) {
         // Insert new function variables.
         if (newVars.size() > 0)
           func->begin()->begin().InsertBefore(std::move(newVars));
-        // Restart inlining at beginning of calling block.
-        ii = bi->begin();
+        // Restart inlining at the first instruction of the inlined code.
+        ii = prev_inst ? ++InstructionList::iterator(prev_inst) : bi->begin();
         modified = true;
       } else {
         ++ii;

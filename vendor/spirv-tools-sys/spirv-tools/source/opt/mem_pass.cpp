@@ -72,7 +72,8 @@ bool MemPass::IsTargetType(const Instruction* typeInst) const {
 
 bool MemPass::IsNonPtrAccessChain(const spv::Op opcode) const {
   return opcode == spv::Op::OpAccessChain ||
-         opcode == spv::Op::OpInBoundsAccessChain;
+         opcode == spv::Op::OpInBoundsAccessChain ||
+         opcode == spv::Op::OpUntypedAccessChainKHR;
 }
 
 bool MemPass::IsPtr(uint32_t ptrId) {
@@ -88,11 +89,14 @@ bool MemPass::IsPtr(uint32_t ptrId) {
     ptrInst = get_def_use_mgr()->GetDef(varId);
   }
   const spv::Op op = ptrInst->opcode();
-  if (op == spv::Op::OpVariable || IsNonPtrAccessChain(op)) return true;
+  if (op == spv::Op::OpVariable || op == spv::Op::OpUntypedVariableKHR ||
+      IsNonPtrAccessChain(op))
+    return true;
   const uint32_t varTypeId = ptrInst->type_id();
   if (varTypeId == 0) return false;
   const Instruction* varTypeInst = get_def_use_mgr()->GetDef(varTypeId);
-  return varTypeInst->opcode() == spv::Op::OpTypePointer;
+  return varTypeInst->opcode() == spv::Op::OpTypePointer ||
+         varTypeInst->opcode() == spv::Op::OpTypeUntypedPointerKHR;
 }
 
 Instruction* MemPass::GetPtr(uint32_t ptrId, uint32_t* varId) {
@@ -102,11 +106,13 @@ Instruction* MemPass::GetPtr(uint32_t ptrId, uint32_t* varId) {
 
   switch (ptrInst->opcode()) {
     case spv::Op::OpVariable:
+    case spv::Op::OpUntypedVariableKHR:
     case spv::Op::OpFunctionParameter:
       varInst = ptrInst;
       break;
     case spv::Op::OpAccessChain:
     case spv::Op::OpInBoundsAccessChain:
+    case spv::Op::OpUntypedAccessChainKHR:
     case spv::Op::OpPtrAccessChain:
     case spv::Op::OpInBoundsPtrAccessChain:
     case spv::Op::OpImageTexelPointer:
@@ -119,7 +125,8 @@ Instruction* MemPass::GetPtr(uint32_t ptrId, uint32_t* varId) {
       break;
   }
 
-  if (varInst->opcode() == spv::Op::OpVariable) {
+  if (varInst->opcode() == spv::Op::OpVariable ||
+      varInst->opcode() == spv::Op::OpUntypedVariableKHR) {
     *varId = varInst->result_id();
   } else {
     *varId = 0;
@@ -340,7 +347,7 @@ bool MemPass::IsTargetVar(uint32_t varId) {
 //           %50 = OpUndef %int
 //           [ ... ]
 //           %30 = OpPhi %int %int_42 %13 %50 %14 %50 %15
-void MemPass::RemovePhiOperands(
+bool MemPass::RemovePhiOperands(
     Instruction* phi, const std::unordered_set<BasicBlock*>& reachable_blocks) {
   std::vector<Operand> keep_operands;
   uint32_t type_id = 0;
@@ -382,6 +389,7 @@ void MemPass::RemovePhiOperands(
       if (!undef_id) {
         type_id = arg_def_instr->type_id();
         undef_id = Type2Undef(type_id);
+        if (undef_id == 0) return false;
       }
       keep_operands.push_back(
           Operand(spv_operand_type_t::SPV_OPERAND_TYPE_ID, {undef_id}));
@@ -400,6 +408,7 @@ void MemPass::RemovePhiOperands(
   context()->ForgetUses(phi);
   phi->ReplaceOperands(keep_operands);
   context()->AnalyzeUses(phi);
+  return true;
 }
 
 void MemPass::RemoveBlock(Function::iterator* bi) {
@@ -422,8 +431,8 @@ void MemPass::RemoveBlock(Function::iterator* bi) {
   *bi = bi->Erase();
 }
 
-bool MemPass::RemoveUnreachableBlocks(Function* func) {
-  if (func->IsDeclaration()) return false;
+Pass::Status MemPass::RemoveUnreachableBlocks(Function* func) {
+  if (func->IsDeclaration()) return Status::SuccessWithoutChange;
   bool modified = false;
 
   // Mark reachable all blocks reachable from the function's entry block.
@@ -469,9 +478,11 @@ bool MemPass::RemoveUnreachableBlocks(Function* func) {
     // If the block is reachable and has Phi instructions, remove all
     // operands from its Phi instructions that reference unreachable blocks.
     // If the block has no Phi instructions, this is a no-op.
-    block.ForEachPhiInst([&reachable_blocks, this](Instruction* phi) {
-      RemovePhiOperands(phi, reachable_blocks);
-    });
+    bool success =
+        block.WhileEachPhiInst([&reachable_blocks, this](Instruction* phi) {
+          return RemovePhiOperands(phi, reachable_blocks);
+        });
+    if (!success) return Status::Failure;
   }
 
   // Erase unreachable blocks.
@@ -484,13 +495,11 @@ bool MemPass::RemoveUnreachableBlocks(Function* func) {
     }
   }
 
-  return modified;
+  return modified ? Status::SuccessWithChange : Status::SuccessWithoutChange;
 }
 
-bool MemPass::CFGCleanup(Function* func) {
-  bool modified = false;
-  modified |= RemoveUnreachableBlocks(func);
-  return modified;
+Pass::Status MemPass::CFGCleanup(Function* func) {
+  return RemoveUnreachableBlocks(func);
 }
 
 void MemPass::CollectTargetVars(Function* func) {

@@ -21,6 +21,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -67,8 +68,12 @@ class CooperativeMatrixKHR;
 class CooperativeVectorNV;
 class RayQueryKHR;
 class HitObjectNV;
+class HitObjectEXT;
 class TensorLayoutNV;
 class TensorViewNV;
+class TensorARM;
+class GraphARM;
+class BufferEXT;
 
 // Abstract class for a SPIR-V type. It has a bunch of As<sublcass>() methods,
 // which is used as a way to probe the actual <subclass>.
@@ -112,8 +117,12 @@ class Type {
     kCooperativeVectorNV,
     kRayQueryKHR,
     kHitObjectNV,
+    kHitObjectEXT,
     kTensorLayoutNV,
     kTensorViewNV,
+    kTensorARM,
+    kGraphARM,
+    kBufferEXT,
     kLast
   };
 
@@ -134,6 +143,12 @@ class Type {
   bool IsSame(const Type* that) const {
     IsSameCache seen;
     return IsSameImpl(that, &seen);
+  }
+
+  // Returns true if this is a cooperative matrix.
+  bool IsCooperativeMatrix() const {
+    return kind() == analysis::Type::kCooperativeMatrixKHR ||
+           kind() == analysis::Type::kCooperativeMatrixNV;
   }
 
   // Returns true if this type is exactly the same as |that| type, including
@@ -182,6 +197,13 @@ class Type {
   // non-composite type.
   uint64_t NumberOfComponents() const;
 
+  // Returns the byte offset of the member of this type that is identified
+  // by |access_chain|.  The vector |access_chain| is a series of integers that
+  // are used to pick members as in the |OpCompositeExtract| instructions.
+  // Returns {} if the offset cannot be computed.
+  std::optional<uint32_t> GetByteOffset(
+      const std::vector<uint32_t>& access_chain) const;
+
   // A bunch of methods for casting this type to a given type. Returns this if
   // the cast can be done, nullptr otherwise.
   // clang-format off
@@ -218,8 +240,12 @@ class Type {
   DeclareCastMethod(CooperativeVectorNV)
   DeclareCastMethod(RayQueryKHR)
   DeclareCastMethod(HitObjectNV)
+  DeclareCastMethod(HitObjectEXT)
   DeclareCastMethod(TensorLayoutNV)
   DeclareCastMethod(TensorViewNV)
+  DeclareCastMethod(TensorARM)
+  DeclareCastMethod(GraphARM)
+  DeclareCastMethod(BufferEXT)
 #undef DeclareCastMethod
 
 protected:
@@ -774,6 +800,76 @@ class CooperativeVectorNV : public Type {
   const uint32_t components_;
 };
 
+class TensorARM : public Type {
+ public:
+  TensorARM(const Type* elty, const uint32_t rank = 0,
+            const uint32_t shape = 0);
+  TensorARM(const TensorARM&) = default;
+
+  std::string str() const override;
+
+  TensorARM* AsTensorARM() override { return this; }
+  const TensorARM* AsTensorARM() const override { return this; }
+
+  size_t ComputeExtraStateHash(size_t hash, SeenTypes* seen) const override;
+
+  const Type* element_type() const { return element_type_; }
+  uint32_t rank_id() const { return rank_id_; }
+  uint32_t shape_id() const { return shape_id_; }
+  bool is_ranked() const { return rank_id_ != 0; }
+  bool is_shaped() const { return shape_id_ != 0; }
+
+ private:
+  bool IsSameImpl(const Type* that, IsSameCache*) const override;
+
+  const Type* element_type_;
+  const uint32_t rank_id_;
+  const uint32_t shape_id_;
+};
+
+class GraphARM : public Type {
+ public:
+  GraphARM(const uint32_t num_inputs, const std::vector<const Type*>& io_types);
+  GraphARM(const GraphARM&) = default;
+
+  std::string str() const override;
+
+  GraphARM* AsGraphARM() override { return this; }
+  const GraphARM* AsGraphARM() const override { return this; }
+
+  uint32_t num_inputs() const { return num_inputs_; }
+  const std::vector<const Type*>& io_types() const { return io_types_; }
+  bool is_shaped() const;
+
+  size_t ComputeExtraStateHash(size_t hash, SeenTypes* seen) const override;
+
+ private:
+  bool IsSameImpl(const Type* that, IsSameCache*) const override;
+
+  const uint32_t num_inputs_;
+  const std::vector<const Type*> io_types_;
+};
+
+class BufferEXT : public Type {
+ public:
+  BufferEXT(spv::StorageClass storage_class_);
+  BufferEXT(const BufferEXT&) = default;
+
+  std::string str() const override;
+
+  BufferEXT* AsBufferEXT() override { return this; }
+  const BufferEXT* AsBufferEXT() const override { return this; }
+
+  spv::StorageClass storage_class() const { return storage_class_; }
+
+  size_t ComputeExtraStateHash(size_t hash, SeenTypes* seen) const override;
+
+ private:
+  bool IsSameImpl(const Type* that, IsSameCache*) const override;
+
+  const spv::StorageClass storage_class_;
+};
+
 #define DefineParameterlessType(type, name)                                \
   class type : public Type {                                               \
    public:                                                                 \
@@ -806,6 +902,7 @@ DefineParameterlessType(NamedBarrier, named_barrier);
 DefineParameterlessType(AccelerationStructureNV, accelerationStructureNV);
 DefineParameterlessType(RayQueryKHR, rayQueryKHR);
 DefineParameterlessType(HitObjectNV, hitObjectNV);
+DefineParameterlessType(HitObjectEXT, hitObjectEXT);
 #undef DefineParameterlessType
 
 }  // namespace analysis

@@ -14,6 +14,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
+#include <unordered_set>
+
 #include "source/opcode.h"
 #include "source/spirv_target_env.h"
 #include "source/val/instruction.h"
@@ -37,6 +39,10 @@ bool DecorationTakesIdParameters(spv::Decoration type) {
     case spv::Decoration::PayloadNodeArraySizeAMDX:
     case spv::Decoration::PayloadNodeNameAMDX:
     case spv::Decoration::PayloadNodeBaseIndexAMDX:
+    case spv::Decoration::ArrayStrideIdEXT:
+    case spv::Decoration::OffsetIdEXT:
+    case spv::Decoration::AliasScopeINTEL:
+    case spv::Decoration::NoAliasINTEL:
       return true;
     default:
       break;
@@ -49,9 +55,10 @@ bool IsMemberDecorationOnly(spv::Decoration dec) {
     case spv::Decoration::RowMajor:
     case spv::Decoration::ColMajor:
     case spv::Decoration::MatrixStride:
-      // SPIR-V spec bug? Offset is generated on variables when dealing with
-      // transform feedback.
-      // case spv::Decoration::Offset:
+    // Spec ambiguity where this is allowed or not currently
+    // See https://gitlab.khronos.org/spirv/SPIR-V/-/issues/937
+    // case spv::Decoration::Offset:
+    case spv::Decoration::OffsetIdEXT:
       return true;
     default:
       break;
@@ -65,6 +72,7 @@ bool IsNotMemberDecoration(spv::Decoration dec) {
     case spv::Decoration::Block:
     case spv::Decoration::BufferBlock:
     case spv::Decoration::ArrayStride:
+    case spv::Decoration::ArrayStrideIdEXT:
     case spv::Decoration::GLSLShared:
     case spv::Decoration::GLSLPacked:
     case spv::Decoration::CPacked:
@@ -105,17 +113,23 @@ bool IsNotMemberDecoration(spv::Decoration dec) {
 spv_result_t ValidateDecorationTarget(ValidationState_t& _, spv::Decoration dec,
                                       const Instruction* inst,
                                       const Instruction* target) {
-  auto fail = [&_, dec, inst, target](uint32_t vuid) -> DiagnosticStream {
-    DiagnosticStream ds = std::move(
-        _.diag(SPV_ERROR_INVALID_ID, inst)
-        << _.VkErrorID(vuid) << _.SpvDecorationString(dec)
-        << " decoration on target <id> " << _.getIdName(target->id()) << " ");
-    return ds;
+  auto fail = [&_, dec, target]() -> std::string {
+    std::ostringstream ss;
+    ss << _.SpvDecorationString(dec) << " decoration on target <id> "
+       << _.getIdName(target->id()) << " ";
+    return ss.str();
   };
+
   switch (dec) {
     case spv::Decoration::SpecId:
-      if (!spvOpcodeIsScalarSpecConstant(target->opcode())) {
-        return fail(0) << "must be a scalar specialization constant";
+      if (target->opcode() != spv::Op::OpSpecConstantTrue &&
+          target->opcode() != spv::Op::OpSpecConstantFalse &&
+          target->opcode() != spv::Op::OpSpecConstant &&
+          target->opcode() != spv::Op::OpSpecConstantDataKHR) {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << fail()
+               << "must be OpSpecConstantTrue, OpSpecConstantFalse, "
+                  "OpSpecConstant, or OpSpecConstantDataKHR";
       }
       break;
     case spv::Decoration::Block:
@@ -124,7 +138,8 @@ spv_result_t ValidateDecorationTarget(ValidationState_t& _, spv::Decoration dec,
     case spv::Decoration::GLSLPacked:
     case spv::Decoration::CPacked:
       if (target->opcode() != spv::Op::OpTypeStruct) {
-        return fail(0) << "must be a structure type";
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << fail() << "must be a structure type";
       }
       break;
     case spv::Decoration::ArrayStride:
@@ -132,7 +147,8 @@ spv_result_t ValidateDecorationTarget(ValidationState_t& _, spv::Decoration dec,
           target->opcode() != spv::Op::OpTypeRuntimeArray &&
           target->opcode() != spv::Op::OpTypePointer &&
           target->opcode() != spv::Op::OpTypeUntypedPointerKHR) {
-        return fail(0) << "must be an array or pointer type";
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << fail() << "must be an array or pointer type";
       }
       break;
     case spv::Decoration::BuiltIn:
@@ -146,11 +162,13 @@ spv_result_t ValidateDecorationTarget(ValidationState_t& _, spv::Decoration dec,
       if (_.HasCapability(spv::Capability::Shader) &&
           inst->GetOperandAs<spv::BuiltIn>(2) == spv::BuiltIn::WorkgroupSize) {
         if (!spvOpcodeIsConstant(target->opcode())) {
-          return fail(0) << "must be a constant for WorkgroupSize";
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << fail() << "must be a constant for WorkgroupSize";
         }
       } else if (target->opcode() != spv::Op::OpVariable &&
                  target->opcode() != spv::Op::OpUntypedVariableKHR) {
-        return fail(0) << "must be a variable";
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << fail() << "must be a variable";
       }
       break;
     case spv::Decoration::NoPerspective:
@@ -174,11 +192,14 @@ spv_result_t ValidateDecorationTarget(ValidationState_t& _, spv::Decoration dec,
       if (target->opcode() != spv::Op::OpVariable &&
           target->opcode() != spv::Op::OpUntypedVariableKHR &&
           target->opcode() != spv::Op::OpFunctionParameter &&
-          target->opcode() != spv::Op::OpRawAccessChainNV) {
-        return fail(0) << "must be a memory object declaration";
+          target->opcode() != spv::Op::OpRawAccessChainNV &&
+          target->opcode() != spv::Op::OpBufferPointerEXT) {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << fail() << "must be a memory object declaration";
       }
       if (!_.IsPointerType(target->type_id())) {
-        return fail(0) << "must be a pointer type";
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << fail() << "must be a pointer type";
       }
       break;
     case spv::Decoration::Invariant:
@@ -190,7 +211,31 @@ spv_result_t ValidateDecorationTarget(ValidationState_t& _, spv::Decoration dec,
     case spv::Decoration::InputAttachmentIndex:
       if (target->opcode() != spv::Op::OpVariable &&
           target->opcode() != spv::Op::OpUntypedVariableKHR) {
-        return fail(0) << "must be a variable";
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << fail() << "must be a variable";
+      }
+      break;
+    case spv::Decoration::CooperativeMatrixTransposeEXT:
+      switch (target->opcode()) {
+        case spv::Op::OpConvertFToU:
+        case spv::Op::OpConvertFToS:
+        case spv::Op::OpConvertSToF:
+        case spv::Op::OpConvertUToF:
+        case spv::Op::OpUConvert:
+        case spv::Op::OpSConvert:
+        case spv::Op::OpFConvert:
+        case spv::Op::OpCooperativeMatrixConvertUseEXT:
+          break;
+        default:
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << fail()
+                 << "must be a cooperative matrix conversion instruction";
+      }
+      if (!_.IsCooperativeMatrixKHRType(target->type_id()) ||
+          !_.IsCooperativeMatrixKHRType(_.GetOperandTypeId(target, 2))) {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << fail()
+               << "must be a cooperative matrix conversion instruction";
       }
       break;
     default:
@@ -217,6 +262,7 @@ spv_result_t ValidateDecorationTarget(ValidationState_t& _, spv::Decoration dec,
             sc != spv::StorageClass::IncomingCallableDataKHR &&
             sc != spv::StorageClass::ShaderRecordBufferKHR &&
             sc != spv::StorageClass::HitObjectAttributeNV &&
+            sc != spv::StorageClass::HitObjectAttributeEXT &&
             sc != spv::StorageClass::TileImageEXT) {
           return _.diag(SPV_ERROR_INVALID_ID, target)
                  << _.VkErrorID(6672) << _.SpvDecorationString(dec)
@@ -226,7 +272,8 @@ spv_result_t ValidateDecorationTarget(ValidationState_t& _, spv::Decoration dec,
       case spv::Decoration::Index:
         // Langauge from SPIR-V definition of Index
         if (sc != spv::StorageClass::Output) {
-          return fail(0) << "must be in the Output storage class";
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << fail() << "must be in the Output storage class";
         }
         break;
       case spv::Decoration::Binding:
@@ -235,13 +282,17 @@ spv_result_t ValidateDecorationTarget(ValidationState_t& _, spv::Decoration dec,
             sc != spv::StorageClass::Uniform &&
             sc != spv::StorageClass::UniformConstant &&
             sc != spv::StorageClass::TileAttachmentQCOM) {
-          return fail(6491) << "must be in the StorageBuffer, Uniform, or "
-                               "UniformConstant storage class";
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << _.VkErrorID(6491) << fail()
+                 << "must be in the StorageBuffer, Uniform, or "
+                    "UniformConstant storage class";
         }
         break;
       case spv::Decoration::InputAttachmentIndex:
         if (sc != spv::StorageClass::UniformConstant) {
-          return fail(6678) << "must be in the UniformConstant storage class";
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << _.VkErrorID(6678) << fail()
+                 << "must be in the UniformConstant storage class";
         }
         break;
       case spv::Decoration::Flat:
@@ -249,12 +300,16 @@ spv_result_t ValidateDecorationTarget(ValidationState_t& _, spv::Decoration dec,
       case spv::Decoration::Centroid:
       case spv::Decoration::Sample:
         if (sc != spv::StorageClass::Input && sc != spv::StorageClass::Output) {
-          return fail(4670) << "storage class must be Input or Output";
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << _.VkErrorID(4670) << fail()
+                 << "storage class must be Input or Output";
         }
         break;
       case spv::Decoration::PerVertexKHR:
         if (sc != spv::StorageClass::Input) {
-          return fail(6777) << "storage class must be Input";
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << _.VkErrorID(6777) << fail()
+                 << "storage class must be Input";
         }
         break;
       default:
@@ -333,6 +388,14 @@ spv_result_t ValidateDecorate(ValidationState_t& _, const Instruction* inst) {
 }
 
 spv_result_t ValidateDecorateId(ValidationState_t& _, const Instruction* inst) {
+  const auto target_id = inst->GetOperandAs<uint32_t>(0);
+  const auto target = _.FindDef(target_id);
+  if (target && spv::Op::OpDecorationGroup == target->opcode()) {
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << "OpMemberDecorate Target <id> " << _.getIdName(target_id)
+           << " must not be an OpDecorationGroup instruction.";
+  }
+
   const auto decoration = inst->GetOperandAs<spv::Decoration>(1);
   if (!DecorationTakesIdParameters(decoration)) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
@@ -340,11 +403,67 @@ spv_result_t ValidateDecorateId(ValidationState_t& _, const Instruction* inst) {
               "OpDecorateId";
   }
 
-  // No member decorations take id parameters, so we don't bother checking if
-  // we are using a member only decoration here.
+  if (decoration == spv::Decoration::ArrayStrideIdEXT) {
+    if (target->opcode() != spv::Op::OpTypeArray &&
+        target->opcode() != spv::Op::OpTypeRuntimeArray) {
+      // ArrayStrideIdEXT is suppose to identical to ArrayStride, which would
+      // allow it to be a OpTypePointer/OpTypeUntypedPointerKHR
+      return _.diag(SPV_ERROR_INVALID_ID, inst)
+             << "ArrayStrideIdEXT decoration must only be applied to array "
+                "types.";
+    } else {
+      const uint32_t operand_id = inst->GetOperandAs<uint32_t>(2);
+      if (!_.IsIntScalarType(_.GetTypeId(operand_id), 32)) {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << "ArrayStrideIdEXT extra operand must be a 32-bit int "
+                  "scalar type.";
+      }
 
-  // TODO: Add validations for these decorations.
-  // UniformId is covered elsewhere.
+      // Even if spec constant, validation layers will test when frozen
+      uint64_t stride_value = 0;
+      if (_.EvalConstantValUint64(operand_id, &stride_value)) {
+        if (stride_value == 0) {
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << "ArrayStrideIdEXT contains a stride of zero.";
+        }
+      }
+
+      const auto is_descriptor_type = [&_](const Instruction* type_inst) {
+        return _.IsDescriptorType(type_inst->opcode());
+      };
+
+      // Strip the array. The element may be a descriptor type directly, or a
+      // composite containing a descriptor type.
+      const uint32_t element_type =
+          _.FindDef(target_id)->GetOperandAs<uint32_t>(1);
+      if (!_.ContainsType(element_type, is_descriptor_type, true)) {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << "ArrayStrideIdEXT decoration must only be applied to"
+               << " array type containing a Descriptor type.";
+      }
+    }
+  }
+
+  for (uint32_t i = 2; i < inst->operands().size(); ++i) {
+    const auto param_id = inst->GetOperandAs<uint32_t>(i);
+    const auto param = _.FindDef(param_id);
+
+    // Both target and param are elements of ordered_instructions we can
+    // determine their relative positions in the SPIR-V module by comparing
+    // pointers.
+    if (target <= param) {
+      return _.diag(SPV_ERROR_INVALID_ID, inst)
+             << "Parameter <ID> " << _.getIdName(param_id)
+             << " must appear earlier in the binary than the target";
+    }
+  }
+
+  if (IsMemberDecorationOnly(decoration)) {
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << _.SpvDecorationString(decoration)
+           << " can only be applied to structure members";
+  }
+
   return SPV_SUCCESS;
 }
 
@@ -352,24 +471,70 @@ spv_result_t ValidateMemberDecorate(ValidationState_t& _,
                                     const Instruction* inst) {
   const auto struct_type_id = inst->GetOperandAs<uint32_t>(0);
   const auto struct_type = _.FindDef(struct_type_id);
+  const bool is_mem_dec_id_inst =
+      (inst->opcode() == spv::Op::OpMemberDecorateIdEXT);
   if (!struct_type || spv::Op::OpTypeStruct != struct_type->opcode()) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
-           << "OpMemberDecorate Structure type <id> "
-           << _.getIdName(struct_type_id) << " is not a struct type.";
+           << (is_mem_dec_id_inst ? "OpMemberDecorateIdEXT"
+                                  : "OpMemberDecorate")
+           << " Structure type <id> " << _.getIdName(struct_type_id)
+           << " is not a struct type.";
   }
   const auto member = inst->GetOperandAs<uint32_t>(1);
   const auto member_count =
       static_cast<uint32_t>(struct_type->words().size() - 2);
   if (member_count <= member) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
-           << "Index " << member
-           << " provided in OpMemberDecorate for struct <id> "
-           << _.getIdName(struct_type_id)
+           << "Index " << member << " provided in "
+           << (is_mem_dec_id_inst ? "OpMemberDecorateIdEXT"
+                                  : "OpMemberDecorate")
+           << " for struct <id> " << _.getIdName(struct_type_id)
            << " is out of bounds. The structure has " << member_count
            << " members. Largest valid index is " << member_count - 1 << ".";
   }
 
   const auto decoration = inst->GetOperandAs<spv::Decoration>(2);
+  if (is_mem_dec_id_inst) {
+    if (decoration != spv::Decoration::OffsetIdEXT) {
+      if (decoration == spv::Decoration::ArrayStrideIdEXT) {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << "ArrayStrideIdEXT could only be directly applied"
+               << " to array type using OpDecorateId.";
+      } else {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << "Decoration operand could only be OffsetIdEXT.";
+      }
+    }
+
+    const auto is_descriptor_type = [&_](const Instruction* type_inst) {
+      return _.IsDescriptorType(type_inst->opcode());
+    };
+
+    // recursively scans the struct to find if anything has a descriptor type,
+    // must be at least 1
+    if (decoration == spv::Decoration::OffsetIdEXT) {
+      const uint32_t operand_id = inst->GetOperandAs<uint32_t>(3);
+      if (!_.IsIntScalarType(_.GetTypeId(operand_id), 32)) {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << "OffsetIdEXT extra operand must be a 32-bit int scalar type.";
+      }
+      if (!_.ContainsType(struct_type_id, is_descriptor_type, true)) {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << "OffsetIdEXT decoration in MemberDecorateIdEXT must only be "
+                  "applied to members of structs where the struct contains "
+                  "descriptor types.";
+      }
+    }
+
+    for (uint32_t elem_idx = 3; elem_idx < inst->operands().size();
+         elem_idx++) {
+      if (_.FindDef(inst->GetOperandAs<uint32_t>(elem_idx)) > struct_type) {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << "All <id> Extra Operands must appear before Structure Type.";
+      }
+    }
+  }
+
   if (IsNotMemberDecoration(decoration)) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
            << _.SpvDecorationString(decoration)
@@ -388,8 +553,7 @@ spv_result_t ValidateDecorationGroup(ValidationState_t& _,
     if (use->opcode() != spv::Op::OpDecorate &&
         use->opcode() != spv::Op::OpGroupDecorate &&
         use->opcode() != spv::Op::OpGroupMemberDecorate &&
-        use->opcode() != spv::Op::OpName &&
-        use->opcode() != spv::Op::OpDecorateId && !use->IsNonSemantic()) {
+        use->opcode() != spv::Op::OpName && !use->IsNonSemantic()) {
       return _.diag(SPV_ERROR_INVALID_ID, inst)
              << "Result id of OpDecorationGroup can only "
              << "be targeted by OpName, OpGroupDecorate, "
@@ -409,6 +573,7 @@ spv_result_t ValidateGroupDecorate(ValidationState_t& _,
            << "OpGroupDecorate Decoration group <id> "
            << _.getIdName(decoration_group_id) << " is not a decoration group.";
   }
+  std::unordered_set<uint32_t> seen;
   for (unsigned i = 1; i < inst->operands().size(); ++i) {
     auto target_id = inst->GetOperandAs<uint32_t>(i);
     auto target = _.FindDef(target_id);
@@ -416,6 +581,10 @@ spv_result_t ValidateGroupDecorate(ValidationState_t& _,
       return _.diag(SPV_ERROR_INVALID_ID, inst)
              << "OpGroupDecorate may not target OpDecorationGroup <id> "
              << _.getIdName(target_id);
+    }
+    if (!seen.insert(target_id).second) {
+      return _.diag(SPV_ERROR_INVALID_ID, inst)
+             << "Targets contains duplicate id " << _.getIdName(target_id);
     }
   }
   return SPV_SUCCESS;
@@ -475,7 +644,8 @@ spv_result_t RegisterDecorations(ValidationState_t& _,
       _.RegisterDecorationForId(target_id, Decoration(dec_type, dec_params));
       break;
     }
-    case spv::Op::OpMemberDecorate: {
+    case spv::Op::OpMemberDecorate:
+    case spv::Op::OpMemberDecorateIdEXT: {
       const uint32_t struct_id = inst->word(1);
       const uint32_t index = inst->word(2);
       const spv::Decoration dec_type =
@@ -546,6 +716,7 @@ spv_result_t AnnotationPass(ValidationState_t& _, const Instruction* inst) {
     // TODO(dneto): spv::Op::OpDecorateStringGOOGLE
     // See https://github.com/KhronosGroup/SPIRV-Tools/issues/2253
     case spv::Op::OpMemberDecorate:
+    case spv::Op::OpMemberDecorateIdEXT:
       if (auto error = ValidateMemberDecorate(_, inst)) return error;
       break;
     case spv::Op::OpDecorationGroup:

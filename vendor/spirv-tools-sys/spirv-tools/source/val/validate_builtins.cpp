@@ -1,6 +1,7 @@
 // Copyright (c) 2018 Google LLC.
 // Modifications Copyright (C) 2020 Advanced Micro Devices, Inc. All rights
 // reserved.
+// Copyright (C) 2026 Qualcomm Technologies, Inc.
 //
 // Licensed under the Apache License, Version 2.0 (the "License");
 // you may not use this file except in compliance with the License.
@@ -17,21 +18,22 @@
 // Validates correctness of built-in variables.
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <list>
 #include <map>
 #include <set>
 #include <sstream>
-#include <stack>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "source/opcode.h"
 #include "source/spirv_target_env.h"
-#include "source/util/bitutils.h"
 #include "source/val/instruction.h"
 #include "source/val/validate.h"
 #include "source/val/validation_state.h"
+#include "spirv/unified1/spirv.hpp11"
 
 namespace spvtools {
 namespace val {
@@ -122,7 +124,7 @@ typedef enum VUIDError_ {
   VUIDErrorMax,
 } VUIDError;
 
-const static uint32_t NumVUIDBuiltins = 40;
+const static uint32_t NumVUIDBuiltins = 45;
 
 typedef struct {
   spv::BuiltIn builtIn;
@@ -169,11 +171,15 @@ std::array<BuiltinVUIDMapping, NumVUIDBuiltins> builtinVUIDInfo = {{
     {spv::BuiltIn::CullMaskKHR,               {6735, 6736, 6737}},
     {spv::BuiltIn::BaryCoordKHR,              {4154, 4155, 4156}},
     {spv::BuiltIn::BaryCoordNoPerspKHR,       {4160, 4161, 4162}},
+    {spv::BuiltIn::LocalInvocationIndex,      {4284, 4285, 4286}},
     {spv::BuiltIn::PrimitivePointIndicesEXT,  {7041, 7043, 7044}},
     {spv::BuiltIn::PrimitiveLineIndicesEXT,   {7047, 7049, 7050}},
     {spv::BuiltIn::PrimitiveTriangleIndicesEXT, {7053, 7055, 7056}},
     {spv::BuiltIn::CullPrimitiveEXT,          {7034, 7035, 7036}},
-
+    {spv::BuiltIn::HitTriangleVertexPositionsKHR, {8747, 8748, 8749}},
+    {spv::BuiltIn::TileOffsetQCOM,    {10626, 10627, 10628}},
+    {spv::BuiltIn::TileDimensionQCOM, {10629, 10630, 10631}},
+    {spv::BuiltIn::TileApronSizeQCOM, {10632, 10633, 10634}},
     // clang-format on
 }};
 
@@ -194,6 +200,7 @@ bool IsExecutionModelValidForRtBuiltIn(spv::BuiltIn builtin,
   switch (builtin) {
     case spv::BuiltIn::HitKindKHR:
     case spv::BuiltIn::HitTNV:
+    case spv::BuiltIn::HitTriangleVertexPositionsKHR:
       if (stage == spv::ExecutionModel::AnyHitKHR ||
           stage == spv::ExecutionModel::ClosestHitKHR) {
         return true;
@@ -367,18 +374,29 @@ class BuiltInsValidator {
   spv_result_t ValidateShadingRateAtDefinition(const Decoration& decoration,
                                                const Instruction& inst);
 
+  spv_result_t ValidateDescriptorHeapAtDefinition(const Decoration& decoration,
+                                                  const Instruction& inst);
+
   spv_result_t ValidateRayTracingBuiltinsAtDefinition(
       const Decoration& decoration, const Instruction& inst);
 
   spv_result_t ValidateMeshShadingEXTBuiltinsAtDefinition(
       const Decoration& decoration, const Instruction& inst);
 
+  spv_result_t ValidateTileQCOMBuiltinAtDefinition(const Decoration& decoration,
+                                                   const Instruction& inst);
+
   // Used as a common method for validating MeshEXT builtins
-  spv_result_t ValidateMeshEXTBuiltinInterfaceRules(
+  spv_result_t ValidateMeshBuiltinInterfaceRules(
       const Decoration& decoration, const Instruction& inst,
-      spv::Op scalar_type, uint32_t array_type_vuid, uint32_t array_size_vuid,
-      uint32_t block_array_size_vuid, uint32_t interface_vuid,
-      uint32_t perprim_deco_vuid);
+      spv::Op scalar_type, const Instruction& referenced_from_inst);
+  spv_result_t ValidatePrimitiveShadingRateInterfaceRules(
+      const Decoration& decoration, const Instruction& inst,
+      const Instruction& referenced_from_inst);
+  // Builtin that needs check incase **not** used with MeshEXT
+  spv_result_t ValidateNonMeshInterfaceRules(
+      const Decoration& decoration, const Instruction& inst,
+      const Instruction& referenced_from_inst);
 
   // The following section contains functions which are called when id defined
   // by |referenced_inst| is
@@ -575,6 +593,11 @@ class BuiltInsValidator {
       const Instruction& referenced_inst,
       const Instruction& referenced_from_inst);
 
+  spv_result_t ValidateTileQCOMBuiltinAtReference(
+      const Decoration& decoration, const Instruction& built_in_inst,
+      const Instruction& referenced_inst,
+      const Instruction& referenced_from_inst);
+
   // Validates that |built_in_inst| is not (even indirectly) referenced from
   // within a function which can be called with |execution_model|.
   //
@@ -611,6 +634,10 @@ class BuiltInsValidator {
       const Decoration& decoration, const Instruction& inst,
       uint32_t num_components,
       const std::function<spv_result_t(const std::string& message)>& diag);
+  spv_result_t ValidateU32Vec(
+      const Decoration& decoration, const Instruction& inst,
+      uint32_t num_components,
+      const std::function<spv_result_t(const std::string& message)>& diag);
   spv_result_t ValidateI32Arr(
       const Decoration& decoration, const Instruction& inst,
       const std::function<spv_result_t(const std::string& message)>& diag);
@@ -642,6 +669,10 @@ class BuiltInsValidator {
   spv_result_t ValidateOptionalArrayedF32Vec(
       const Decoration& decoration, const Instruction& inst,
       uint32_t num_components,
+      const std::function<spv_result_t(const std::string& message)>& diag);
+  spv_result_t ValidateArrayedF32Vec(
+      const Decoration& decoration, const Instruction& inst,
+      uint32_t num_components, uint32_t array_length,
       const std::function<spv_result_t(const std::string& message)>& diag);
   spv_result_t ValidateF32VecHelper(
       const Decoration& decoration, const Instruction& inst,
@@ -689,19 +720,44 @@ class BuiltInsValidator {
   // instruction.
   void Update(const Instruction& inst);
 
+  bool IsBulitinInEntryPoint(const Instruction& inst, uint32_t entry_point) {
+    auto get_underlying_type_id = [&](const Instruction* ifx_var) {
+      auto pointer_type_inst = _.FindDef(ifx_var->type_id());
+      auto type_inst = _.FindDef(pointer_type_inst->GetOperandAs<uint32_t>(2));
+      while (type_inst->opcode() == spv::Op::OpTypeArray) {
+        type_inst = _.FindDef(type_inst->GetOperandAs<uint32_t>(1));
+      };
+      return type_inst->id();
+    };
+
+    for (const auto& desc : _.entry_point_descriptions(entry_point)) {
+      for (auto interface : desc.interfaces) {
+        if (inst.opcode() == spv::Op::OpTypeStruct) {
+          auto varInst = _.FindDef(interface);
+          if (inst.id() == get_underlying_type_id(varInst)) {
+            return true;
+          }
+        } else if (inst.id() == interface) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   // Check if "inst" is an interface variable or type of a interface varibale
   // of any mesh entry point. Populate entry_point_interface_id with all
   // entry points and interface variables that refer to the "inst"
-  bool isMeshInterfaceVar(
+  bool IsMeshInterfaceVar(
       const Instruction& inst,
       std::map<uint32_t, uint32_t>& entry_point_interface_id) {
-    auto getUnderlyingTypeId = [&](const Instruction* ifxVar) {
-      auto pointerTypeInst = _.FindDef(ifxVar->type_id());
-      auto typeInst = _.FindDef(pointerTypeInst->GetOperandAs<uint32_t>(2));
-      while (typeInst->opcode() == spv::Op::OpTypeArray) {
-        typeInst = _.FindDef(typeInst->GetOperandAs<uint32_t>(1));
+    auto get_underlying_type_id = [&](const Instruction* ifx_var) {
+      auto pointer_type_inst = _.FindDef(ifx_var->type_id());
+      auto type_inst = _.FindDef(pointer_type_inst->GetOperandAs<uint32_t>(2));
+      while (type_inst->opcode() == spv::Op::OpTypeArray) {
+        type_inst = _.FindDef(type_inst->GetOperandAs<uint32_t>(1));
       };
-      return typeInst->id();
+      return type_inst->id();
     };
 
     for (const uint32_t entry_point : _.entry_points()) {
@@ -712,7 +768,7 @@ class BuiltInsValidator {
           for (auto interface : desc.interfaces) {
             if (inst.opcode() == spv::Op::OpTypeStruct) {
               auto varInst = _.FindDef(interface);
-              if (inst.id() == getUnderlyingTypeId(varInst)) {
+              if (inst.id() == get_underlying_type_id(varInst)) {
                 entry_point_interface_id[entry_point] = interface;
                 break;
               }
@@ -725,21 +781,6 @@ class BuiltInsValidator {
       }
     }
     return !entry_point_interface_id.empty();
-  }
-
-  bool HasInterfaceVariableForMeshEntryPoint(spv::BuiltIn builtin,
-                                             uint32_t entry_point) {
-    const auto& entry_points = mesh_builtin_entry_point_.find(builtin);
-    if (entry_points == mesh_builtin_entry_point_.end()) return false;
-
-    return std::any_of(
-        entry_points->second.begin(), entry_points->second.end(),
-        [entry_point](const uint32_t& ep) { return entry_point == ep; });
-  }
-  void RegisterMeshEntryPointForBuiltin(spv::BuiltIn builtin,
-                                        uint32_t entry_point) {
-    auto& entry_points = mesh_builtin_entry_point_[builtin];
-    entry_points.insert(entry_point);
   }
 
   ValidationState_t& _;
@@ -763,9 +804,12 @@ class BuiltInsValidator {
   // Execution models with which the current function can be called.
   std::set<spv::ExecutionModel> execution_models_;
 
-  // Mesh Builtins which are part of interface variables corresponding to an
-  // entry point
-  std::map<spv::BuiltIn, std::set<uint32_t>> mesh_builtin_entry_point_;
+  // Execution modes with which the current function can be called.
+  std::set<spv::ExecutionMode> execution_modes_;
+
+  // For Builtin that can only be declared once in an entry point, keep track if
+  // the entry point has it already
+  std::set<uint32_t> cull_primitive_entry_points_;
 };
 
 void BuiltInsValidator::Update(const Instruction& inst) {
@@ -775,12 +819,16 @@ void BuiltInsValidator::Update(const Instruction& inst) {
     assert(function_id_ == 0);
     function_id_ = inst.id();
     execution_models_.clear();
+    execution_modes_.clear();
     entry_points_ = &_.FunctionEntryPoints(function_id_);
     // Collect execution models from all entry points from which the current
     // function can be called.
     for (const uint32_t entry_point : *entry_points_) {
       if (const auto* models = _.GetExecutionModels(entry_point)) {
         execution_models_.insert(models->begin(), models->end());
+      }
+      if (const auto* modes = _.GetExecutionModes(entry_point)) {
+        execution_modes_.insert(modes->begin(), modes->end());
       }
     }
   }
@@ -791,6 +839,7 @@ void BuiltInsValidator::Update(const Instruction& inst) {
     function_id_ = 0;
     entry_points_ = &no_entry_points;
     execution_models_.clear();
+    execution_modes_.clear();
   }
 }
 
@@ -917,9 +966,9 @@ spv_result_t BuiltInsValidator::ValidateBlockTypeOrArrayedType(
       }
       break;
     case spv::Op::OpTypeInt:
-      if (!_.IsSignedIntScalarType(underlying_type)) {
+      if (!_.IsIntScalarType(underlying_type)) {
         return diag(GetDefinitionDesc(decoration, inst) +
-                    " is not a signed integer scalar.");
+                    " is not an integer scalar.");
       }
       break;
     default:
@@ -1077,6 +1126,40 @@ spv_result_t BuiltInsValidator::ValidateI32Vec(
   return SPV_SUCCESS;
 }
 
+spv_result_t BuiltInsValidator::ValidateU32Vec(
+    const Decoration& decoration, const Instruction& inst,
+    uint32_t num_components,
+    const std::function<spv_result_t(const std::string& message)>& diag) {
+  uint32_t underlying_type = 0;
+  if (spv_result_t error =
+          GetUnderlyingType(_, decoration, inst, &underlying_type)) {
+    return error;
+  }
+
+  if (!_.IsUnsignedIntVectorType(underlying_type)) {
+    return diag(GetDefinitionDesc(decoration, inst) +
+                " is not an unsigned int vector.");
+  }
+
+  const uint32_t actual = _.GetDimension(underlying_type);
+  if (actual != num_components) {
+    std::ostringstream ss;
+    ss << GetDefinitionDesc(decoration, inst) << " has " << actual
+       << " components.";
+    return diag(ss.str());
+  }
+
+  const uint32_t bit_width = _.GetBitWidth(underlying_type);
+  if (bit_width != 32) {
+    std::ostringstream ss;
+    ss << GetDefinitionDesc(decoration, inst)
+       << " has components with bit width " << bit_width << ".";
+    return diag(ss.str());
+  }
+
+  return SPV_SUCCESS;
+}
+
 spv_result_t BuiltInsValidator::ValidateArrayedI32Vec(
     const Decoration& decoration, const Instruction& inst,
     uint32_t num_components,
@@ -1130,6 +1213,38 @@ spv_result_t BuiltInsValidator::ValidateOptionalArrayedF32Vec(
   if (_.GetIdOpcode(underlying_type) == spv::Op::OpTypeArray) {
     underlying_type = _.FindDef(underlying_type)->word(2u);
   }
+
+  return ValidateF32VecHelper(decoration, inst, num_components, diag,
+                              underlying_type);
+}
+
+spv_result_t BuiltInsValidator::ValidateArrayedF32Vec(
+    const Decoration& decoration, const Instruction& inst,
+    uint32_t num_components, uint32_t array_length,
+    const std::function<spv_result_t(const std::string& message)>& diag) {
+  uint32_t underlying_type = 0;
+  if (spv_result_t error =
+          GetUnderlyingType(_, decoration, inst, &underlying_type)) {
+    return error;
+  }
+
+  if (_.GetIdOpcode(underlying_type) != spv::Op::OpTypeArray) {
+    return diag(GetDefinitionDesc(decoration, inst) + " is not an array.");
+  }
+
+  const uint32_t length_id = _.FindDef(underlying_type)->word(3u);
+  uint64_t found_length = 0;
+  if (!_.EvalConstantValUint64(length_id, &found_length)) {
+    return diag(GetDefinitionDesc(decoration, inst) +
+                " array has a non constant length.");
+  }
+
+  if (array_length != found_length) {
+    return diag(GetDefinitionDesc(decoration, inst) + " array length must be " +
+                std::to_string(array_length));
+  }
+
+  underlying_type = _.FindDef(underlying_type)->word(2u);
 
   return ValidateF32VecHelper(decoration, inst, num_components, diag,
                               underlying_type);
@@ -2272,51 +2387,6 @@ spv_result_t BuiltInsValidator::ValidatePositionAtReference(
 
 spv_result_t BuiltInsValidator::ValidatePrimitiveIdAtDefinition(
     const Decoration& decoration, const Instruction& inst) {
-  if (spvIsVulkanEnv(_.context()->target_env)) {
-    if (_.HasCapability(spv::Capability::MeshShadingEXT)) {
-      uint32_t array_type_vuid = 10595;
-      uint32_t interface_vuid = 0;
-      uint32_t array_size_vuid = 10596;
-      uint32_t block_array_size_vuid = 10597;
-      uint32_t perprim_deco_vuid = 7040;
-      if (spv_result_t error = ValidateMeshEXTBuiltinInterfaceRules(
-              decoration, inst, spv::Op::OpTypeInt, array_type_vuid,
-              array_size_vuid, block_array_size_vuid, interface_vuid,
-              perprim_deco_vuid)) {
-        return error;
-      }
-    }
-    // PrimitiveId can be a per-primitive variable for mesh shader stage.
-    // In such cases variable will have an array of 32-bit integers.
-    else if (decoration.struct_member_index() != Decoration::kInvalidMember) {
-      // This must be a 32-bit int scalar.
-      if (spv_result_t error = ValidateI32(
-              decoration, inst,
-              [this, &inst](const std::string& message) -> spv_result_t {
-                return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                       << _.VkErrorID(4337)
-                       << "According to the Vulkan spec BuiltIn PrimitiveId "
-                          "variable needs to be a 32-bit int scalar. "
-                       << message;
-              })) {
-        return error;
-      }
-    } else {
-      if (spv_result_t error = ValidateOptionalArrayedI32(
-              decoration, inst,
-              [this, &inst](const std::string& message) -> spv_result_t {
-                return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                       << _.VkErrorID(4337)
-                       << "According to the Vulkan spec BuiltIn PrimitiveId "
-                          "variable needs to be a 32-bit int scalar. "
-                       << message;
-              })) {
-        return error;
-      }
-    }
-  }
-
-  // Seed at reference checks with this built-in.
   return ValidatePrimitiveIdAtReference(decoration, inst, inst, inst);
 }
 
@@ -2382,6 +2452,27 @@ spv_result_t BuiltInsValidator::ValidatePrimitiveIdAtReference(
           spv::ExecutionModel::ClosestHitKHR, decoration, built_in_inst,
           referenced_from_inst, std::placeholders::_1));
     }
+
+    if (!_.HasCapability(spv::Capability::MeshShadingEXT) &&
+        !_.HasCapability(spv::Capability::MeshShadingNV) &&
+        !_.HasCapability(spv::Capability::Geometry) &&
+        !_.HasCapability(spv::Capability::Tessellation)) {
+      id_to_at_reference_checks_[referenced_from_inst.id()].push_back(std::bind(
+          &BuiltInsValidator::ValidateNotCalledWithExecutionModel, this, 4333,
+          "Vulkan spec doesn't allow BuiltIn PrimitiveId to be used for "
+          "variables in the Fragment execution model unless it declares "
+          "Geometry, Tessellation, or MeshShader capabilities.",
+          spv::ExecutionModel::Fragment, decoration, built_in_inst,
+          referenced_from_inst, std::placeholders::_1));
+    }
+
+    id_to_at_reference_checks_[referenced_from_inst.id()].push_back(std::bind(
+        &BuiltInsValidator::ValidateMeshBuiltinInterfaceRules, this, decoration,
+        built_in_inst, spv::Op::OpTypeInt, std::placeholders::_1));
+
+    id_to_at_reference_checks_[referenced_from_inst.id()].push_back(
+        std::bind(&BuiltInsValidator::ValidateNonMeshInterfaceRules, this,
+                  decoration, built_in_inst, std::placeholders::_1));
 
     for (const spv::ExecutionModel execution_model : execution_models_) {
       switch (execution_model) {
@@ -2679,6 +2770,13 @@ spv_result_t BuiltInsValidator::ValidateTessLevelOuterAtDefinition(
             })) {
       return error;
     }
+
+    if (!_.HasDecoration(inst.id(), spv::Decoration::Patch)) {
+      return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+             << _.VkErrorID(10880)
+             << "BuiltIn TessLevelOuter variable needs to also have a Patch "
+                "decoration.";
+    }
   }
 
   // Seed at reference checks with this built-in.
@@ -2693,12 +2791,19 @@ spv_result_t BuiltInsValidator::ValidateTessLevelInnerAtDefinition(
             [this, &inst](const std::string& message) -> spv_result_t {
               return _.diag(SPV_ERROR_INVALID_DATA, &inst)
                      << _.VkErrorID(4397)
-                     << "According to the Vulkan spec BuiltIn TessLevelOuter "
+                     << "According to the Vulkan spec BuiltIn TessLevelInner "
                         "variable needs to be a 2-component 32-bit float "
                         "array. "
                      << message;
             })) {
       return error;
+    }
+
+    if (!_.HasDecoration(inst.id(), spv::Decoration::Patch)) {
+      return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+             << _.VkErrorID(10880)
+             << "BuiltIn TessLevelInner variable needs to also have a Patch "
+                "decoration.";
     }
   }
 
@@ -2823,14 +2928,69 @@ spv_result_t BuiltInsValidator::ValidateVertexIdAtDefinition(
 
 spv_result_t BuiltInsValidator::ValidateLocalInvocationIndexAtDefinition(
     const Decoration& decoration, const Instruction& inst) {
+  if (spvIsVulkanEnv(_.context()->target_env)) {
+    if (spv_result_t error = ValidateI32(
+            decoration, inst,
+            [this, &inst](const std::string& message) -> spv_result_t {
+              uint32_t vuid = GetVUIDForBuiltin(
+                  spv::BuiltIn::LocalInvocationIndex, VUIDErrorType);
+              return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                     << _.VkErrorID(vuid)
+                     << "According to the Vulkan spec BuiltIn "
+                        "LocalInvocationIndex variable needs to be a 32-bit "
+                        "int scalar. "
+                     << message;
+            })) {
+      return error;
+    }
+  }
+
   // Seed at reference checks with this built-in.
   return ValidateLocalInvocationIndexAtReference(decoration, inst, inst, inst);
 }
 
 spv_result_t BuiltInsValidator::ValidateLocalInvocationIndexAtReference(
     const Decoration& decoration, const Instruction& built_in_inst,
-    const Instruction&,
+    const Instruction& referenced_inst,
     const Instruction& referenced_from_inst) {
+  if (spvIsVulkanEnv(_.context()->target_env)) {
+    const spv::StorageClass storage_class =
+        GetStorageClass(referenced_from_inst);
+    if (storage_class != spv::StorageClass::Max &&
+        storage_class != spv::StorageClass::Input) {
+      uint32_t vuid = GetVUIDForBuiltin(spv::BuiltIn::LocalInvocationIndex,
+                                        VUIDErrorStorageClass);
+      return _.diag(SPV_ERROR_INVALID_DATA, &referenced_from_inst)
+             << _.VkErrorID(vuid)
+             << "Vulkan spec allows BuiltIn LocalInvocationIndex to be only "
+                "used for variables with Input storage class. "
+             << GetReferenceDesc(decoration, built_in_inst, referenced_inst,
+                                 referenced_from_inst)
+             << " " << GetStorageClassDesc(referenced_from_inst);
+    }
+
+    for (const spv::ExecutionModel execution_model : execution_models_) {
+      bool has_vulkan_model =
+          execution_model == spv::ExecutionModel::GLCompute ||
+          execution_model == spv::ExecutionModel::TaskNV ||
+          execution_model == spv::ExecutionModel::MeshNV ||
+          execution_model == spv::ExecutionModel::TaskEXT ||
+          execution_model == spv::ExecutionModel::MeshEXT;
+
+      if (spvIsVulkanEnv(_.context()->target_env) && !has_vulkan_model) {
+        uint32_t vuid = GetVUIDForBuiltin(spv::BuiltIn::LocalInvocationIndex,
+                                          VUIDErrorExecutionModel);
+        return _.diag(SPV_ERROR_INVALID_DATA, &referenced_from_inst)
+               << _.VkErrorID(vuid)
+               << "Vulkan spec allows BuiltIn LocalInvocationIndex to be used "
+                  "only with GLCompute, MeshNV, TaskNV, MeshEXT or"
+               << " TaskEXT execution model. "
+               << GetReferenceDesc(decoration, built_in_inst, referenced_inst,
+                                   referenced_from_inst, execution_model);
+      }
+    }
+  }
+
   if (function_id_ == 0) {
     // Propagate this rule to all dependant ids in the global scope.
     id_to_at_reference_checks_[referenced_from_inst.id()].push_back(
@@ -2882,139 +3042,270 @@ spv_result_t BuiltInsValidator::ValidateVertexIndexAtReference(
   return SPV_SUCCESS;
 }
 
-spv_result_t BuiltInsValidator::ValidateMeshEXTBuiltinInterfaceRules(
-    const Decoration& decoration, const Instruction& inst, spv::Op scalar_type,
-    uint32_t array_type_vuid, uint32_t array_size_vuid,
-    uint32_t block_array_size_vuid, uint32_t interface_vuid,
-    uint32_t perprim_deco_vuid) {
-  bool is_block = false;
-  const spv::BuiltIn builtin = decoration.builtin();
-  // Validate the type of the builtin and if it's part of a block or an array
-  if (spv_result_t error = ValidateBlockTypeOrArrayedType(
-          decoration, inst, is_block, scalar_type,
-          [this, &inst, &decoration,
-           &array_type_vuid](const std::string& message) -> spv_result_t {
-            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                   << _.VkErrorID(array_type_vuid) << "According to the "
-                   << spvLogStringForEnv(_.context()->target_env)
-                   << " spec BuiltIn "
-                   << _.grammar().lookupOperandName(
-                          SPV_OPERAND_TYPE_BUILT_IN,
-                          (uint32_t)decoration.builtin())
-                   << " variable needs to be a either a boolean or an "
-                      "array of booleans."
-                   << message;
-          })) {
-    return error;
-  }
+typedef struct {
+  uint32_t array_type;
+  uint32_t array_size;
+  uint32_t block_array_size;
+  uint32_t perprim_deco;
+} MeshBuiltinVUIDs;
 
-  // Validate that the builtin is part of the mesh interface
-  std::map<uint32_t, uint32_t> entry_interface_id_map;
-  bool found = isMeshInterfaceVar(inst, entry_interface_id_map);
-  if (!found) {
-    return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-           << _.VkErrorID(interface_vuid) << "Declaration of builtin type"
-           << _.grammar().lookupOperandName(SPV_OPERAND_TYPE_BUILT_IN,
-                                            (uint32_t)builtin)
-           << " not found as interface variable of any meshEXT entry point. ";
-  }
-  for (const auto& id : entry_interface_id_map) {
-    uint32_t entry_point_id = id.first;
-    uint32_t interface_var_id = id.second;
-    if (!HasInterfaceVariableForMeshEntryPoint(builtin, entry_point_id)) {
-      RegisterMeshEntryPointForBuiltin(decoration.builtin(), entry_point_id);
-    } else {
-      return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-             << _.VkErrorID(interface_vuid)
-             << "There must be only one declaration of the "
-             << _.grammar().lookupOperandName(SPV_OPERAND_TYPE_BUILT_IN,
-                                              (uint32_t)builtin)
-             << " associated with a entry point's interface. "
-             << GetIdDesc(*_.FindDef(interface_var_id));
+spv_result_t BuiltInsValidator::ValidateMeshBuiltinInterfaceRules(
+    const Decoration& decoration, const Instruction& inst, spv::Op scalar_type,
+    const Instruction& referenced_from_inst) {
+  if (function_id_) {
+    if (!execution_models_.count(spv::ExecutionModel::MeshEXT)) {
+      return SPV_SUCCESS;
     }
-    if (GetArrayLength(interface_var_id) !=
-        _.GetOutputPrimitivesEXT(entry_point_id)) {
-      return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-             << _.VkErrorID(is_block ? block_array_size_vuid : array_size_vuid)
-             << " The size of the array decorated with "
-             << _.grammar().lookupOperandName(SPV_OPERAND_TYPE_BUILT_IN,
-                                              (uint32_t)builtin)
-             << " must match the value specified by OutputPrimitivesEXT. ";
+
+    const spv::BuiltIn builtin = decoration.builtin();
+    const bool is_topology =
+        builtin == spv::BuiltIn::PrimitiveTriangleIndicesEXT ||
+        builtin == spv::BuiltIn::PrimitiveLineIndicesEXT ||
+        builtin == spv::BuiltIn::PrimitivePointIndicesEXT;
+
+    // These builtin have the ability to be an array with MeshEXT
+    // When an array, we need to make sure the array size lines up
+    std::map<uint32_t, uint32_t> entry_interface_id_map;
+    const bool is_interface_var =
+        IsMeshInterfaceVar(inst, entry_interface_id_map);
+
+    if (!is_topology) {
+      bool is_block = false;
+
+      static const std::unordered_map<spv::BuiltIn, MeshBuiltinVUIDs>
+          mesh_vuid_map = {{
+              {spv::BuiltIn::CullPrimitiveEXT, {7036, 10589, 10590, 7038}},
+              {spv::BuiltIn::PrimitiveId, {10595, 10596, 10597, 7040}},
+              {spv::BuiltIn::Layer, {10592, 10593, 10594, 7039}},
+              {spv::BuiltIn::ViewportIndex, {10601, 10602, 10603, 7060}},
+              {spv::BuiltIn::PrimitiveShadingRateKHR,
+               {10598, 10599, 10600, 7059}},
+          }};
+      const MeshBuiltinVUIDs& vuids = mesh_vuid_map.at(builtin);
+      if (spv_result_t error = ValidateBlockTypeOrArrayedType(
+              decoration, inst, is_block, scalar_type,
+              [this, &inst, &builtin, &scalar_type,
+               &vuids](const std::string& message) -> spv_result_t {
+                return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                       << _.VkErrorID(vuids.array_type)
+                       << "According to the Vulkan specspec BuiltIn "
+                       << _.grammar().lookupOperandName(
+                              SPV_OPERAND_TYPE_BUILT_IN, (uint32_t)builtin)
+                       << " variable needs to be a either a "
+                       << spvOpcodeString(scalar_type)
+                       << " or an "
+                          "array of "
+                       << spvOpcodeString(scalar_type) << ". " << message;
+              })) {
+        return error;
+      }
+
+      if (!_.HasDecoration(inst.id(), spv::Decoration::PerPrimitiveEXT)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+               << _.VkErrorID(vuids.perprim_deco)
+               << "According to the Vulkan spec the variable decorated with "
+                  "Builtin "
+               << _.grammar().lookupOperandName(SPV_OPERAND_TYPE_BUILT_IN,
+                                                (uint32_t)builtin)
+               << " within the MeshEXT Execution Model must also be "
+               << "decorated with the PerPrimitiveEXT decoration. ";
+      }
+      if (is_interface_var) {
+        for (const auto& id : entry_interface_id_map) {
+          uint32_t entry_point_id = id.first;
+          uint32_t interface_var_id = id.second;
+
+          const uint64_t interface_size = GetArrayLength(interface_var_id);
+          const uint32_t output_prim_size =
+              _.GetOutputPrimitivesEXT(entry_point_id);
+          if (interface_size != output_prim_size) {
+            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                   << _.VkErrorID(is_block ? vuids.block_array_size
+                                           : vuids.array_size)
+                   << " The size of the array decorated with "
+                   << _.grammar().lookupOperandName(SPV_OPERAND_TYPE_BUILT_IN,
+                                                    (uint32_t)builtin)
+                   << " (" << interface_size
+                   << ") must match the value specified by OutputPrimitivesEXT "
+                      "("
+                   << output_prim_size << "). ";
+          }
+        }
+      }
     }
+
+    if (is_interface_var && is_topology) {
+      for (const auto& id : entry_interface_id_map) {
+        uint32_t entry_point_id = id.first;
+
+        uint64_t max_output_primitives =
+            _.GetOutputPrimitivesEXT(entry_point_id);
+        uint32_t underlying_type = 0;
+        if (spv_result_t error =
+                GetUnderlyingType(_, decoration, inst, &underlying_type)) {
+          return error;
+        }
+
+        uint64_t primitive_array_dim = 0;
+        if (_.GetIdOpcode(underlying_type) == spv::Op::OpTypeArray) {
+          underlying_type = _.FindDef(underlying_type)->word(3u);
+          if (!_.EvalConstantValUint64(underlying_type, &primitive_array_dim)) {
+            assert(0 && "Array type definition is corrupt");
+          }
+        }
+
+        const auto* modes = _.GetExecutionModes(entry_point_id);
+        if (builtin == spv::BuiltIn::PrimitiveTriangleIndicesEXT) {
+          if (!modes || !modes->count(spv::ExecutionMode::OutputTrianglesEXT)) {
+            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                   << _.VkErrorID(7054)
+                   << "The PrimitiveTriangleIndicesEXT decoration must be used "
+                      "with the OutputTrianglesEXT Execution Mode. ";
+          }
+          if (primitive_array_dim &&
+              primitive_array_dim != max_output_primitives) {
+            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                   << _.VkErrorID(7058)
+                   << "The size of the array decorated with "
+                      "PrimitiveTriangleIndicesEXT ("
+                   << primitive_array_dim
+                   << ") must match the value specified "
+                      "by OutputPrimitivesEXT ("
+                   << max_output_primitives << "). ";
+          }
+        } else if (builtin == spv::BuiltIn::PrimitiveLineIndicesEXT) {
+          if (!modes || !modes->count(spv::ExecutionMode::OutputLinesEXT)) {
+            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                   << _.VkErrorID(7048)
+                   << "The PrimitiveLineIndicesEXT decoration must be used "
+                      "with the OutputLinesEXT Execution Mode. ";
+          }
+          if (primitive_array_dim &&
+              primitive_array_dim != max_output_primitives) {
+            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                   << _.VkErrorID(7052)
+                   << "The size of the array decorated with "
+                      "PrimitiveLineIndicesEXT ("
+                   << primitive_array_dim
+                   << ") must match the value specified "
+                      "by OutputPrimitivesEXT ("
+                   << max_output_primitives << "). ";
+          }
+
+        } else if (builtin == spv::BuiltIn::PrimitivePointIndicesEXT) {
+          if (!modes || !modes->count(spv::ExecutionMode::OutputPoints)) {
+            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                   << _.VkErrorID(7042)
+                   << "The PrimitivePointIndicesEXT decoration must be used "
+                      "with the OutputPoints Execution Mode. ";
+          }
+          if (primitive_array_dim &&
+              primitive_array_dim != max_output_primitives) {
+            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                   << _.VkErrorID(7046)
+                   << "The size of the array decorated with "
+                      "PrimitivePointIndicesEXT ("
+                   << primitive_array_dim
+                   << ") must match the value specified "
+                      "by OutputPrimitivesEXT ("
+                   << max_output_primitives << "). ";
+          }
+        }
+      }
+    }
+  } else {
+    // Propagate this rule to all dependant ids in the global scope.
+    id_to_at_reference_checks_[referenced_from_inst.id()].push_back(
+        std::bind(&BuiltInsValidator::ValidateMeshBuiltinInterfaceRules, this,
+                  decoration, inst, scalar_type, std::placeholders::_1));
   }
-  if (!_.HasDecoration(inst.id(), spv::Decoration::PerPrimitiveEXT)) {
-    return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-           << _.VkErrorID(perprim_deco_vuid)
-           << "According to the Vulkan spec the variable decorated with "
-              "Builtin "
-           << _.grammar().lookupOperandName(SPV_OPERAND_TYPE_BUILT_IN,
-                                            (uint32_t)builtin)
-           << " within the MeshEXT Execution Model must also be "
-           << "decorated with the PerPrimitiveEXT decoration. ";
+  return SPV_SUCCESS;
+}
+
+spv_result_t BuiltInsValidator::ValidatePrimitiveShadingRateInterfaceRules(
+    const Decoration& decoration, const Instruction& inst,
+    const Instruction& referenced_from_inst) {
+  if (function_id_) {
+    if (!execution_models_.count(spv::ExecutionModel::MeshEXT)) {
+      if (spv_result_t error = ValidateI32(
+              decoration, inst,
+              [this, &inst,
+               &decoration](const std::string& message) -> spv_result_t {
+                return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                       << _.VkErrorID(4486)
+                       << "According to the Vulkan spec BuiltIn "
+                       << _.grammar().lookupOperandName(
+                              SPV_OPERAND_TYPE_BUILT_IN,
+                              (uint32_t)decoration.builtin())
+                       << " variable needs to be a 32-bit int scalar. "
+                       << message;
+              })) {
+        return error;
+      }
+    }
+  } else {
+    // Propagate this rule to all dependant ids in the global scope.
+    id_to_at_reference_checks_[referenced_from_inst.id()].push_back(std::bind(
+        &BuiltInsValidator::ValidatePrimitiveShadingRateInterfaceRules, this,
+        decoration, inst, std::placeholders::_1));
+  }
+  return SPV_SUCCESS;
+}
+
+// For Layer, ViewportIndex, and PrimitiveId
+spv_result_t BuiltInsValidator::ValidateNonMeshInterfaceRules(
+    const Decoration& decoration, const Instruction& inst,
+    const Instruction& referenced_from_inst) {
+  if (function_id_) {
+    // This can be a per-primitive variable for NV mesh shader stage.
+    // In such cases variable will have an array of 32-bit integers.
+    if (!execution_models_.count(spv::ExecutionModel::MeshEXT)) {
+      const spv::BuiltIn builtin = decoration.builtin();
+      const uint32_t vuid = (builtin == spv::BuiltIn::Layer)           ? 4276
+                            : (builtin == spv::BuiltIn::ViewportIndex) ? 4408
+                                                                       : 4337;
+      if (decoration.struct_member_index() != Decoration::kInvalidMember) {
+        if (spv_result_t error = ValidateI32(
+                decoration, inst,
+                [this, &vuid, builtin,
+                 &inst](const std::string& message) -> spv_result_t {
+                  return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                         << _.VkErrorID(vuid)
+                         << "According to the Vulkan spec BuiltIn "
+                         << _.grammar().lookupOperandName(
+                                SPV_OPERAND_TYPE_BUILT_IN, (uint32_t)builtin)
+                         << "variable needs to be a 32-bit int scalar. "
+                         << message;
+                })) {
+          return error;
+        }
+      } else if (spv_result_t error = ValidateOptionalArrayedI32(
+                     decoration, inst,
+                     [this, &vuid, builtin,
+                      &inst](const std::string& message) -> spv_result_t {
+                       return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                              << _.VkErrorID(vuid)
+                              << "According to the Vulkan spec BuiltIn "
+                              << _.grammar().lookupOperandName(
+                                     SPV_OPERAND_TYPE_BUILT_IN,
+                                     (uint32_t)builtin)
+                              << "variable needs to be a 32-bit int scalar. "
+                              << message;
+                     })) {
+        return error;
+      }
+    }
+  } else {
+    // Propagate this rule to all dependant ids in the global scope.
+    id_to_at_reference_checks_[referenced_from_inst.id()].push_back(
+        std::bind(&BuiltInsValidator::ValidateNonMeshInterfaceRules, this,
+                  decoration, inst, std::placeholders::_1));
   }
   return SPV_SUCCESS;
 }
 
 spv_result_t BuiltInsValidator::ValidateLayerOrViewportIndexAtDefinition(
     const Decoration& decoration, const Instruction& inst) {
-  if (spvIsVulkanEnv(_.context()->target_env)) {
-    if (_.HasCapability(spv::Capability::MeshShadingEXT)) {
-      const spv::BuiltIn label = decoration.builtin();
-      uint32_t array_type_vuid = (label == spv::BuiltIn::Layer) ? 10592 : 10601;
-      uint32_t interface_vuid = 0;
-      uint32_t array_size_vuid = (label == spv::BuiltIn::Layer) ? 10593 : 10602;
-      uint32_t block_array_size_vuid =
-          (label == spv::BuiltIn::Layer) ? 10594 : 10603;
-      uint32_t perprim_deco_vuid = (label == spv::BuiltIn::Layer) ? 7039 : 7060;
-      if (spv_result_t error = ValidateMeshEXTBuiltinInterfaceRules(
-              decoration, inst, spv::Op::OpTypeInt, array_type_vuid,
-              array_size_vuid, block_array_size_vuid, interface_vuid,
-              perprim_deco_vuid)) {
-        return error;
-      }
-    }
-    // This can be a per-primitive variable for NV mesh shader stage.
-    // In such cases variable will have an array of 32-bit integers.
-    else if (decoration.struct_member_index() != Decoration::kInvalidMember) {
-      // This must be a 32-bit int scalar.
-      if (spv_result_t error = ValidateI32(
-              decoration, inst,
-              [this, &decoration,
-               &inst](const std::string& message) -> spv_result_t {
-                uint32_t vuid =
-                    (decoration.builtin() == spv::BuiltIn::Layer) ? 4276 : 4408;
-                return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                       << _.VkErrorID(vuid)
-                       << "According to the Vulkan spec BuiltIn "
-                       << _.grammar().lookupOperandName(
-                              SPV_OPERAND_TYPE_BUILT_IN,
-                              (uint32_t)decoration.builtin())
-                       << "variable needs to be a 32-bit int scalar. "
-                       << message;
-              })) {
-        return error;
-      }
-    } else if (spv_result_t error = ValidateOptionalArrayedI32(
-                   decoration, inst,
-                   [this, &decoration,
-                    &inst](const std::string& message) -> spv_result_t {
-                     uint32_t vuid =
-                         (decoration.builtin() == spv::BuiltIn::Layer) ? 4276
-                                                                       : 4408;
-                     return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                            << _.VkErrorID(vuid)
-                            << "According to the Vulkan spec BuiltIn "
-                            << _.grammar().lookupOperandName(
-                                   SPV_OPERAND_TYPE_BUILT_IN,
-                                   (uint32_t)decoration.builtin())
-                            << "variable needs to be a 32-bit int scalar. "
-                            << message;
-                   })) {
-      return error;
-    }
-  }
-
-  // Seed at reference checks with this built-in.
   return ValidateLayerOrViewportIndexAtReference(decoration, inst, inst, inst);
 }
 
@@ -3071,6 +3362,14 @@ spv_result_t BuiltInsValidator::ValidateLayerOrViewportIndexAtReference(
                     spv::ExecutionModel::Fragment, decoration, built_in_inst,
                     referenced_from_inst, std::placeholders::_1));
     }
+
+    id_to_at_reference_checks_[referenced_from_inst.id()].push_back(std::bind(
+        &BuiltInsValidator::ValidateMeshBuiltinInterfaceRules, this, decoration,
+        built_in_inst, spv::Op::OpTypeInt, std::placeholders::_1));
+
+    id_to_at_reference_checks_[referenced_from_inst.id()].push_back(
+        std::bind(&BuiltInsValidator::ValidateNonMeshInterfaceRules, this,
+                  decoration, built_in_inst, std::placeholders::_1));
 
     for (const spv::ExecutionModel execution_model : execution_models_) {
       switch (execution_model) {
@@ -3496,12 +3795,47 @@ spv_result_t BuiltInsValidator::ValidateWorkgroupSizeAtDefinition(
       bool static_x = _.EvalConstantValUint64(inst.word(3), &x_size);
       bool static_y = _.EvalConstantValUint64(inst.word(4), &y_size);
       bool static_z = _.EvalConstantValUint64(inst.word(5), &z_size);
-      if (static_x && static_y && static_z &&
-          ((x_size * y_size * z_size) == 0)) {
-        return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-               << "WorkgroupSize decorations must not have a static "
-                  "product of zero (X = "
-               << x_size << ", Y = " << y_size << ", Z = " << z_size << ").";
+      if (static_x && static_y && static_z) {
+        const uint64_t product_size = x_size * y_size * z_size;
+        if (product_size == 0) {
+          return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                 << "WorkgroupSize decorations must not have a static "
+                    "product of zero (X = "
+                 << x_size << ", Y = " << y_size << ", Z = " << z_size << ").";
+        }
+
+        // If there is a known static workgroup size, all entrypoints with
+        // explicit derivative execution modes can be validated. These are only
+        // found in execution models that support explicit workgroup sizes
+        for (const uint32_t entry_point : _.entry_points()) {
+          const auto* modes = _.GetExecutionModes(entry_point);
+          if (!modes) continue;
+          if (modes->count(spv::ExecutionMode::DerivativeGroupQuadsKHR)) {
+            if (x_size % 2 != 0 || y_size % 2 != 0) {
+              return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                     << _.VkErrorID(10151)
+                     << "WorkgroupSize decorations has a static dimensions of "
+                        "(X = "
+                     << x_size << ", Y = " << y_size << ") but Entry Point id "
+                     << entry_point
+                     << " has an DerivativeGroupQuadsKHR execution mode, so "
+                        "both dimensions must be a multiple of 2";
+            }
+          }
+          if (modes->count(spv::ExecutionMode::DerivativeGroupLinearKHR)) {
+            if (product_size % 4 != 0) {
+              return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                     << _.VkErrorID(10152)
+                     << "WorkgroupSize decorations has a static dimensions of "
+                        "(X = "
+                     << x_size << ", Y = " << y_size << ", Z = " << z_size
+                     << ") but Entry Point id " << entry_point
+                     << " has an DerivativeGroupLinearKHR execution mode, so "
+                        "the product ("
+                     << product_size << ") must be a multiple of 4";
+            }
+          }
+        }
       }
     }
   }
@@ -3515,6 +3849,8 @@ spv_result_t BuiltInsValidator::ValidateWorkgroupSizeAtReference(
     const Instruction& referenced_inst,
     const Instruction& referenced_from_inst) {
   if (spvIsVulkanEnv(_.context()->target_env)) {
+    const spv::StorageClass storage_class =
+        GetStorageClass(referenced_from_inst);
     for (const spv::ExecutionModel execution_model : execution_models_) {
       if (execution_model != spv::ExecutionModel::GLCompute &&
           execution_model != spv::ExecutionModel::TaskNV &&
@@ -3532,6 +3868,19 @@ spv_result_t BuiltInsValidator::ValidateWorkgroupSizeAtReference(
                << GetReferenceDesc(decoration, built_in_inst, referenced_inst,
                                    referenced_from_inst, execution_model);
       }
+    }
+    if (execution_modes_.count(spv::ExecutionMode::TileShadingRateQCOM) &&
+        storage_class != spv::StorageClass::Max &&
+        storage_class != spv::StorageClass::Input) {
+      return _.diag(SPV_ERROR_INVALID_DATA, &referenced_from_inst)
+             << _.VkErrorID(10635)
+             << spvLogStringForEnv(_.context()->target_env)
+             << " spec allows BuiltIn WorkgroupSize to be only used for "
+                "variables with Input storage class when "
+                "TileShadingRateQCOM Execution Mode is used. "
+             << GetReferenceDesc(decoration, built_in_inst, referenced_inst,
+                                 referenced_from_inst)
+             << " " << GetStorageClassDesc(referenced_from_inst);
     }
   }
 
@@ -4144,37 +4493,6 @@ spv_result_t BuiltInsValidator::ValidateNVSMOrARMCoreBuiltinsAtReference(
 
 spv_result_t BuiltInsValidator::ValidatePrimitiveShadingRateAtDefinition(
     const Decoration& decoration, const Instruction& inst) {
-  if (spvIsVulkanEnv(_.context()->target_env)) {
-    if (_.HasCapability(spv::Capability::MeshShadingEXT)) {
-      uint32_t array_type_vuid = 10598;
-      uint32_t interface_vuid = 0;
-      uint32_t array_size_vuid = 10599;
-      uint32_t block_array_size_vuid = 10600;
-      uint32_t perprim_deco_vuid = 7059;
-      if (spv_result_t error = ValidateMeshEXTBuiltinInterfaceRules(
-              decoration, inst, spv::Op::OpTypeInt, array_type_vuid,
-              array_size_vuid, block_array_size_vuid, interface_vuid,
-              perprim_deco_vuid)) {
-        return error;
-      }
-    } else if (spv_result_t error = ValidateI32(
-                   decoration, inst,
-                   [this, &inst,
-                    &decoration](const std::string& message) -> spv_result_t {
-                     return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                            << _.VkErrorID(4486)
-                            << "According to the Vulkan spec BuiltIn "
-                            << _.grammar().lookupOperandName(
-                                   SPV_OPERAND_TYPE_BUILT_IN,
-                                   (uint32_t)decoration.builtin())
-                            << " variable needs to be a 32-bit int scalar. "
-                            << message;
-                   })) {
-      return error;
-    }
-  }
-
-  // Seed at reference checks with this built-in.
   return ValidatePrimitiveShadingRateAtReference(decoration, inst, inst, inst);
 }
 
@@ -4195,6 +4513,14 @@ spv_result_t BuiltInsValidator::ValidatePrimitiveShadingRateAtReference(
                                  referenced_from_inst)
              << " " << GetStorageClassDesc(referenced_from_inst);
     }
+
+    id_to_at_reference_checks_[referenced_from_inst.id()].push_back(std::bind(
+        &BuiltInsValidator::ValidateMeshBuiltinInterfaceRules, this, decoration,
+        built_in_inst, spv::Op::OpTypeInt, std::placeholders::_1));
+
+    id_to_at_reference_checks_[referenced_from_inst.id()].push_back(std::bind(
+        &BuiltInsValidator::ValidatePrimitiveShadingRateInterfaceRules, this,
+        decoration, built_in_inst, std::placeholders::_1));
 
     for (const spv::ExecutionModel execution_model : execution_models_) {
       switch (execution_model) {
@@ -4291,6 +4617,18 @@ spv_result_t BuiltInsValidator::ValidateShadingRateAtReference(
         built_in_inst, referenced_from_inst, std::placeholders::_1));
   }
 
+  return SPV_SUCCESS;
+}
+
+spv_result_t BuiltInsValidator::ValidateDescriptorHeapAtDefinition(
+    const Decoration& decoration, const Instruction& inst) {
+  if (decoration.struct_member_index() != Decoration::kInvalidMember) {
+    return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+           << "BuiltIn "
+           << _.grammar().lookupOperandName(SPV_OPERAND_TYPE_BUILT_IN,
+                                            (uint32_t)decoration.builtin())
+           << " cannot be used as a member decoration ";
+  }
   return SPV_SUCCESS;
 }
 
@@ -4400,6 +4738,25 @@ spv_result_t BuiltInsValidator::ValidateRayTracingBuiltinsAtDefinition(
                          << " variable needs to be a matrix with"
                          << " 4 columns of 3-component vectors of 32-bit "
                             "floats. "
+                         << message;
+                })) {
+          return error;
+        }
+        break;
+      case spv::BuiltIn::HitTriangleVertexPositionsKHR:
+        // array[3] of f32 vec3
+        if (spv_result_t error = ValidateArrayedF32Vec(
+                decoration, inst, 3, 3,
+                [this, &inst,
+                 builtin](const std::string& message) -> spv_result_t {
+                  uint32_t vuid = GetVUIDForBuiltin(builtin, VUIDErrorType);
+                  return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                         << _.VkErrorID(vuid)
+                         << "According to the Vulkan spec BuiltIn "
+                         << _.grammar().lookupOperandName(
+                                SPV_OPERAND_TYPE_BUILT_IN, uint32_t(builtin))
+                         << " variable needs to be an array of 3, 32-bit float "
+                            "3-component vectors. "
                          << message;
                 })) {
           return error;
@@ -4527,93 +4884,46 @@ spv_result_t BuiltInsValidator::ValidateMeshShadingEXTBuiltinsAtDefinition(
         }
         break;
       case spv::BuiltIn::CullPrimitiveEXT: {
-        uint32_t array_type_vuid = vuid;
-        uint32_t interface_vuid = 10591;
-        uint32_t array_size_vuid = 10589;
-        uint32_t block_array_size_vuid = 10590;
-        uint32_t perprim_deco_vuid = 7038;
-        if (spv_result_t error = ValidateMeshEXTBuiltinInterfaceRules(
-                decoration, inst, spv::Op::OpTypeBool, array_type_vuid,
-                array_size_vuid, block_array_size_vuid, interface_vuid,
-                perprim_deco_vuid)) {
-          return error;
+        for (const uint32_t entry_point : _.entry_points()) {
+          auto* models = _.GetExecutionModels(entry_point);
+          if (models->find(spv::ExecutionModel::MeshEXT) == models->end() &&
+              models->find(spv::ExecutionModel::MeshNV) == models->end()) {
+            continue;
+          }
+
+          if (IsBulitinInEntryPoint(inst, entry_point)) {
+            if (cull_primitive_entry_points_.find(entry_point) !=
+                cull_primitive_entry_points_.end()) {
+              return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                     << _.VkErrorID(10591)
+                     << "There must be only one declaration of the "
+                        "CullPrimitiveEXT associated in entry point's "
+                        "interface. "
+                     << GetIdDesc(*_.FindDef(entry_point));
+            } else {
+              cull_primitive_entry_points_.insert(entry_point);
+            }
+          }
         }
+
         break;
       }
       default:
         assert(0 && "Unexpected mesh EXT builtin");
     }
-    for (const uint32_t entry_point : _.entry_points()) {
-      const auto* modes = _.GetExecutionModes(entry_point);
-      uint64_t maxOutputPrimitives = _.GetOutputPrimitivesEXT(entry_point);
-      uint32_t underlying_type = 0;
-      if (spv_result_t error =
-              GetUnderlyingType(_, decoration, inst, &underlying_type)) {
-        return error;
-      }
 
-      uint64_t primitiveArrayDim = 0;
-      if (_.GetIdOpcode(underlying_type) == spv::Op::OpTypeArray) {
-        underlying_type = _.FindDef(underlying_type)->word(3u);
-        if (!_.EvalConstantValUint64(underlying_type, &primitiveArrayDim)) {
-          assert(0 && "Array type definition is corrupt");
-        }
-      }
-      switch (builtin) {
-        case spv::BuiltIn::PrimitivePointIndicesEXT:
-          if (!modes || !modes->count(spv::ExecutionMode::OutputPoints)) {
-            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                   << _.VkErrorID(7042)
-                   << "The PrimitivePointIndicesEXT decoration must be used "
-                      "with "
-                      "the OutputPoints Execution Mode. ";
-          }
-          if (primitiveArrayDim && primitiveArrayDim != maxOutputPrimitives) {
-            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                   << _.VkErrorID(7046)
-                   << "The size of the array decorated with "
-                      "PrimitivePointIndicesEXT must match the value specified "
-                      "by OutputPrimitivesEXT. ";
-          }
-          break;
-        case spv::BuiltIn::PrimitiveLineIndicesEXT:
-          if (!modes || !modes->count(spv::ExecutionMode::OutputLinesEXT)) {
-            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                   << _.VkErrorID(7048)
-                   << "The PrimitiveLineIndicesEXT decoration must be used "
-                      "with "
-                      "the OutputLinesEXT Execution Mode. ";
-          }
-          if (primitiveArrayDim && primitiveArrayDim != maxOutputPrimitives) {
-            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                   << _.VkErrorID(7052)
-                   << "The size of the array decorated with "
-                      "PrimitiveLineIndicesEXT must match the value specified "
-                      "by OutputPrimitivesEXT. ";
-          }
-          break;
-        case spv::BuiltIn::PrimitiveTriangleIndicesEXT:
-          if (!modes || !modes->count(spv::ExecutionMode::OutputTrianglesEXT)) {
-            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                   << _.VkErrorID(7054)
-                   << "The PrimitiveTriangleIndicesEXT decoration must be used "
-                      "with "
-                      "the OutputTrianglesEXT Execution Mode. ";
-          }
-          if (primitiveArrayDim && primitiveArrayDim != maxOutputPrimitives) {
-            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
-                   << _.VkErrorID(7058)
-                   << "The size of the array decorated with "
-                      "PrimitiveTriangleIndicesEXT must match the value "
-                      "specified "
-                      "by OutputPrimitivesEXT. ";
-          }
-          break;
-        default:
-          break;  // no validation rules
-      }
+    // - We know this only allowed for Mesh Execution Model.
+    // - The Scalar type is is boolean for CullPrimitiveEXT, the other 3 builtin
+    // (topology) don't need this type.
+    // - It is possible to have multiple mesh
+    // shaders (https://github.com/KhronosGroup/SPIRV-Tools/issues/6320) and we
+    // need to validate these at reference time.
+    if (spv_result_t error = ValidateMeshBuiltinInterfaceRules(
+            decoration, inst, spv::Op::OpTypeBool, inst)) {
+      return error;
     }
   }
+
   // Seed at reference checks with this built-in.
   return ValidateMeshShadingEXTBuiltinsAtReference(decoration, inst, inst,
                                                    inst);
@@ -4661,6 +4971,76 @@ spv_result_t BuiltInsValidator::ValidateMeshShadingEXTBuiltinsAtReference(
     id_to_at_reference_checks_[referenced_from_inst.id()].push_back(
         std::bind(&BuiltInsValidator::ValidateMeshShadingEXTBuiltinsAtReference,
                   this, decoration, built_in_inst, referenced_from_inst,
+                  std::placeholders::_1));
+  }
+
+  return SPV_SUCCESS;
+}
+
+spv_result_t BuiltInsValidator::ValidateTileQCOMBuiltinAtDefinition(
+    const Decoration& decoration, const Instruction& inst) {
+  const spv::BuiltIn builtin = decoration.builtin();
+  const uint32_t num_components =
+      (builtin == spv::BuiltIn::TileDimensionQCOM) ? 3 : 2;
+  if (spv_result_t error = ValidateU32Vec(
+          decoration, inst, num_components,
+          [this, &inst, builtin,
+           num_components](const std::string& msg) -> spv_result_t {
+            uint32_t vuid = GetVUIDForBuiltin(builtin, VUIDErrorType);
+            return _.diag(SPV_ERROR_INVALID_DATA, &inst)
+                   << _.VkErrorID(vuid)
+                   << "According to the Vulkan spec BuiltIn "
+                   << _.grammar().lookupOperandName(
+                          SPV_OPERAND_TYPE_BUILT_IN,
+                          static_cast<uint32_t>(builtin))
+                   << " variable must be a " << num_components
+                   << "-component 32-bit unsigned int vector. " << msg;
+          })) {
+    return error;
+  }
+
+  return ValidateTileQCOMBuiltinAtReference(decoration, inst, inst, inst);
+}
+
+spv_result_t BuiltInsValidator::ValidateTileQCOMBuiltinAtReference(
+    const Decoration& decoration, const Instruction& built_in_inst,
+    const Instruction& referenced_inst,
+    const Instruction& referenced_from_inst) {
+  if (spvIsVulkanEnv(_.context()->target_env)) {
+    const spv::BuiltIn builtin = decoration.builtin();
+    const spv::StorageClass sc = GetStorageClass(referenced_from_inst);
+    if (sc != spv::StorageClass::Max && sc != spv::StorageClass::Input) {
+      uint32_t vuid = GetVUIDForBuiltin(builtin, VUIDErrorStorageClass);
+      return _.diag(SPV_ERROR_INVALID_DATA, &referenced_from_inst)
+             << _.VkErrorID(vuid) << "Vulkan spec allows BuiltIn "
+             << _.grammar().lookupOperandName(SPV_OPERAND_TYPE_BUILT_IN,
+                                              static_cast<uint32_t>(builtin))
+             << " to be only used for variables with Input storage class. "
+             << GetReferenceDesc(decoration, built_in_inst, referenced_inst,
+                                 referenced_from_inst)
+             << " " << GetStorageClassDesc(referenced_from_inst);
+    }
+
+    for (const spv::ExecutionModel model : execution_models_) {
+      if (model != spv::ExecutionModel::Fragment &&
+          model != spv::ExecutionModel::GLCompute) {
+        uint32_t vuid = GetVUIDForBuiltin(builtin, VUIDErrorExecutionModel);
+        return _.diag(SPV_ERROR_INVALID_DATA, &referenced_from_inst)
+               << _.VkErrorID(vuid) << "Vulkan spec allows BuiltIn "
+               << _.grammar().lookupOperandName(SPV_OPERAND_TYPE_BUILT_IN,
+                                                static_cast<uint32_t>(builtin))
+               << " to be used only with Fragment or GLCompute execution "
+                  "model. "
+               << GetReferenceDesc(decoration, built_in_inst, referenced_inst,
+                                   referenced_from_inst, model);
+      }
+    }
+  }
+
+  if (function_id_ == 0) {
+    id_to_at_reference_checks_[referenced_from_inst.id()].push_back(
+        std::bind(&BuiltInsValidator::ValidateTileQCOMBuiltinAtReference, this,
+                  decoration, built_in_inst, referenced_from_inst,
                   std::placeholders::_1));
   }
 
@@ -4820,27 +5200,27 @@ spv_result_t BuiltInsValidator::ValidateSingleBuiltInAtDefinitionVulkan(
       return ValidateFullyCoveredAtDefinition(decoration, inst);
     }
     // Ray tracing builtins
-    case spv::BuiltIn::HitKindKHR:  // alias spv::BuiltIn::HitKindNV
+    case spv::BuiltIn::HitKindKHR:  // alias HitKindNV
     case spv::BuiltIn::HitTNV:      // NOT present in KHR
     case spv::BuiltIn::InstanceId:
-    case spv::BuiltIn::LaunchIdKHR:           // alias spv::BuiltIn::LaunchIdNV
-    case spv::BuiltIn::LaunchSizeKHR:         // alias spv::BuiltIn::LaunchSizeNV
-    case spv::BuiltIn::WorldRayOriginKHR:     // alias spv::BuiltIn::WorldRayOriginNV
-    case spv::BuiltIn::WorldRayDirectionKHR:  // alias spv::BuiltIn::WorldRayDirectionNV
-    case spv::BuiltIn::ObjectRayOriginKHR:    // alias spv::BuiltIn::ObjectRayOriginNV
-    case spv::BuiltIn::ObjectRayDirectionKHR:   // alias
-                                            // spv::BuiltIn::ObjectRayDirectionNV
-    case spv::BuiltIn::RayTminKHR:              // alias spv::BuiltIn::RayTminNV
-    case spv::BuiltIn::RayTmaxKHR:              // alias spv::BuiltIn::RayTmaxNV
-    case spv::BuiltIn::InstanceCustomIndexKHR:  // alias
-                                            // spv::BuiltIn::InstanceCustomIndexNV
-    case spv::BuiltIn::ObjectToWorldKHR:        // alias spv::BuiltIn::ObjectToWorldNV
-    case spv::BuiltIn::WorldToObjectKHR:        // alias spv::BuiltIn::WorldToObjectNV
-    case spv::BuiltIn::IncomingRayFlagsKHR:    // alias spv::BuiltIn::IncomingRayFlagsNV
+    case spv::BuiltIn::LaunchIdKHR:             // alias LaunchIdNV
+    case spv::BuiltIn::LaunchSizeKHR:           // alias LaunchSizeNV
+    case spv::BuiltIn::WorldRayOriginKHR:       // alias WorldRayOriginNV
+    case spv::BuiltIn::WorldRayDirectionKHR:    // alias WorldRayDirectionNV
+    case spv::BuiltIn::ObjectRayOriginKHR:      // alias ObjectRayOriginNV
+    case spv::BuiltIn::ObjectRayDirectionKHR:   // alias ObjectRayDirectionNV
+    case spv::BuiltIn::RayTminKHR:              // alias RayTminNV
+    case spv::BuiltIn::RayTmaxKHR:              // alias RayTmaxNV
+    case spv::BuiltIn::InstanceCustomIndexKHR:  // alias InstanceCustomIndexNV
+    case spv::BuiltIn::ObjectToWorldKHR:        // alias ObjectToWorldNV
+    case spv::BuiltIn::WorldToObjectKHR:        // alias WorldToObjectNV
+    case spv::BuiltIn::IncomingRayFlagsKHR:     // alias IncomingRayFlagsNV
     case spv::BuiltIn::RayGeometryIndexKHR:    // NOT present in NV
+    case spv::BuiltIn::HitTriangleVertexPositionsKHR:
     case spv::BuiltIn::CullMaskKHR: {
       return ValidateRayTracingBuiltinsAtDefinition(decoration, inst);
     }
+    // These are only for Mesh, not Task execution model
     case spv::BuiltIn::CullPrimitiveEXT:
     case spv::BuiltIn::PrimitivePointIndicesEXT:
     case spv::BuiltIn::PrimitiveLineIndicesEXT:
@@ -4852,6 +5232,15 @@ spv_result_t BuiltInsValidator::ValidateSingleBuiltInAtDefinitionVulkan(
     }
     case spv::BuiltIn::ShadingRateKHR: {
       return ValidateShadingRateAtDefinition(decoration, inst);
+    }
+    case spv::BuiltIn::SamplerHeapEXT:
+    case spv::BuiltIn::ResourceHeapEXT: {
+      return ValidateDescriptorHeapAtDefinition(decoration, inst);
+    }
+    case spv::BuiltIn::TileOffsetQCOM:
+    case spv::BuiltIn::TileDimensionQCOM:
+    case spv::BuiltIn::TileApronSizeQCOM: {
+      return ValidateTileQCOMBuiltinAtDefinition(decoration, inst);
     }
     default:
       // No validation rules (for the moment).

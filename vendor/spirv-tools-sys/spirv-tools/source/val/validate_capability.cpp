@@ -147,6 +147,12 @@ bool IsSupportOptionalVulkan_1_0(uint32_t capability) {
     case spv::Capability::Int8:
     case spv::Capability::BFloat16TypeKHR:
     case spv::Capability::Float8EXT:
+    case spv::Capability::Float4EXT:
+    case spv::Capability::Float6EXT:
+    case spv::Capability::Float8UnsignedE8M0EXT:
+    case spv::Capability::MXInt8EXT:
+    case spv::Capability::BitcastExtractEXT:
+    case spv::Capability::PushConstantBanksNV:
       return true;
     default:
       break;
@@ -211,6 +217,8 @@ bool IsSupportOptionalVulkan_1_2(uint32_t capability) {
     case spv::Capability::InputAttachmentArrayNonUniformIndexing:
     case spv::Capability::UniformTexelBufferArrayNonUniformIndexing:
     case spv::Capability::StorageTexelBufferArrayNonUniformIndexing:
+    case spv::Capability::InputAttachmentArrayDynamicIndexing:
+    case spv::Capability::ShaderNonUniform:
       return true;
     default:
       break;
@@ -345,11 +353,18 @@ bool IsEnabledByCapabilityOpenCL_2_0(ValidationState_t& _,
 // Validates that capability declarations use operands allowed in the current
 // context.
 spv_result_t CapabilityPass(ValidationState_t& _, const Instruction* inst) {
-  if (inst->opcode() != spv::Op::OpCapability) return SPV_SUCCESS;
+  if (inst->opcode() != spv::Op::OpCapability &&
+      inst->opcode() != spv::Op::OpConditionalCapabilityINTEL)
+    return SPV_SUCCESS;
 
-  assert(inst->operands().size() == 1);
+  assert(!((inst->opcode() == spv::Op::OpCapability) ^
+           (inst->operands().size() == 1)));
+  assert(!((inst->opcode() == spv::Op::OpConditionalCapabilityINTEL) ^
+           (inst->operands().size() == 2)));
 
-  const spv_parsed_operand_t& operand = inst->operand(0);
+  const uint32_t i_cap =
+      inst->opcode() == spv::Op::OpConditionalCapabilityINTEL ? 1 : 0;
+  const spv_parsed_operand_t& operand = inst->operand(i_cap);
 
   assert(operand.num_words == 1);
   assert(operand.offset < inst->words().size());

@@ -16,6 +16,9 @@
 
 // Validates correctness of composite SPIR-V instructions.
 
+#include <climits>
+#include <cstdint>
+
 #include "source/opcode.h"
 #include "source/spirv_target_env.h"
 #include "source/val/instruction.h"
@@ -34,14 +37,11 @@ namespace {
 // deep).
 spv_result_t GetExtractInsertValueType(ValidationState_t& _,
                                        const Instruction* inst,
-                                       uint32_t* member_type) {
-  const spv::Op opcode = inst->opcode();
-  assert(opcode == spv::Op::OpCompositeExtract ||
-         opcode == spv::Op::OpCompositeInsert);
-  uint32_t word_index = opcode == spv::Op::OpCompositeExtract ? 4 : 5;
-  const uint32_t num_words = static_cast<uint32_t>(inst->words().size());
-  const uint32_t composite_id_index = word_index - 1;
-  const uint32_t num_indices = num_words - word_index;
+                                       uint32_t* member_type,
+                                       uint32_t composite_id_index) {
+  const uint32_t num_operands = static_cast<uint32_t>(inst->operands().size());
+  const uint32_t first_literal_index = composite_id_index + 1;
+  const uint32_t num_indices = num_operands - first_literal_index;
   const uint32_t kCompositeExtractInsertMaxNumIndices = 255;
 
   if (num_indices == 0) {
@@ -51,19 +51,21 @@ spv_result_t GetExtractInsertValueType(ValidationState_t& _,
 
   } else if (num_indices > kCompositeExtractInsertMaxNumIndices) {
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
-           << "The number of indexes in Op" << spvOpcodeString(opcode)
+           << "The number of indexes in Op" << spvOpcodeString(inst->opcode())
            << " may not exceed " << kCompositeExtractInsertMaxNumIndices
            << ". Found " << num_indices << " indexes.";
   }
 
-  *member_type = _.GetTypeId(inst->word(composite_id_index));
+  *member_type = _.GetOperandTypeId(inst, composite_id_index);
   if (*member_type == 0) {
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
            << "Expected Composite to be an object of composite type";
   }
 
-  for (; word_index < num_words; ++word_index) {
-    const uint32_t component_index = inst->word(word_index);
+  for (uint32_t operand_index = first_literal_index;
+       operand_index < num_operands; ++operand_index) {
+    const uint32_t component_index =
+        inst->GetOperandAs<uint32_t>(operand_index);
     const Instruction* const type_inst = _.FindDef(*member_type);
     assert(type_inst);
     switch (type_inst->opcode()) {
@@ -125,7 +127,7 @@ spv_result_t GetExtractInsertValueType(ValidationState_t& _,
         *member_type = type_inst->word(component_index + 2);
         break;
       }
-      case spv::Op::OpTypeCooperativeVectorNV:
+      case spv::Op::OpTypeVectorIdEXT:
       case spv::Op::OpTypeCooperativeMatrixKHR:
       case spv::Op::OpTypeCooperativeMatrixNV: {
         *member_type = type_inst->word(2);
@@ -153,7 +155,7 @@ spv_result_t ValidateVectorExtractDynamic(ValidationState_t& _,
   const uint32_t vector_type = _.GetOperandTypeId(inst, 2);
   const spv::Op vector_opcode = _.GetIdOpcode(vector_type);
   if (vector_opcode != spv::Op::OpTypeVector &&
-      vector_opcode != spv::Op::OpTypeCooperativeVectorNV) {
+      vector_opcode != spv::Op::OpTypeVectorIdEXT) {
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
            << "Expected Vector type to be OpTypeVector";
   }
@@ -182,7 +184,7 @@ spv_result_t ValidateVectorInsertDyanmic(ValidationState_t& _,
   const uint32_t result_type = inst->type_id();
   const spv::Op result_opcode = _.GetIdOpcode(result_type);
   if (result_opcode != spv::Op::OpTypeVector &&
-      result_opcode != spv::Op::OpTypeCooperativeVectorNV) {
+      result_opcode != spv::Op::OpTypeVectorIdEXT) {
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
            << "Expected Result Type to be OpTypeVector";
   }
@@ -221,7 +223,7 @@ spv_result_t ValidateCompositeConstruct(ValidationState_t& _,
   const spv::Op result_opcode = _.GetIdOpcode(result_type);
   switch (result_opcode) {
     case spv::Op::OpTypeVector:
-    case spv::Op::OpTypeCooperativeVectorNV: {
+    case spv::Op::OpTypeVectorIdEXT: {
       uint32_t num_result_components = _.GetDimension(result_type);
       const uint32_t result_component_type = _.GetComponentType(result_type);
       uint32_t given_component_count = 0;
@@ -229,7 +231,8 @@ spv_result_t ValidateCompositeConstruct(ValidationState_t& _,
       bool comp_is_int32 = true, comp_is_const_int32 = true;
 
       if (result_opcode == spv::Op::OpTypeVector) {
-        if (num_operands <= 3) {
+        if (num_operands <= 3 &&
+            !_.HasCapability(spv::Capability::LongVectorEXT)) {
           return _.diag(SPV_ERROR_INVALID_DATA, inst)
                  << "Expected number of constituents to be at least 2";
         }
@@ -406,10 +409,74 @@ spv_result_t ValidateCompositeConstruct(ValidationState_t& _,
   return SPV_SUCCESS;
 }
 
+spv_result_t ValidateCompositeConstructReplicate(ValidationState_t& _,
+                                                 const Instruction* inst) {
+  const auto result_type = _.FindDef(inst->type_id());
+  const uint32_t operand_type = _.GetOperandTypeId(inst, 2);
+
+  switch (result_type->opcode()) {
+    case spv::Op::OpTypeVector:
+    case spv::Op::OpTypeVectorIdEXT:
+    case spv::Op::OpTypeMatrix:
+    case spv::Op::OpTypeArray:
+    case spv::Op::OpTypeCooperativeMatrixKHR:
+    case spv::Op::OpTypeCooperativeMatrixNV: {
+      const auto element_type = result_type->GetOperandAs<uint32_t>(1);
+      if (operand_type != element_type) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Expected Value type to be equal to the "
+               << "result's element type";
+      }
+      break;
+    }
+    case spv::Op::OpTypeStruct: {
+      for (uint32_t operand_index = 1;
+           operand_index < result_type->operands().size(); ++operand_index) {
+        const uint32_t member_type =
+            result_type->GetOperandAs<uint32_t>(operand_index);
+        if (operand_type != member_type) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Expected Value type to be equal to the "
+                 << "corresponding member type of the result";
+        }
+      }
+      break;
+    }
+    case spv::Op::OpTypeTensorARM: {
+      const uint32_t component_type = result_type->GetOperandAs<uint32_t>(1);
+      if (operand_type != component_type) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Expected Value type to be equal to the result's element "
+                  "type";
+      }
+      if (result_type->operands().size() <= 3) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Result tensor type is not a composite type because it lacks "
+                  "a shape operand";
+      }
+      break;
+    }
+    default: {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "Expected Result Type to be a composite type";
+    }
+  }
+
+  if (_.HasCapability(spv::Capability::Shader) &&
+      _.ContainsLimitedUseIntOrFloatType(inst->type_id())) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Cannot create a composite containing 8- or 16-bit types";
+  }
+  return SPV_SUCCESS;
+}
+
 spv_result_t ValidateCompositeExtract(ValidationState_t& _,
-                                      const Instruction* inst) {
+                                      const Instruction* inst,
+                                      uint32_t operand_index = 2) {
   uint32_t member_type = 0;
-  if (spv_result_t error = GetExtractInsertValueType(_, inst, &member_type)) {
+
+  if (spv_result_t error =
+          GetExtractInsertValueType(_, inst, &member_type, operand_index)) {
     return error;
   }
 
@@ -432,9 +499,10 @@ spv_result_t ValidateCompositeExtract(ValidationState_t& _,
 }
 
 spv_result_t ValidateCompositeInsert(ValidationState_t& _,
-                                     const Instruction* inst) {
-  const uint32_t object_type = _.GetOperandTypeId(inst, 2);
-  const uint32_t composite_type = _.GetOperandTypeId(inst, 3);
+                                     const Instruction* inst,
+                                     uint32_t operand_index = 2) {
+  const uint32_t object_type = _.GetOperandTypeId(inst, operand_index);
+  const uint32_t composite_type = _.GetOperandTypeId(inst, operand_index + 1);
   const uint32_t result_type = inst->type_id();
   if (result_type != composite_type) {
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
@@ -444,7 +512,8 @@ spv_result_t ValidateCompositeInsert(ValidationState_t& _,
   }
 
   uint32_t member_type = 0;
-  if (spv_result_t error = GetExtractInsertValueType(_, inst, &member_type)) {
+  if (spv_result_t error =
+          GetExtractInsertValueType(_, inst, &member_type, operand_index + 1)) {
     return error;
   }
 
@@ -525,59 +594,58 @@ spv_result_t ValidateTranspose(ValidationState_t& _, const Instruction* inst) {
 }
 
 spv_result_t ValidateVectorShuffle(ValidationState_t& _,
-                                   const Instruction* inst) {
-  auto resultType = _.FindDef(inst->type_id());
-  if (!resultType || resultType->opcode() != spv::Op::OpTypeVector) {
+                                   const Instruction* inst,
+                                   uint32_t operand_index = 2) {
+  auto result_type = _.FindDef(inst->type_id());
+  if (!_.IsVectorType(result_type->id())) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
            << "The Result Type of OpVectorShuffle must be"
-           << " OpTypeVector. Found Op"
-           << spvOpcodeString(static_cast<spv::Op>(resultType->opcode()))
-           << ".";
+           << " a vector type. Found Op"
+           << spvOpcodeString(result_type->opcode()) << ".";
   }
 
   // The number of components in Result Type must be the same as the number of
   // Component operands.
-  auto componentCount = inst->operands().size() - 4;
-  auto resultVectorDimension = resultType->GetOperandAs<uint32_t>(2);
-  if (componentCount != resultVectorDimension) {
+  uint32_t first_literal_index = operand_index + 2;
+  uint32_t component_count =
+      static_cast<uint32_t>(inst->operands().size()) - first_literal_index;
+  auto result_vec_dimension = _.GetDimension(result_type->id());
+  if (result_vec_dimension > 0 && component_count != result_vec_dimension) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
            << "OpVectorShuffle component literals count does not match "
               "Result Type <id> "
-           << _.getIdName(resultType->id()) << "s vector component count.";
+           << _.getIdName(result_type->id()) << "s vector component count.";
   }
 
   // Vector 1 and Vector 2 must both have vector types, with the same Component
   // Type as Result Type.
-  auto vector1Object = _.FindDef(inst->GetOperandAs<uint32_t>(2));
-  auto vector1Type = _.FindDef(vector1Object->type_id());
-  auto vector2Object = _.FindDef(inst->GetOperandAs<uint32_t>(3));
-  auto vector2Type = _.FindDef(vector2Object->type_id());
-  if (!vector1Type || vector1Type->opcode() != spv::Op::OpTypeVector) {
+  auto vec1_type = _.FindDef(_.GetOperandTypeId(inst, operand_index));
+  auto vec2_type = _.FindDef(_.GetOperandTypeId(inst, operand_index + 1));
+  if (!vec1_type || !_.IsVectorType(vec1_type->id())) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
-           << "The type of Vector 1 must be OpTypeVector.";
+           << "The type of Vector 1 must be a vector type.";
   }
-  if (!vector2Type || vector2Type->opcode() != spv::Op::OpTypeVector) {
+  if (!vec2_type || !_.IsVectorType(vec2_type->id())) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
-           << "The type of Vector 2 must be OpTypeVector.";
+           << "The type of Vector 2 must be a vector type.";
   }
 
-  auto resultComponentType = resultType->GetOperandAs<uint32_t>(1);
-  if (vector1Type->GetOperandAs<uint32_t>(1) != resultComponentType) {
+  uint32_t result_component_type = result_type->GetOperandAs<uint32_t>(1);
+  if (vec1_type->GetOperandAs<uint32_t>(1) != result_component_type) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
            << "The Component Type of Vector 1 must be the same as ResultType.";
   }
-  if (vector2Type->GetOperandAs<uint32_t>(1) != resultComponentType) {
+  if (vec2_type->GetOperandAs<uint32_t>(1) != result_component_type) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
            << "The Component Type of Vector 2 must be the same as ResultType.";
   }
 
   // All Component literals must either be FFFFFFFF or in [0, N - 1].
-  auto vector1ComponentCount = vector1Type->GetOperandAs<uint32_t>(2);
-  auto vector2ComponentCount = vector2Type->GetOperandAs<uint32_t>(2);
-  auto N = vector1ComponentCount + vector2ComponentCount;
-  auto firstLiteralIndex = 4;
-  for (size_t i = firstLiteralIndex; i < inst->operands().size(); ++i) {
-    auto literal = inst->GetOperandAs<uint32_t>(i);
+  uint32_t vec1_component_count = vec1_type->GetOperandAs<uint32_t>(2);
+  uint32_t vec2_component_count = vec2_type->GetOperandAs<uint32_t>(2);
+  uint32_t N = vec1_component_count + vec2_component_count;
+  for (size_t i = first_literal_index; i < inst->operands().size(); ++i) {
+    uint32_t literal = inst->GetOperandAs<uint32_t>(i);
     if (literal != 0xFFFFFFFF && literal >= N) {
       return _.diag(SPV_ERROR_INVALID_ID, inst)
              << "Component index " << literal << " is out of bounds for "
@@ -618,8 +686,464 @@ spv_result_t ValidateCopyLogical(ValidationState_t& _,
   return SPV_SUCCESS;
 }
 
-}  // anonymous namespace
+spv_result_t ValidateCompositeConstructCoopMatQCOM(ValidationState_t& _,
+                                                   const Instruction* inst) {
+  // Is the result of coop mat ?
+  const auto result_type_inst = _.FindDef(inst->type_id());
+  if (!result_type_inst ||
+      result_type_inst->opcode() != spv::Op::OpTypeCooperativeMatrixKHR) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Opcode " << spvOpcodeString(inst->opcode())
+           << " requires the result type be OpTypeCooperativeMatrixKHR";
+  }
 
+  const auto source = _.FindDef(inst->GetOperandAs<uint32_t>(2u));
+  const auto source_type_inst = _.FindDef(source->type_id());
+
+  if (!source_type_inst || source_type_inst->opcode() != spv::Op::OpTypeArray) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Opcode " << spvOpcodeString(inst->opcode())
+           << " requires the input operand be an OpTypeArray.";
+  }
+
+  // Is the scope Subgrouop ?
+  {
+    unsigned scope = UINT_MAX;
+    unsigned scope_id = result_type_inst->GetOperandAs<unsigned>(2u);
+    bool status = _.GetConstantValueAs<unsigned>(scope_id, scope);
+    bool is_scope_spec_const =
+        spvOpcodeIsSpecConstant(_.FindDef(scope_id)->opcode());
+    if (!is_scope_spec_const &&
+        (!status || scope != static_cast<uint64_t>(spv::Scope::Subgroup))) {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "Opcode " << spvOpcodeString(inst->opcode())
+             << " requires the result type's scope be Subgroup.";
+    }
+  }
+
+  unsigned ar_len = UINT_MAX;
+  unsigned src_arr_len_id = source_type_inst->GetOperandAs<unsigned>(2u);
+  bool ar_len_status = _.GetConstantValueAs<unsigned>(src_arr_len_id, ar_len);
+  bool is_src_arr_len_spec_const =
+      spvOpcodeIsSpecConstant(_.FindDef(src_arr_len_id)->opcode());
+
+  const auto source_elt_type = _.GetComponentType(source_type_inst->id());
+  const auto result_elt_type = result_type_inst->GetOperandAs<uint32_t>(1u);
+
+  if ((source_elt_type != result_elt_type) &&
+      !(_.ContainsSizedIntOrFloatType(source_elt_type, spv::Op::OpTypeInt,
+                                      32) &&
+        _.IsUnsignedIntScalarType(source_elt_type))) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Opcode " << spvOpcodeString(inst->opcode())
+           << " requires ether the input element type is equal to the result "
+              "element type or it is the unsigned 32-bit integer.";
+  }
+
+  unsigned res_row_id = result_type_inst->GetOperandAs<unsigned>(3u);
+  unsigned res_col_id = result_type_inst->GetOperandAs<unsigned>(4u);
+  unsigned res_use_id = result_type_inst->GetOperandAs<unsigned>(5u);
+
+  unsigned cm_use = UINT_MAX;
+  bool cm_use_status = _.GetConstantValueAs<unsigned>(res_use_id, cm_use);
+
+  switch (static_cast<spv::CooperativeMatrixUse>(cm_use)) {
+    case spv::CooperativeMatrixUse::MatrixAKHR: {
+      // result coopmat component type check
+      if (!_.IsIntNOrFP32OrFP16<8>(result_elt_type)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the result element type is one of 8-bit OpTypeInt "
+                  "signed/unsigned, 16- or 32-bit OpTypeFloat"
+               << " when result coopmat's use is MatrixAKHR";
+      }
+
+      // result coopmat column length check
+      unsigned n_cols = UINT_MAX;
+      bool status = _.GetConstantValueAs<unsigned>(res_col_id, n_cols);
+      bool is_res_col_spec_const =
+          spvOpcodeIsSpecConstant(_.FindDef(res_col_id)->opcode());
+      if (!is_res_col_spec_const &&
+          (!status || (!(_.ContainsSizedIntOrFloatType(result_elt_type,
+                                                       spv::Op::OpTypeInt, 8) &&
+                         n_cols == 32) &&
+                       !(_.ContainsSizedIntOrFloatType(
+                             result_elt_type, spv::Op::OpTypeFloat, 16) &&
+                         n_cols == 16) &&
+                       !(_.ContainsSizedIntOrFloatType(
+                             result_elt_type, spv::Op::OpTypeFloat, 32) &&
+                         n_cols == 8)))) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the columns of the result coopmat have the bit "
+                  "length of 256"
+               << " when result coopmat's use is MatrixAKHR";
+      }
+      // source array length check
+      if (!is_src_arr_len_spec_const &&
+          (!ar_len_status ||
+           (!(_.ContainsSizedIntOrFloatType(source_elt_type, spv::Op::OpTypeInt,
+                                            32) &&
+              _.IsUnsignedIntScalarType(source_elt_type) && (ar_len == 8)) &&
+            !(n_cols == ar_len)))) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the source array length be 8 if its elt type is "
+                  "32-bit unsigned OpTypeInt and be the result's number of "
+                  "columns, otherwise"
+               << " when result coopmat's use is MatrixAKHR";
+      }
+      break;
+    }
+    case spv::CooperativeMatrixUse::MatrixBKHR: {
+      // result coopmat component type check
+      if (!_.IsIntNOrFP32OrFP16<8>(result_elt_type)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the result element type is one of 8-bit OpTypeInt "
+                  "signed/unsigned, 16- or 32-bit OpTypeFloat"
+               << " when result coopmat's use is MatrixBKHR";
+      }
+
+      // result coopmat row length check
+      unsigned n_rows = UINT_MAX;
+      bool status = _.GetConstantValueAs<unsigned>(res_row_id, n_rows);
+      bool is_res_row_spec_const =
+          spvOpcodeIsSpecConstant(_.FindDef(res_row_id)->opcode());
+      if (!is_res_row_spec_const &&
+          (!status || (!(_.ContainsSizedIntOrFloatType(result_elt_type,
+                                                       spv::Op::OpTypeInt, 8) &&
+                         n_rows == 32) &&
+                       !(_.ContainsSizedIntOrFloatType(
+                             result_elt_type, spv::Op::OpTypeFloat, 16) &&
+                         n_rows == 16) &&
+                       !(_.ContainsSizedIntOrFloatType(
+                             result_elt_type, spv::Op::OpTypeFloat, 32) &&
+                         n_rows == 8)))) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the rows of the result operand have the bit "
+                  "length of 256"
+               << " when result coopmat's use is MatrixBKHR";
+      }
+      // source array length check
+      if (!is_src_arr_len_spec_const &&
+          (!ar_len_status ||
+           (!(_.ContainsSizedIntOrFloatType(source_elt_type, spv::Op::OpTypeInt,
+                                            32) &&
+              _.IsUnsignedIntScalarType(source_elt_type) && (ar_len == 8)) &&
+            !(n_rows == ar_len)))) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the source array length be 8 if its elt type is "
+                  "32-bit unsigned OpTypeInt and be the result's number of "
+                  "rows, otherwise"
+               << " when result coopmat's use is MatrixBKHR";
+      }
+      break;
+    }
+    case spv::CooperativeMatrixUse::MatrixAccumulatorKHR: {
+      // result coopmat component type check
+      if (!_.IsIntNOrFP32OrFP16<32>(result_elt_type)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the result element type is one of 32-bit "
+                  "OpTypeInt signed/unsigned, 16- or 32-bit OpTypeFloat"
+               << " when result coopmat's use is MatrixAccumulatorKHR";
+      }
+
+      // source array length check
+      unsigned n_cols = UINT_MAX;
+      bool status = _.GetConstantValueAs<unsigned>(res_col_id, n_cols);
+      bool is_res_col_spec_const =
+          spvOpcodeIsSpecConstant(_.FindDef(res_col_id)->opcode());
+      if (!is_res_col_spec_const && !is_src_arr_len_spec_const &&
+          (!status || !ar_len_status ||
+           (!(_.ContainsSizedIntOrFloatType(source_elt_type, spv::Op::OpTypeInt,
+                                            32) &&
+              _.IsUnsignedIntScalarType(source_elt_type) &&
+              (_.ContainsSizedIntOrFloatType(result_elt_type,
+                                             spv::Op::OpTypeFloat, 16)
+                   ? (n_cols / 2 == ar_len)
+                   : n_cols == ar_len)) &&
+            (n_cols != ar_len)))) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the source array length be a half of the number "
+                  "of columns of the resulting cooerative matrix if the "
+                  "matrix's componet type is 16-bit OpTypeFloat and be equal "
+                  "to the number of columns, otherwise,"
+               << " when result coopmat's use is MatrixAccumulatorKHR";
+      }
+      break;
+    }
+    default: {
+      bool is_cm_use_spec_const =
+          spvOpcodeIsSpecConstant(_.FindDef(res_use_id)->opcode());
+      if (!is_cm_use_spec_const || !cm_use_status) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the the resulting cooerative matrix's use be "
+               << " one of MatrixAKHR (== 0), MatrixBKHR (== 1), and "
+                  "MatrixAccumulatorKHR (== 2)";
+      }
+      break;
+    }
+  }
+
+  return SPV_SUCCESS;
+}
+
+spv_result_t ValidateCompositeExtractCoopMatQCOM(ValidationState_t& _,
+                                                 const Instruction* inst) {
+  const auto result_type_inst = _.FindDef(inst->type_id());
+  if (!result_type_inst || result_type_inst->opcode() != spv::Op::OpTypeArray) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Opcode " << spvOpcodeString(inst->opcode())
+           << " requires the input operand be an OpTypeArray.";
+  }
+
+  const auto source = _.FindDef(inst->GetOperandAs<uint32_t>(2u));
+  const auto source_type_inst = _.FindDef(source->type_id());
+
+  // Is the source of coop mat ?
+  if (!source_type_inst ||
+      source_type_inst->opcode() != spv::Op::OpTypeCooperativeMatrixKHR) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Opcode " << spvOpcodeString(inst->opcode())
+           << " requires the source type be OpTypeCooperativeMatrixKHR";
+  }
+
+  // Is the scope Subgrouop ?
+  {
+    unsigned scope = UINT_MAX;
+    unsigned scope_id = source_type_inst->GetOperandAs<unsigned>(2u);
+    bool status = _.GetConstantValueAs<unsigned>(scope_id, scope);
+    bool is_scope_spec_const =
+        spvOpcodeIsSpecConstant(_.FindDef(scope_id)->opcode());
+    if (!is_scope_spec_const &&
+        (!status || scope != static_cast<uint64_t>(spv::Scope::Subgroup))) {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "Opcode " << spvOpcodeString(inst->opcode())
+             << " requires the source type's scope be Subgroup.";
+    }
+  }
+
+  unsigned ar_len = UINT_MAX;
+  unsigned res_arr_len_id = result_type_inst->GetOperandAs<unsigned>(2u);
+  bool ar_len_status = _.GetConstantValueAs<unsigned>(res_arr_len_id, ar_len);
+  bool is_res_arr_len_spec_const =
+      spvOpcodeIsSpecConstant(_.FindDef(res_arr_len_id)->opcode());
+
+  const auto source_elt_type = _.GetComponentType(source_type_inst->id());
+  const auto result_elt_type = result_type_inst->GetOperandAs<uint32_t>(1u);
+
+  unsigned src_row_id = source_type_inst->GetOperandAs<unsigned>(3u);
+  unsigned src_col_id = source_type_inst->GetOperandAs<unsigned>(4u);
+  unsigned src_use_id = source_type_inst->GetOperandAs<unsigned>(5u);
+
+  unsigned cm_use = UINT_MAX;
+  bool cm_use_status = _.GetConstantValueAs<unsigned>(src_use_id, cm_use);
+
+  switch (static_cast<spv::CooperativeMatrixUse>(cm_use)) {
+    case spv::CooperativeMatrixUse::MatrixAKHR: {
+      // source coopmat component type check
+      if (!_.IsIntNOrFP32OrFP16<8>(source_elt_type)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the source element type be one of 8-bit OpTypeInt "
+                  "signed/unsigned, 16- or 32-bit OpTypeFloat"
+               << " when source coopmat's use is MatrixAKHR";
+      }
+
+      // source coopmat column length check
+      unsigned n_cols = UINT_MAX;
+      bool status = _.GetConstantValueAs<unsigned>(src_col_id, n_cols);
+      bool is_src_col_spec_const =
+          spvOpcodeIsSpecConstant(_.FindDef(src_col_id)->opcode());
+      if (!is_src_col_spec_const &&
+          (!status || (!(_.ContainsSizedIntOrFloatType(source_elt_type,
+                                                       spv::Op::OpTypeInt, 8) &&
+                         n_cols == 32) &&
+                       !(_.ContainsSizedIntOrFloatType(
+                             source_elt_type, spv::Op::OpTypeFloat, 16) &&
+                         n_cols == 16) &&
+                       !(_.ContainsSizedIntOrFloatType(
+                             source_elt_type, spv::Op::OpTypeFloat, 32) &&
+                         n_cols == 8)))) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the columns of the source coopmat have the bit "
+                  "length of 256"
+               << " when source coopmat's use is MatrixAKHR";
+      }
+      // result type check
+      if (!is_res_arr_len_spec_const &&
+          !(source_elt_type == result_elt_type && (n_cols == ar_len)) &&
+          !(_.ContainsSizedIntOrFloatType(result_elt_type, spv::Op::OpTypeInt,
+                                          32) &&
+            _.IsUnsignedIntScalarType(result_elt_type) && (ar_len == 8))) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires either the result element type be the same as the "
+                  "source cooperative matrix's component type"
+               << " and its length be the same as the number of columns of the "
+                  "matrix or the result element type be"
+               << " unsigned 32-bit OpTypeInt and the length be 8"
+               << " when source coopmat's use is MatrixAKHR";
+      }
+      break;
+    }
+    case spv::CooperativeMatrixUse::MatrixBKHR: {
+      // source coopmat component type check
+      if (!_.IsIntNOrFP32OrFP16<8>(source_elt_type)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the source element type be one of 8-bit OpTypeInt "
+                  "signed/unsigned, 16- or 32-bit OpTypeFloat"
+               << " when source coopmat's use is MatrixBKHR";
+      }
+
+      // source coopmat row length check
+      unsigned n_rows = UINT_MAX;
+      bool status = _.GetConstantValueAs<unsigned>(src_row_id, n_rows);
+      bool is_src_row_spec_const =
+          spvOpcodeIsSpecConstant(_.FindDef(src_row_id)->opcode());
+      if (!is_src_row_spec_const &&
+          (!status || (!(_.ContainsSizedIntOrFloatType(source_elt_type,
+                                                       spv::Op::OpTypeInt, 8) &&
+                         n_rows == 32) &&
+                       !(_.ContainsSizedIntOrFloatType(
+                             source_elt_type, spv::Op::OpTypeFloat, 16) &&
+                         n_rows == 16) &&
+                       !(_.ContainsSizedIntOrFloatType(
+                             source_elt_type, spv::Op::OpTypeFloat, 32) &&
+                         n_rows == 8)))) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the rows of the source coopmat have the bit "
+                  "length of 256"
+               << " when source coopmat's use is MatrixBKHR";
+      }
+      // result type check
+      if (!is_res_arr_len_spec_const &&
+          !(source_elt_type == result_elt_type && (n_rows == ar_len)) &&
+          !(_.ContainsSizedIntOrFloatType(result_elt_type, spv::Op::OpTypeInt,
+                                          32) &&
+            _.IsUnsignedIntScalarType(result_elt_type) && (ar_len == 8))) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires either the result element type be the same as the "
+                  "source cooperative matrix's component type"
+               << " and its length be the same as the number of rows of the "
+                  "matrix or the result element type be"
+               << " unsigned 32-bit OpTypeInt and the length be 8"
+               << " when source coopmat's use is MatrixBKHR";
+      }
+      break;
+    }
+    case spv::CooperativeMatrixUse::MatrixAccumulatorKHR: {
+      // source coopmat component type check
+      if (!_.IsIntNOrFP32OrFP16<32>(source_elt_type)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the source element type be one of 32-bit "
+                  "OpTypeInt signed/unsigned, 16- or 32-bit OpTypeFloat"
+               << " when source coopmat's use is MatrixAccumulatorKHR";
+      }
+
+      // result type check
+      unsigned n_cols = UINT_MAX;
+      bool status = _.GetConstantValueAs<unsigned>(src_col_id, n_cols);
+      bool is_src_col_spec_const =
+          spvOpcodeIsSpecConstant(_.FindDef(src_col_id)->opcode());
+      if (!is_src_col_spec_const && !is_res_arr_len_spec_const &&
+          (!status || !ar_len_status ||
+           (!(source_elt_type == result_elt_type && (n_cols == ar_len)) &&
+            !(_.ContainsSizedIntOrFloatType(result_elt_type, spv::Op::OpTypeInt,
+                                            32) &&
+              _.IsUnsignedIntScalarType(result_elt_type) &&
+              (_.ContainsSizedIntOrFloatType(source_elt_type,
+                                             spv::Op::OpTypeFloat, 16)
+                   ? (n_cols / 2 == ar_len)
+                   : (n_cols == ar_len)))))) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires either the result element type be the same as the "
+                  "source cooperative matrix's component type"
+               << " and its length be the same as the number of columns of the "
+                  "matrix or the result element type be"
+               << " unsigned 32-bit OpTypeInt and the length be the number of "
+                  "the columns of the matrix if its component"
+               << " type is 32-bit OpTypeFloat and be a half of the number of "
+                  "the columns of the matrix if its component"
+               << " type is 16-bit OpTypeFloat"
+               << " when source coopmat's use is MatrixAccumulatorKHR";
+      }
+      break;
+    }
+    default: {
+      bool is_cm_use_spec_const =
+          spvOpcodeIsSpecConstant(_.FindDef(src_use_id)->opcode());
+      if (!is_cm_use_spec_const || !cm_use_status) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Opcode " << spvOpcodeString(inst->opcode())
+               << " requires the the source cooerative matrix's use be "
+               << " one of MatrixAKHR (== 0), MatrixBKHR (== 1), and "
+                  "MatrixAccumulatorKHR (== 2)";
+      }
+      break;
+    }
+  }
+
+  return SPV_SUCCESS;
+}
+
+spv_result_t ValidateExtractSubArrayQCOM(ValidationState_t& _,
+                                         const Instruction* inst) {
+  const auto result_type_inst = _.FindDef(inst->type_id());
+  const auto source = _.FindDef(inst->GetOperandAs<uint32_t>(2u));
+  const auto source_type_inst = _.FindDef(source->type_id());
+
+  // Are the input and the result arrays?
+  if (result_type_inst->opcode() != spv::Op::OpTypeArray ||
+      source_type_inst->opcode() != spv::Op::OpTypeArray) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Opcode " << spvOpcodeString(inst->opcode())
+           << " requires OpTypeArray operands for the input and the result.";
+  }
+
+  const auto source_elt_type = _.GetComponentType(source_type_inst->id());
+  const auto result_elt_type = _.GetComponentType(result_type_inst->id());
+
+  // Do the input and result element types match?
+  if (source_elt_type != result_elt_type) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Opcode " << spvOpcodeString(inst->opcode())
+           << " requires the input and result element types match.";
+  }
+
+  // Elt type must be one of int32_t/uint32_t/float32/float16
+  if (!_.IsIntNOrFP32OrFP16<32>(source_elt_type)) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Opcode " << spvOpcodeString(inst->opcode())
+           << " requires the element type be one of 32-bit OpTypeInt "
+              "(signed/unsigned), 32-bit OpTypeFloat and 16-bit OpTypeFloat";
+  }
+
+  const auto start_index = _.FindDef(inst->GetOperandAs<uint32_t>(3u));
+  if (!start_index || !_.ContainsSizedIntOrFloatType(start_index->type_id(),
+                                                     spv::Op::OpTypeInt, 32)) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Opcode " << spvOpcodeString(inst->opcode())
+           << " requires the type of the start index operand be 32-bit "
+              "OpTypeInt";
+  }
+
+  return SPV_SUCCESS;
+}
+
+}  // anonymous namespace
 // Validates correctness of composite instructions.
 spv_result_t CompositesPass(ValidationState_t& _, const Instruction* inst) {
   switch (inst->opcode()) {
@@ -631,6 +1155,8 @@ spv_result_t CompositesPass(ValidationState_t& _, const Instruction* inst) {
       return ValidateVectorShuffle(_, inst);
     case spv::Op::OpCompositeConstruct:
       return ValidateCompositeConstruct(_, inst);
+    case spv::Op::OpCompositeConstructReplicateEXT:
+      return ValidateCompositeConstructReplicate(_, inst);
     case spv::Op::OpCompositeExtract:
       return ValidateCompositeExtract(_, inst);
     case spv::Op::OpCompositeInsert:
@@ -641,6 +1167,26 @@ spv_result_t CompositesPass(ValidationState_t& _, const Instruction* inst) {
       return ValidateTranspose(_, inst);
     case spv::Op::OpCopyLogical:
       return ValidateCopyLogical(_, inst);
+    case spv::Op::OpCompositeConstructCoopMatQCOM:
+      return ValidateCompositeConstructCoopMatQCOM(_, inst);
+    case spv::Op::OpCompositeExtractCoopMatQCOM:
+      return ValidateCompositeExtractCoopMatQCOM(_, inst);
+    case spv::Op::OpExtractSubArrayQCOM:
+      return ValidateExtractSubArrayQCOM(_, inst);
+
+    case spv::Op::OpSpecConstantOp: {
+      switch (inst->GetOperandAs<spv::Op>(2u)) {
+        case spv::Op::OpVectorShuffle:
+          return ValidateVectorShuffle(_, inst, 3);
+        case spv::Op::OpCompositeExtract:
+          return ValidateCompositeExtract(_, inst, 3);
+        case spv::Op::OpCompositeInsert:
+          return ValidateCompositeInsert(_, inst, 3);
+        default:
+          break;
+      }
+    }
+
     default:
       break;
   }

@@ -40,6 +40,31 @@ bool isCompositeType(const Instruction* inst) {
          (is_tensor && tensor_is_shaped);
 }
 
+spv_result_t ValidateConstantOperand(ValidationState_t& _,
+                                     const Instruction* inst, size_t operand) {
+  std::string opcode_name = std::string("Op") + spvOpcodeString(inst->opcode());
+
+  const auto operand_id = inst->GetOperandAs<uint32_t>(operand);
+  const bool inst_is_spec_constant = spvOpcodeIsSpecConstant(inst->opcode());
+  const auto operand_opcode = _.GetIdOpcode(operand_id);
+  const bool is_constant = spvOpcodeIsConstantOrUndef(operand_opcode);
+  const bool is_spec_constant = spvOpcodeIsSpecConstant(operand_opcode);
+  if (!is_constant) {
+    // All operands must be constant, undef, or poison.
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << opcode_name
+           << " must only have constant, undef, or poison operands: <id> "
+           << _.getIdName(operand_id);
+  } else if (!inst_is_spec_constant && is_spec_constant) {
+    // Spec constants are only allowed for spec constant opcodes.
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << opcode_name << " must not have spec constant operands: <id> "
+           << _.getIdName(operand_id);
+  }
+
+  return SPV_SUCCESS;
+}
+
 spv_result_t ValidateConstantComposite(ValidationState_t& _,
                                        const Instruction* inst) {
   std::string opcode_name = std::string("Op") + spvOpcodeString(inst->opcode());
@@ -51,14 +76,14 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
            << _.getIdName(inst->type_id()) << " is not a composite type.";
   }
 
-  const auto constituent_count = inst->words().size() - 3;
+  const auto constituent_count = inst->operands().size() - 2;
   switch (result_type->opcode()) {
     case spv::Op::OpTypeVector:
-    case spv::Op::OpTypeCooperativeVectorNV: {
+    case spv::Op::OpTypeVectorIdEXT: {
       uint32_t num_result_components = _.GetDimension(result_type->id());
       bool comp_is_int32 = true, comp_is_const_int32 = true;
 
-      if (result_type->opcode() == spv::Op::OpTypeCooperativeVectorNV) {
+      if (result_type->opcode() == spv::Op::OpTypeVectorIdEXT) {
         uint32_t comp_count_id = result_type->GetOperandAs<uint32_t>(2);
         std::tie(comp_is_int32, comp_is_const_int32, num_result_components) =
             _.EvalInt32IfConst(comp_count_id);
@@ -83,13 +108,6 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
         const auto constituent_id =
             inst->GetOperandAs<uint32_t>(constituent_index);
         const auto constituent = _.FindDef(constituent_id);
-        if (!constituent ||
-            !spvOpcodeIsConstantOrUndef(constituent->opcode())) {
-          return _.diag(SPV_ERROR_INVALID_ID, inst)
-                 << opcode_name << " Constituent <id> "
-                 << _.getIdName(constituent_id)
-                 << " is not a constant or undef.";
-        }
         const auto constituent_result_type = _.FindDef(constituent->type_id());
         if (!constituent_result_type ||
             component_type->id() != constituent_result_type->id()) {
@@ -112,7 +130,8 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
                << _.getIdName(result_type->id()) << "s matrix column count.";
       }
 
-      const auto column_type = _.FindDef(result_type->words()[2]);
+      const auto column_type =
+          _.FindDef(result_type->GetOperandAs<uint32_t>(1));
       if (!column_type) {
         return _.diag(SPV_ERROR_INVALID_ID, result_type)
                << "Column type is not defined.";
@@ -130,15 +149,6 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
         const auto constituent_id =
             inst->GetOperandAs<uint32_t>(constituent_index);
         const auto constituent = _.FindDef(constituent_id);
-        if (!constituent ||
-            !spvOpcodeIsConstantOrUndef(constituent->opcode())) {
-          // The message says "... or undef" because the spec does not say
-          // undef is a constant.
-          return _.diag(SPV_ERROR_INVALID_ID, inst)
-                 << opcode_name << " Constituent <id> "
-                 << _.getIdName(constituent_id)
-                 << " is not a constant or undef.";
-        }
         const auto vector = _.FindDef(constituent->type_id());
         if (!vector) {
           return _.diag(SPV_ERROR_INVALID_ID, constituent)
@@ -161,7 +171,7 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
                  << _.getIdName(result_type->id())
                  << "s matrix column component type.";
         }
-        if (component_count != vector->words()[3]) {
+        if (component_count != vector->GetOperandAs<uint32_t>(2)) {
           return _.diag(SPV_ERROR_INVALID_ID, inst)
                  << opcode_name << " Constituent <id> "
                  << _.getIdName(constituent_id)
@@ -198,13 +208,6 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
         const auto constituent_id =
             inst->GetOperandAs<uint32_t>(constituent_index);
         const auto constituent = _.FindDef(constituent_id);
-        if (!constituent ||
-            !spvOpcodeIsConstantOrUndef(constituent->opcode())) {
-          return _.diag(SPV_ERROR_INVALID_ID, inst)
-                 << opcode_name << " Constituent <id> "
-                 << _.getIdName(constituent_id)
-                 << " is not a constant or undef.";
-        }
         const auto constituent_type = _.FindDef(constituent->type_id());
         if (!constituent_type) {
           return _.diag(SPV_ERROR_INVALID_ID, constituent)
@@ -220,7 +223,7 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
       }
     } break;
     case spv::Op::OpTypeStruct: {
-      const auto member_count = result_type->words().size() - 2;
+      const auto member_count = result_type->operands().size() - 1;
       if (member_count != constituent_count) {
         return _.diag(SPV_ERROR_INVALID_ID, inst)
                << opcode_name << " Constituent <id> "
@@ -234,13 +237,6 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
         const auto constituent_id =
             inst->GetOperandAs<uint32_t>(constituent_index);
         const auto constituent = _.FindDef(constituent_id);
-        if (!constituent ||
-            !spvOpcodeIsConstantOrUndef(constituent->opcode())) {
-          return _.diag(SPV_ERROR_INVALID_ID, inst)
-                 << opcode_name << " Constituent <id> "
-                 << _.getIdName(constituent_id)
-                 << " is not a constant or undef.";
-        }
         const auto constituent_type = _.FindDef(constituent->type_id());
         if (!constituent_type) {
           return _.diag(SPV_ERROR_INVALID_ID, constituent)
@@ -268,11 +264,6 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
       }
       const auto constituent_id = inst->GetOperandAs<uint32_t>(2);
       const auto constituent = _.FindDef(constituent_id);
-      if (!constituent || !spvOpcodeIsConstantOrUndef(constituent->opcode())) {
-        return _.diag(SPV_ERROR_INVALID_ID, inst)
-               << opcode_name << " Constituent <id> "
-               << _.getIdName(constituent_id) << " is not a constant or undef.";
-      }
       const auto constituent_type = _.FindDef(constituent->type_id());
       if (!constituent_type) {
         return _.diag(SPV_ERROR_INVALID_ID, constituent)
@@ -328,13 +319,6 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
         const auto constituent_id =
             inst->GetOperandAs<uint32_t>(constituent_index);
         const auto constituent = _.FindDef(constituent_id);
-        if (!constituent ||
-            !spvOpcodeIsConstantOrUndef(constituent->opcode())) {
-          return _.diag(SPV_ERROR_INVALID_ID, inst)
-                 << opcode_name << " Constituent <id> "
-                 << _.getIdName(constituent_id)
-                 << " is not a constant or undef.";
-        }
         const auto constituent_type = _.FindDef(constituent->type_id());
         if (!constituent_type) {
           return _.diag(SPV_ERROR_INVALID_ID, constituent)
@@ -427,7 +411,68 @@ spv_result_t ValidateConstantComposite(ValidationState_t& _,
     default:
       break;
   }
+
+  for (size_t i = 2; i < inst->operands().size(); i++) {
+    if (auto error = ValidateConstantOperand(_, inst, i)) {
+      return error;
+    }
+  }
+
   return SPV_SUCCESS;
+}
+
+spv_result_t ValidateConstantCompositeReplicate(ValidationState_t& _,
+                                                const Instruction* inst) {
+  std::string opcode_name = std::string("Op") + spvOpcodeString(inst->opcode());
+
+  const auto result_type = _.FindDef(inst->type_id());
+  if (!result_type || !isCompositeType(result_type)) {
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << opcode_name << " Result Type <id> "
+           << _.getIdName(inst->type_id()) << " is not a composite type.";
+  }
+
+  const auto constituent_id = inst->GetOperandAs<uint32_t>(2);
+  const auto constituent = _.FindDef(constituent_id);
+  switch (result_type->opcode()) {
+    case spv::Op::OpTypeVector:
+    case spv::Op::OpTypeVectorIdEXT:
+    case spv::Op::OpTypeMatrix:
+    case spv::Op::OpTypeArray:
+    case spv::Op::OpTypeCooperativeMatrixKHR:
+    case spv::Op::OpTypeCooperativeMatrixNV:
+    case spv::Op::OpTypeTensorARM: {
+      const auto component_type = result_type->GetOperandAs<uint32_t>(1);
+      if (component_type != constituent->type_id()) {
+        return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << opcode_name << " Constituent <id> "
+               << _.getIdName(constituent_id)
+               << "s type does not match Result Type <id> "
+               << _.getIdName(result_type->id()) << "s element type.";
+      }
+      break;
+    }
+    case spv::Op::OpTypeStruct: {
+      const auto member_count = result_type->operands().size() - 1;
+      for (uint32_t member_index = 1; member_index <= member_count;
+           member_index++) {
+        const auto member_type_id =
+            result_type->GetOperandAs<uint32_t>(member_index);
+        if (member_type_id != constituent->type_id()) {
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << opcode_name << " Constituent <id> "
+                 << _.getIdName(constituent_id)
+                 << " type does not match the Result Type <id> "
+                 << _.getIdName(result_type->id()) << "s member type.";
+        }
+      }
+      break;
+    }
+    default:
+      break;
+  }
+
+  return ValidateConstantOperand(_, inst, 2);
 }
 
 spv_result_t ValidateConstantSampler(ValidationState_t& _,
@@ -463,7 +508,7 @@ bool IsTypeNullable(const std::vector<uint32_t>& instruction,
     case spv::Op::OpTypeMatrix:
     case spv::Op::OpTypeCooperativeMatrixNV:
     case spv::Op::OpTypeCooperativeMatrixKHR:
-    case spv::Op::OpTypeCooperativeVectorNV:
+    case spv::Op::OpTypeVectorIdEXT:
     case spv::Op::OpTypeVector: {
       auto base_type = _.FindDef(instruction[2]);
       return base_type && IsTypeNullable(base_type->words(), _);
@@ -502,6 +547,28 @@ spv_result_t ValidateConstantNull(ValidationState_t& _,
            << " cannot have a null value.";
   }
 
+  return SPV_SUCCESS;
+}
+
+spv_result_t ValidateConstantSizeOfEXT(ValidationState_t& _,
+                                       const Instruction* inst) {
+  const Instruction* result_type = _.FindDef(inst->type_id());
+  const uint32_t bit_width = result_type->GetOperandAs<uint32_t>(1);
+  // VVL will validate the SPV_EXT_shader_64bit_indexing interaction
+  if (result_type->opcode() != spv::Op::OpTypeInt ||
+      (bit_width != 64 && bit_width != 32)) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "For OpConstantSizeOfEXT instruction, its result type "
+           << "must be a 32-bit or 64-bit integer type scalar."
+           << " (OpCapability Int64 is required for 64-bit)";
+  }
+
+  const uint32_t type_operand = inst->GetOperandAs<uint32_t>(2);
+  if (!_.IsDescriptorType(type_operand)) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "For OpConstantSizeOfEXT instruction, its Type operand <Id> "
+           << _.getIdName(type_operand) << " must be a Descriptor type.";
+  }
   return SPV_SUCCESS;
 }
 
@@ -566,6 +633,10 @@ spv_result_t ValidateSpecConstantOp(ValidationState_t& _,
     case spv::Op::OpInBoundsAccessChain:
     case spv::Op::OpPtrAccessChain:
     case spv::Op::OpInBoundsPtrAccessChain:
+    case spv::Op::OpUntypedAccessChainKHR:
+    case spv::Op::OpUntypedInBoundsAccessChainKHR:
+    case spv::Op::OpUntypedPtrAccessChainKHR:
+    case spv::Op::OpUntypedInBoundsPtrAccessChainKHR:
       if (!_.HasCapability(spv::Capability::Kernel)) {
         return _.diag(SPV_ERROR_INVALID_ID, inst)
                << "Specialization constant operation " << spvOpcodeString(op)
@@ -578,6 +649,95 @@ spv_result_t ValidateSpecConstantOp(ValidationState_t& _,
   }
 
   // TODO(dneto): Validate result type and arguments to the various operations.
+  return SPV_SUCCESS;
+}
+
+spv_result_t ValidateConstantFunctionPointerINTEL(ValidationState_t& _,
+                                                  const Instruction* inst) {
+  const auto result_type = _.FindDef(inst->type_id());
+  // Result Type must be a pointer type
+  if (result_type->opcode() != spv::Op::OpTypePointer &&
+      result_type->opcode() != spv::Op::OpTypeUntypedPointerKHR) {
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << "OpConstantFunctionPointerINTEL Result Type <id> "
+           << _.getIdName(inst->type_id()) << " is not a pointer type";
+  }
+
+  // For typed pointers, check that pointee is a function type
+  const Instruction* pointee_type = nullptr;
+  if (result_type->opcode() == spv::Op::OpTypePointer) {
+    pointee_type = _.FindDef(result_type->GetOperandAs<uint32_t>(2));
+    if (pointee_type->opcode() != spv::Op::OpTypeFunction) {
+      return _.diag(SPV_ERROR_INVALID_ID, inst)
+             << "OpConstantFunctionPointerINTEL Result Type <id> "
+             << _.getIdName(inst->type_id())
+             << " must be a pointer to function type";
+    }
+  }
+
+  // Validate that the function operand refers to an OpFunction
+  const uint32_t function_id = inst->GetOperandAs<uint32_t>(2);
+  const auto function_inst = _.FindDef(function_id);
+  if (function_inst->opcode() != spv::Op::OpFunction) {
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << "OpConstantFunctionPointerINTEL Function operand <id> "
+           << _.getIdName(function_id) << " is not an OpFunction";
+  }
+
+  // For typed pointers, validate that function type matches pointee type
+  if (pointee_type) {
+    const uint32_t function_type_id = function_inst->GetOperandAs<uint32_t>(3);
+    if (function_type_id != pointee_type->id()) {
+      return _.diag(SPV_ERROR_INVALID_ID, inst)
+             << "OpConstantFunctionPointerINTEL Function operand <id> "
+             << _.getIdName(function_id)
+             << " type does not match the pointer's function type";
+    }
+  }
+
+  return SPV_SUCCESS;
+}
+
+spv_result_t ValidateConstantData(ValidationState_t& _,
+                                  const Instruction* inst) {
+  const auto array_inst = _.FindDef(inst->type_id());
+  if (array_inst->opcode() != spv::Op::OpTypeArray) {
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << "Result type must be an array.";
+  }
+
+  const auto element_type_inst =
+      _.FindDef(array_inst->GetOperandAs<uint32_t>(1));
+  if (!_.IsIntScalarType(element_type_inst->id())) {
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << "Result type must be an array of integer scalar type.";
+  }
+
+  const uint32_t int_width = element_type_inst->word(2);
+  const uint32_t data_words = static_cast<uint32_t>(inst->words().size() - 3);
+
+  if (data_words == 0) {
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << "There must be at least 1 literal integer (because an array of "
+              "zero is not allowed).";
+  }
+
+  uint64_t array_length = 0;
+  if (!_.EvalConstantValUint64(array_inst->GetOperandAs<uint32_t>(2),
+                               &array_length)) {
+    // The length could be a SpecConstant, will need to be frozen to validate
+    return SPV_SUCCESS;
+  }
+
+  const uint32_t words_needed =
+      (((int_width / 8) * static_cast<uint32_t>(array_length) + 3) & ~3) / 4;
+  if (data_words != words_needed) {
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << "contains " << data_words << " words of data, but needs to have "
+           << words_needed << " words to match the array of " << array_length
+           << " of " << int_width << "-bit ints.";
+  }
+
   return SPV_SUCCESS;
 }
 
@@ -595,6 +755,11 @@ spv_result_t ConstantPass(ValidationState_t& _, const Instruction* inst) {
     case spv::Op::OpSpecConstantComposite:
       if (auto error = ValidateConstantComposite(_, inst)) return error;
       break;
+    case spv::Op::OpConstantCompositeReplicateEXT:
+    case spv::Op::OpSpecConstantCompositeReplicateEXT:
+      if (auto error = ValidateConstantCompositeReplicate(_, inst))
+        return error;
+      break;
     case spv::Op::OpConstantSampler:
       if (auto error = ValidateConstantSampler(_, inst)) return error;
       break;
@@ -606,6 +771,16 @@ spv_result_t ConstantPass(ValidationState_t& _, const Instruction* inst) {
       break;
     case spv::Op::OpSpecConstantOp:
       if (auto error = ValidateSpecConstantOp(_, inst)) return error;
+      break;
+    case spv::Op::OpConstantSizeOfEXT:
+      if (auto error = ValidateConstantSizeOfEXT(_, inst)) return error;
+      break;
+    case spv::Op::OpConstantFunctionPointerINTEL:
+      if (auto error = ValidateConstantFunctionPointerINTEL(_, inst))
+        return error;
+      break;
+    case spv::Op::OpConstantDataKHR:
+      if (auto error = ValidateConstantData(_, inst)) return error;
       break;
     default:
       break;

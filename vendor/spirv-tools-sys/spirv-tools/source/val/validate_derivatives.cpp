@@ -45,9 +45,15 @@ spv_result_t DerivativesPass(ValidationState_t& _, const Instruction* inst) {
                << spvOpcodeString(opcode);
       }
       if (!_.ContainsSizedIntOrFloatType(result_type, spv::Op::OpTypeFloat,
-                                         32)) {
+                                         32) &&
+          (!_.HasExtension(kSPV_AMD_gpu_shader_half_float) ||
+           !_.ContainsSizedIntOrFloatType(result_type, spv::Op::OpTypeFloat,
+                                          16))) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
-               << "Result type component width must be 32 bits";
+               << "Result type component width must be "
+               << (_.HasExtension(kSPV_AMD_gpu_shader_half_float)
+                       ? "16 bits or 32 bits"
+                       : "32 bits");
       }
 
       const uint32_t p_type = _.GetOperandTypeId(inst, 2);
@@ -85,6 +91,7 @@ spv_result_t DerivativesPass(ValidationState_t& _, const Instruction* inst) {
                      models->end() ||
                  models->find(spv::ExecutionModel::MeshEXT) != models->end() ||
                  models->find(spv::ExecutionModel::TaskEXT) != models->end()) &&
+                (state.HasExtension(kSPV_KHR_compute_shader_derivatives)) &&
                 (!modes ||
                  (modes->find(spv::ExecutionMode::DerivativeGroupLinearKHR) ==
                       modes->end() &&

@@ -195,7 +195,8 @@ spv_result_t CheckRequiredCapabilities(ValidationState_t& state,
     // registers a capability with the module *before* checking capabilities.
     // So in the case of an OpCapability instruction, don't bother checking
     // enablement by another capability.
-    if (inst->opcode() != spv::Op::OpCapability) {
+    if (inst->opcode() != spv::Op::OpCapability &&
+        inst->opcode() != spv::Op::OpConditionalCapabilityINTEL) {
       const bool enabled_by_cap =
           state.HasAnyOfCapabilities(enabling_capabilities);
       if (!enabling_capabilities.empty() && !enabled_by_cap) {
@@ -461,10 +462,13 @@ spv_result_t CheckIfKnownExtension(ValidationState_t& _,
 
 spv_result_t InstructionPass(ValidationState_t& _, const Instruction* inst) {
   const spv::Op opcode = inst->opcode();
-  if (opcode == spv::Op::OpExtension) {
+  if (opcode == spv::Op::OpExtension ||
+      opcode == spv::Op::OpConditionalExtensionINTEL) {
     CheckIfKnownExtension(_, inst);
   } else if (opcode == spv::Op::OpCapability) {
     _.RegisterCapability(inst->GetOperandAs<spv::Capability>(0));
+  } else if (opcode == spv::Op::OpConditionalCapabilityINTEL) {
+    _.RegisterCapability(inst->GetOperandAs<spv::Capability>(1));
   } else if (opcode == spv::Op::OpMemoryModel) {
     if (_.has_memory_model_specified()) {
       return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
@@ -487,6 +491,10 @@ spv_result_t InstructionPass(ValidationState_t& _, const Instruction* inst) {
         spv::ExecutionMode::OutputPrimitivesEXT) {
       _.RegisterEntryPointOutputPrimitivesEXT(entry_point, inst);
     }
+    if (inst->GetOperandAs<spv::ExecutionMode>(1) ==
+        spv::ExecutionMode::OutputVertices) {
+      _.RegisterEntryPointOutputVertices(entry_point, inst);
+    }
   } else if (opcode == spv::Op::OpVariable) {
     const auto storage_class = inst->GetOperandAs<spv::StorageClass>(2);
     if (auto error = LimitCheckNumVars(_, inst->id(), storage_class)) {
@@ -508,6 +516,16 @@ spv_result_t InstructionPass(ValidationState_t& _, const Instruction* inst) {
              << "OpSamplerImageAddressingModeNV bitwidth should be 64 or 32";
     }
     _.set_samplerimage_variable_address_mode(bitwidth);
+  } else if (opcode == spv::Op::OpSourceContinued) {
+    const auto& instructions = _.ordered_instructions();
+    size_t idx = inst - &instructions.front();
+    const Instruction* prev_inst = &instructions[idx - 1];
+    if (prev_inst->opcode() != spv::Op::OpSource &&
+        prev_inst->opcode() != spv::Op::OpSourceContinued) {
+      return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
+             << "OpSourceContinued must be preceded by OpSource or "
+                "OpSourceContinued.";
+    }
   }
 
   if (auto error = ReservedCheck(_, inst)) return error;

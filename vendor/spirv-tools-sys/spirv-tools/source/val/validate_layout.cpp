@@ -15,7 +15,6 @@
 // Source code for logical layout validation as described in section 2.4
 
 #include "DebugInfo.h"
-#include "NonSemanticShaderDebugInfo100.h"
 #include "OpenCLDebugInfo100.h"
 #include "source/opcode.h"
 #include "source/operand.h"
@@ -23,6 +22,7 @@
 #include "source/val/instruction.h"
 #include "source/val/validate.h"
 #include "source/val/validation_state.h"
+#include "spirv/unified1/NonSemanticShaderDebugInfo.h"
 
 namespace spvtools {
 namespace val {
@@ -50,16 +50,16 @@ spv_result_t ModuleScopedInstructions(ValidationState_t& _,
           }
         } else if (inst->ext_inst_type() ==
                    SPV_EXT_INST_TYPE_NONSEMANTIC_SHADER_DEBUGINFO_100) {
-          const NonSemanticShaderDebugInfo100Instructions ext_inst_key =
-              NonSemanticShaderDebugInfo100Instructions(ext_inst_index);
-          if (ext_inst_key == NonSemanticShaderDebugInfo100DebugScope ||
-              ext_inst_key == NonSemanticShaderDebugInfo100DebugNoScope ||
-              ext_inst_key == NonSemanticShaderDebugInfo100DebugDeclare ||
-              ext_inst_key == NonSemanticShaderDebugInfo100DebugValue ||
-              ext_inst_key == NonSemanticShaderDebugInfo100DebugLine ||
-              ext_inst_key == NonSemanticShaderDebugInfo100DebugNoLine ||
+          const NonSemanticShaderDebugInfoInstructions ext_inst_key =
+              NonSemanticShaderDebugInfoInstructions(ext_inst_index);
+          if (ext_inst_key == NonSemanticShaderDebugInfoDebugScope ||
+              ext_inst_key == NonSemanticShaderDebugInfoDebugNoScope ||
+              ext_inst_key == NonSemanticShaderDebugInfoDebugDeclare ||
+              ext_inst_key == NonSemanticShaderDebugInfoDebugValue ||
+              ext_inst_key == NonSemanticShaderDebugInfoDebugLine ||
+              ext_inst_key == NonSemanticShaderDebugInfoDebugNoLine ||
               ext_inst_key ==
-                  NonSemanticShaderDebugInfo100DebugFunctionDefinition) {
+                  NonSemanticShaderDebugInfoDebugFunctionDefinition) {
             local_debug_info = true;
           }
         } else {
@@ -259,16 +259,16 @@ spv_result_t FunctionScopedInstructions(ValidationState_t& _,
             }
           } else if (inst->ext_inst_type() ==
                      SPV_EXT_INST_TYPE_NONSEMANTIC_SHADER_DEBUGINFO_100) {
-            const NonSemanticShaderDebugInfo100Instructions ext_inst_key =
-                NonSemanticShaderDebugInfo100Instructions(ext_inst_index);
-            if (ext_inst_key == NonSemanticShaderDebugInfo100DebugScope ||
-                ext_inst_key == NonSemanticShaderDebugInfo100DebugNoScope ||
-                ext_inst_key == NonSemanticShaderDebugInfo100DebugDeclare ||
-                ext_inst_key == NonSemanticShaderDebugInfo100DebugValue ||
-                ext_inst_key == NonSemanticShaderDebugInfo100DebugLine ||
-                ext_inst_key == NonSemanticShaderDebugInfo100DebugNoLine ||
+            const NonSemanticShaderDebugInfoInstructions ext_inst_key =
+                NonSemanticShaderDebugInfoInstructions(ext_inst_index);
+            if (ext_inst_key == NonSemanticShaderDebugInfoDebugScope ||
+                ext_inst_key == NonSemanticShaderDebugInfoDebugNoScope ||
+                ext_inst_key == NonSemanticShaderDebugInfoDebugDeclare ||
+                ext_inst_key == NonSemanticShaderDebugInfoDebugValue ||
+                ext_inst_key == NonSemanticShaderDebugInfoDebugLine ||
+                ext_inst_key == NonSemanticShaderDebugInfoDebugNoLine ||
                 ext_inst_key ==
-                    NonSemanticShaderDebugInfo100DebugFunctionDefinition) {
+                    NonSemanticShaderDebugInfoDebugFunctionDefinition) {
               local_debug_info = true;
             }
           } else {
@@ -342,13 +342,89 @@ spv_result_t FunctionScopedInstructions(ValidationState_t& _,
         break;
     }
   } else {
-    return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
-           << spvOpcodeString(opcode)
-           << " cannot appear in a function declaration";
+    _.ProgressToNextLayoutSectionOrder();
+    // All function sections have been processed. Recursively call
+    // ModuleLayoutPass to process the next section of the module
+    return ModuleLayoutPass(_, inst);
   }
   return SPV_SUCCESS;
 }
 
+spv_result_t GraphScopedInstructions(ValidationState_t& _,
+                                     const Instruction* inst, spv::Op opcode) {
+  if (_.IsOpcodeInCurrentLayoutSection(opcode)) {
+    switch (opcode) {
+      case spv::Op::OpGraphARM: {
+        if (_.graph_definition_region() > kGraphDefinitionOutside) {
+          return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
+                 << "Cannot define a graph in a graph";
+        }
+        _.SetGraphDefinitionRegion(kGraphDefinitionBegin);
+      } break;
+      case spv::Op::OpGraphInputARM: {
+        if ((_.graph_definition_region() != kGraphDefinitionBegin) &&
+            (_.graph_definition_region() != kGraphDefinitionInputs)) {
+          return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
+                 << "OpGraphInputARM"
+                 << " must immediately follow an OpGraphARM or OpGraphInputARM "
+                    "instruction.";
+        }
+        _.SetGraphDefinitionRegion(kGraphDefinitionInputs);
+      } break;
+      case spv::Op::OpGraphSetOutputARM: {
+        if ((_.graph_definition_region() != kGraphDefinitionBegin) &&
+            (_.graph_definition_region() != kGraphDefinitionInputs) &&
+            (_.graph_definition_region() != kGraphDefinitionBody) &&
+            (_.graph_definition_region() != kGraphDefinitionOutputs)) {
+          return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
+                 << "Op" << spvOpcodeString(opcode)
+                 << " must immediately precede an OpGraphEndARM or "
+                    "OpGraphSetOutputARM instruction.";
+        }
+        _.SetGraphDefinitionRegion(kGraphDefinitionOutputs);
+      } break;
+      case spv::Op::OpGraphEndARM: {
+        if (_.graph_definition_region() != kGraphDefinitionOutputs) {
+          return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
+                 << spvOpcodeString(opcode)
+                 << " must be preceded by at least one OpGraphSetOutputARM "
+                    "instruction";
+        }
+        _.SetGraphDefinitionRegion(kGraphDefinitionOutside);
+      } break;
+      case spv::Op::OpGraphEntryPointARM:
+        if (_.graph_definition_region() != kGraphDefinitionOutside) {
+          return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
+                 << spvOpcodeString(opcode)
+                 << " cannot appear in the definition of a graph";
+        }
+        break;
+      default:
+        if ((opcode == spv::Op::OpExtInst) &&
+            spvExtInstIsNonSemantic(inst->ext_inst_type())) {
+          break;
+        }
+
+        if (_.graph_definition_region() == kGraphDefinitionOutside) {
+          return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
+                 << "Op" << spvOpcodeString(opcode)
+                 << " must appear in a graph body";
+        }
+        if (_.graph_definition_region() == kGraphDefinitionOutputs) {
+          return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
+                 << spvOpcodeString(opcode)
+                 << " cannot appear after a graph output instruction";
+        }
+        _.SetGraphDefinitionRegion(kGraphDefinitionBody);
+        break;
+    }
+  } else {
+    return _.diag(SPV_ERROR_INVALID_LAYOUT, inst)
+           << "Op" << spvOpcodeString(opcode)
+           << " cannot appear in the graph definitions section";
+  }
+  return SPV_SUCCESS;
+}
 }  // namespace
 
 // TODO(umar): Check linkage capabilities for function declarations
@@ -376,6 +452,11 @@ spv_result_t ModuleLayoutPass(ValidationState_t& _, const Instruction* inst) {
     case kLayoutFunctionDeclarations:
     case kLayoutFunctionDefinitions:
       if (auto error = FunctionScopedInstructions(_, inst, opcode)) {
+        return error;
+      }
+      break;
+    case kLayoutGraphDefinitions:
+      if (auto error = GraphScopedInstructions(_, inst, opcode)) {
         return error;
       }
       break;

@@ -42,7 +42,8 @@ spv_result_t ValidateRayQueryPointer(ValidationState_t& _,
   const auto var_opcode = variable->opcode();
   if (!variable || (var_opcode != spv::Op::OpVariable &&
                     var_opcode != spv::Op::OpFunctionParameter &&
-                    var_opcode != spv::Op::OpAccessChain)) {
+                    var_opcode != spv::Op::OpAccessChain &&
+                    var_opcode != spv::Op::OpInBoundsAccessChain)) {
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
            << "Ray Query must be a memory object declaration";
   }
@@ -66,8 +67,7 @@ spv_result_t ValidateIntersectionId(ValidationState_t& _,
       inst->GetOperandAs<uint32_t>(intersection_index);
   const uint32_t intersection_type = _.GetTypeId(intersection_id);
   const spv::Op intersection_opcode = _.GetIdOpcode(intersection_id);
-  if (!_.IsIntScalarType(intersection_type) ||
-      _.GetBitWidth(intersection_type) != 32 ||
+  if (!_.IsIntScalarType(intersection_type, 32) ||
       !spvOpcodeIsConstant(intersection_opcode)) {
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
            << "expected Intersection ID to be a constant 32-bit int scalar";
@@ -94,13 +94,20 @@ spv_result_t RayQueryPass(ValidationState_t& _, const Instruction* inst) {
       }
 
       const uint32_t ray_flags = _.GetOperandTypeId(inst, 2);
-      if (!_.IsIntScalarType(ray_flags) || _.GetBitWidth(ray_flags) != 32) {
+      if (!_.IsIntScalarType(ray_flags, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Ray Flags must be a 32-bit int scalar";
       }
 
+      if (!_.CheckForceOpacityMicromap2StateKHRCapabilityRequirement(inst, 2)) {
+        return _.diag(SPV_ERROR_INVALID_CAPABILITY, inst)
+               << "The ForceOpacityMicromap2StateKHR flag requires the "
+                  "RayTracingOpacityMicromapKHR and RayQueryKHR or "
+                  "RayTracingKHR capabilities";
+      }
+
       const uint32_t cull_mask = _.GetOperandTypeId(inst, 3);
-      if (!_.IsIntScalarType(cull_mask) || _.GetBitWidth(cull_mask) != 32) {
+      if (!_.IsIntScalarType(cull_mask, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Cull Mask must be a 32-bit int scalar";
       }
@@ -113,7 +120,7 @@ spv_result_t RayQueryPass(ValidationState_t& _, const Instruction* inst) {
       }
 
       const uint32_t ray_tmin = _.GetOperandTypeId(inst, 5);
-      if (!_.IsFloatScalarType(ray_tmin) || _.GetBitWidth(ray_tmin) != 32) {
+      if (!_.IsFloatScalarType(ray_tmin, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Ray TMin must be a 32-bit float scalar";
       }
@@ -127,7 +134,7 @@ spv_result_t RayQueryPass(ValidationState_t& _, const Instruction* inst) {
       }
 
       const uint32_t ray_tmax = _.GetOperandTypeId(inst, 7);
-      if (!_.IsFloatScalarType(ray_tmax) || _.GetBitWidth(ray_tmax) != 32) {
+      if (!_.IsFloatScalarType(ray_tmax, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Ray TMax must be a 32-bit float scalar";
       }
@@ -144,7 +151,7 @@ spv_result_t RayQueryPass(ValidationState_t& _, const Instruction* inst) {
       if (auto error = ValidateRayQueryPointer(_, inst, 0)) return error;
 
       const uint32_t hit_t_id = _.GetOperandTypeId(inst, 1);
-      if (!_.IsFloatScalarType(hit_t_id) || _.GetBitWidth(hit_t_id) != 32) {
+      if (!_.IsFloatScalarType(hit_t_id, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Hit T must be a 32-bit float scalar";
       }
@@ -173,8 +180,7 @@ spv_result_t RayQueryPass(ValidationState_t& _, const Instruction* inst) {
     case spv::Op::OpRayQueryGetRayTMinKHR: {
       if (auto error = ValidateRayQueryPointer(_, inst, 2)) return error;
 
-      if (!_.IsFloatScalarType(result_type) ||
-          _.GetBitWidth(result_type) != 32) {
+      if (!_.IsFloatScalarType(result_type, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "expected Result Type to be 32-bit float scalar type";
       }
@@ -196,7 +202,7 @@ spv_result_t RayQueryPass(ValidationState_t& _, const Instruction* inst) {
     case spv::Op::OpRayQueryGetRayFlagsKHR: {
       if (auto error = ValidateRayQueryPointer(_, inst, 2)) return error;
 
-      if (!_.IsIntScalarType(result_type) || _.GetBitWidth(result_type) != 32) {
+      if (!_.IsIntScalarType(result_type, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "expected Result Type to be 32-bit int scalar type";
       }
@@ -278,7 +284,7 @@ spv_result_t RayQueryPass(ValidationState_t& _, const Instruction* inst) {
       if (auto error = ValidateRayQueryPointer(_, inst, 2)) return error;
       if (auto error = ValidateIntersectionId(_, inst, 3)) return error;
 
-      if (!_.IsIntScalarType(result_type) || _.GetBitWidth(result_type) != 32) {
+      if (!_.IsIntScalarType(result_type, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "expected Result Type to be 32-bit int scalar type";
       }
@@ -335,8 +341,7 @@ spv_result_t RayQueryPass(ValidationState_t& _, const Instruction* inst) {
       if (auto error = ValidateRayQueryPointer(_, inst, 2)) return error;
       if (auto error = ValidateIntersectionId(_, inst, 3)) return error;
 
-      if (!_.IsFloatScalarType(result_type) ||
-          _.GetBitWidth(result_type) != 32) {
+      if (!_.IsFloatScalarType(result_type, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "expected Result Type to be 32-bit floating point "
                   "scalar type";
@@ -353,6 +358,26 @@ spv_result_t RayQueryPass(ValidationState_t& _, const Instruction* inst) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "expected Result Type to be Boolean "
                   "scalar type";
+      }
+
+      break;
+    }
+
+    // SPV_KHR_ray_tracing_position_fetch
+    case spv::Op::OpRayQueryGetIntersectionTriangleVertexPositionsKHR: {
+      if (auto error = ValidateRayQueryPointer(_, inst, 2)) return error;
+      if (auto error = ValidateIntersectionId(_, inst, 3)) return error;
+
+      auto result_id = _.FindDef(result_type);
+      if ((result_id->opcode() != spv::Op::OpTypeArray) ||
+          (GetArrayLength(_, result_id) != 3) ||
+          !_.IsFloatVectorType(_.GetComponentType(result_type)) ||
+          _.GetDimension(_.GetComponentType(result_type)) != 3 ||
+          _.GetBitWidth(_.GetComponentType(result_type)) != 32) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Expected 3 element array of 32-bit 3 component float point "
+                  "vector as Result Type: "
+               << spvOpcodeString(opcode);
       }
 
       break;

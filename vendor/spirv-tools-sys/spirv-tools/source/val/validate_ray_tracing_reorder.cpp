@@ -12,7 +12,8 @@
 // See the License for the specific language governing permissions and
 // limitations under the License.
 
-// Validates ray tracing instructions from SPV_NV_shader_execution_reorder
+// Validates ray tracing instructions from SPV_NV_shader_invocation_reorder and
+// SPV_EXT_shader_invocation_reorder
 
 #include "source/opcode.h"
 #include "source/val/instruction.h"
@@ -37,18 +38,29 @@ uint32_t GetArrayLength(ValidationState_t& _, const Instruction* array_type) {
   return array_length;
 }
 
+spv_result_t ValidateRayQueryPointer(ValidationState_t& _,
+                                     const Instruction* inst,
+                                     uint32_t ray_query_index) {
+  const uint32_t ray_query_id = inst->GetOperandAs<uint32_t>(ray_query_index);
+  auto variable = _.FindDef(ray_query_id);
+  auto pointer = _.FindDef(variable->GetOperandAs<uint32_t>(0));
+  if (!pointer || pointer->opcode() != spv::Op::OpTypePointer) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Ray Query must be a pointer";
+  }
+  auto type = _.FindDef(pointer->GetOperandAs<uint32_t>(2));
+  if (!type || type->opcode() != spv::Op::OpTypeRayQueryKHR) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Ray Query must be a pointer to OpTypeRayQueryKHR";
+  }
+  return SPV_SUCCESS;
+}
+
 spv_result_t ValidateHitObjectPointer(ValidationState_t& _,
                                       const Instruction* inst,
                                       uint32_t hit_object_index) {
   const uint32_t hit_object_id = inst->GetOperandAs<uint32_t>(hit_object_index);
   auto variable = _.FindDef(hit_object_id);
-  const auto var_opcode = variable->opcode();
-  if (!variable || (var_opcode != spv::Op::OpVariable &&
-                    var_opcode != spv::Op::OpFunctionParameter &&
-                    var_opcode != spv::Op::OpAccessChain)) {
-    return _.diag(SPV_ERROR_INVALID_DATA, inst)
-           << "Hit Object must be a memory object declaration";
-  }
   auto pointer = _.FindDef(variable->GetOperandAs<uint32_t>(0));
   if (!pointer || pointer->opcode() != spv::Op::OpTypePointer) {
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
@@ -58,6 +70,24 @@ spv_result_t ValidateHitObjectPointer(ValidationState_t& _,
   if (!type || type->opcode() != spv::Op::OpTypeHitObjectNV) {
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
            << "Type must be OpTypeHitObjectNV";
+  }
+  return SPV_SUCCESS;
+}
+
+spv_result_t ValidateHitObjectPointerEXT(ValidationState_t& _,
+                                         const Instruction* inst,
+                                         uint32_t hit_object_index) {
+  const uint32_t hit_object_id = inst->GetOperandAs<uint32_t>(hit_object_index);
+  auto variable = _.FindDef(hit_object_id);
+  auto pointer = _.FindDef(variable->GetOperandAs<uint32_t>(0));
+  if (!pointer || pointer->opcode() != spv::Op::OpTypePointer) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Hit Object must be a pointer";
+  }
+  auto type = _.FindDef(pointer->GetOperandAs<uint32_t>(2));
+  if (!type || type->opcode() != spv::Op::OpTypeHitObjectEXT) {
+    return _.diag(SPV_ERROR_INVALID_DATA, inst)
+           << "Type must be OpTypeHitObjectEXT";
   }
   return SPV_SUCCESS;
 }
@@ -83,7 +113,7 @@ spv_result_t ValidateHitObjectInstructionCommonParameters(
 
   if (isValidId(instance_id_index)) {
     const uint32_t instance_id = _.GetOperandTypeId(inst, instance_id_index);
-    if (!_.IsIntScalarType(instance_id) || _.GetBitWidth(instance_id) != 32) {
+    if (!_.IsIntScalarType(instance_id, 32)) {
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "Instance Id must be a 32-bit int scalar";
     }
@@ -91,7 +121,7 @@ spv_result_t ValidateHitObjectInstructionCommonParameters(
 
   if (isValidId(primtive_id_index)) {
     const uint32_t primitive_id = _.GetOperandTypeId(inst, primtive_id_index);
-    if (!_.IsIntScalarType(primitive_id) || _.GetBitWidth(primitive_id) != 32) {
+    if (!_.IsIntScalarType(primitive_id, 32)) {
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "Primitive Id must be a 32-bit int scalar";
     }
@@ -99,8 +129,7 @@ spv_result_t ValidateHitObjectInstructionCommonParameters(
 
   if (isValidId(geometry_index)) {
     const uint32_t geometry_index_id = _.GetOperandTypeId(inst, geometry_index);
-    if (!_.IsIntScalarType(geometry_index_id) ||
-        _.GetBitWidth(geometry_index_id) != 32) {
+    if (!_.IsIntScalarType(geometry_index_id, 32)) {
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "Geometry Index must be a 32-bit int scalar";
     }
@@ -184,7 +213,7 @@ spv_result_t ValidateHitObjectInstructionCommonParameters(
 
   if (isValidId(ray_tmin_index)) {
     const uint32_t ray_tmin_id = _.GetOperandTypeId(inst, ray_tmin_index);
-    if (!_.IsFloatScalarType(ray_tmin_id) || _.GetBitWidth(ray_tmin_id) != 32) {
+    if (!_.IsFloatScalarType(ray_tmin_id, 32)) {
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "Ray TMin must be a 32-bit float scalar";
     }
@@ -203,7 +232,7 @@ spv_result_t ValidateHitObjectInstructionCommonParameters(
 
   if (isValidId(ray_tmax_index)) {
     const uint32_t ray_tmax_id = _.GetOperandTypeId(inst, ray_tmax_index);
-    if (!_.IsFloatScalarType(ray_tmax_id) || _.GetBitWidth(ray_tmax_id) != 32) {
+    if (!_.IsFloatScalarType(ray_tmax_id, 32)) {
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "Ray TMax must be a 32-bit float scalar";
     }
@@ -211,7 +240,7 @@ spv_result_t ValidateHitObjectInstructionCommonParameters(
 
   if (isValidId(ray_flags_index)) {
     const uint32_t ray_flags_id = _.GetOperandTypeId(inst, ray_flags_index);
-    if (!_.IsIntScalarType(ray_flags_id) || _.GetBitWidth(ray_flags_id) != 32) {
+    if (!_.IsIntScalarType(ray_flags_id, 32)) {
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "Ray Flags must be a 32-bit int scalar";
     }
@@ -247,8 +276,10 @@ spv_result_t ValidateHitObjectInstructionCommonParameters(
     auto variable = _.FindDef(hit_object_attr_id);
     const auto var_opcode = variable->opcode();
     if (!variable || var_opcode != spv::Op::OpVariable ||
-        (variable->GetOperandAs<spv::StorageClass>(2)) !=
-            spv::StorageClass::HitObjectAttributeNV) {
+        !((variable->GetOperandAs<spv::StorageClass>(2) ==
+           spv::StorageClass::HitObjectAttributeNV) ||
+          (variable->GetOperandAs<spv::StorageClass>(2) ==
+           spv::StorageClass::HitObjectAttributeEXT))) {
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "Hit Object Attributes id must be a OpVariable of storage "
                 "class HitObjectAttributeNV";
@@ -320,7 +351,7 @@ spv_result_t RayReorderNVPass(ValidationState_t& _, const Instruction* inst) {
       RegisterOpcodeForValidModel(_, inst);
       if (auto error = ValidateHitObjectPointer(_, inst, 2)) return error;
 
-      if (!_.IsIntScalarType(result_type) || !_.GetBitWidth(result_type))
+      if (!_.IsIntScalarType(result_type, 32))
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Expected 32-bit integer type scalar as Result Type: "
                << spvOpcodeString(opcode);
@@ -333,7 +364,7 @@ spv_result_t RayReorderNVPass(ValidationState_t& _, const Instruction* inst) {
       RegisterOpcodeForValidModel(_, inst);
       if (auto error = ValidateHitObjectPointer(_, inst, 2)) return error;
 
-      if (!_.IsFloatScalarType(result_type) || _.GetBitWidth(result_type) != 32)
+      if (!_.IsFloatScalarType(result_type, 32))
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Expected 32-bit floating-point type scalar as Result Type: "
                << spvOpcodeString(opcode);
@@ -449,7 +480,7 @@ spv_result_t RayReorderNVPass(ValidationState_t& _, const Instruction* inst) {
       }
 
       const uint32_t ray_tmin = _.GetOperandTypeId(inst, 3);
-      if (!_.IsFloatScalarType(ray_tmin) || _.GetBitWidth(ray_tmin) != 32) {
+      if (!_.IsFloatScalarType(ray_tmin, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Ray TMin must be a 32-bit float scalar";
       }
@@ -463,7 +494,7 @@ spv_result_t RayReorderNVPass(ValidationState_t& _, const Instruction* inst) {
       }
 
       const uint32_t ray_tmax = _.GetOperandTypeId(inst, 5);
-      if (!_.IsFloatScalarType(ray_tmax) || _.GetBitWidth(ray_tmax) != 32) {
+      if (!_.IsFloatScalarType(ray_tmax, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Ray TMax must be a 32-bit float scalar";
       }
@@ -531,8 +562,7 @@ spv_result_t RayReorderNVPass(ValidationState_t& _, const Instruction* inst) {
         return error;
       // Current Time
       const uint32_t current_time_id = _.GetOperandTypeId(inst, 11);
-      if (!_.IsFloatScalarType(current_time_id) ||
-          _.GetBitWidth(current_time_id) != 32) {
+      if (!_.IsFloatScalarType(current_time_id, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Current Times must be a 32-bit float scalar type";
       }
@@ -586,12 +616,12 @@ spv_result_t RayReorderNVPass(ValidationState_t& _, const Instruction* inst) {
 
         // Validate the optional opreands Hint and Bits
         const uint32_t hint_id = _.GetOperandTypeId(inst, 1);
-        if (!_.IsIntScalarType(hint_id) || _.GetBitWidth(hint_id) != 32) {
+        if (!_.IsIntScalarType(hint_id, 32)) {
           return _.diag(SPV_ERROR_INVALID_DATA, inst)
                  << "Hint must be a 32-bit int scalar";
         }
         const uint32_t bits_id = _.GetOperandTypeId(inst, 2);
-        if (!_.IsIntScalarType(bits_id) || _.GetBitWidth(bits_id) != 32) {
+        if (!_.IsIntScalarType(bits_id, 32)) {
           return _.diag(SPV_ERROR_INVALID_DATA, inst)
                  << "bits must be a 32-bit int scalar";
         }
@@ -615,13 +645,13 @@ spv_result_t RayReorderNVPass(ValidationState_t& _, const Instruction* inst) {
               });
 
       const uint32_t hint_id = _.GetOperandTypeId(inst, 0);
-      if (!_.IsIntScalarType(hint_id) || _.GetBitWidth(hint_id) != 32) {
+      if (!_.IsIntScalarType(hint_id, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Hint must be a 32-bit int scalar";
       }
 
       const uint32_t bits_id = _.GetOperandTypeId(inst, 1);
-      if (!_.IsIntScalarType(bits_id) || _.GetBitWidth(bits_id) != 32) {
+      if (!_.IsIntScalarType(bits_id, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "bits must be a 32-bit int scalar";
       }
@@ -632,7 +662,7 @@ spv_result_t RayReorderNVPass(ValidationState_t& _, const Instruction* inst) {
       RegisterOpcodeForValidModel(_, inst);
       if (auto error = ValidateHitObjectPointer(_, inst, 2)) return error;
 
-      if (!_.IsIntScalarType(result_type) || _.GetBitWidth(result_type) != 32)
+      if (!_.IsIntScalarType(result_type, 32))
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Expected 32-bit integer type scalar as Result Type: "
                << spvOpcodeString(opcode);
@@ -658,8 +688,7 @@ spv_result_t RayReorderNVPass(ValidationState_t& _, const Instruction* inst) {
       RegisterOpcodeForValidModel(_, inst);
       if (auto error = ValidateHitObjectPointer(_, inst, 2)) return error;
 
-      if (!_.IsFloatScalarType(result_type) ||
-          _.GetBitWidth(result_type) != 32) {
+      if (!_.IsFloatScalarType(result_type, 32)) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Expected 32-bit floating point scalar as Result Type: "
                << spvOpcodeString(opcode);
@@ -719,6 +748,655 @@ spv_result_t RayReorderNVPass(ValidationState_t& _, const Instruction* inst) {
         return _.diag(SPV_ERROR_INVALID_DATA, inst)
                << "Expected Boolean scalar as Result Type: "
                << spvOpcodeString(opcode);
+      }
+      break;
+    }
+
+    default:
+      break;
+  }
+  return SPV_SUCCESS;
+}
+
+spv_result_t RayReorderEXTPass(ValidationState_t& _, const Instruction* inst) {
+  const spv::Op opcode = inst->opcode();
+  const uint32_t result_type = inst->type_id();
+
+  auto RegisterOpcodeForValidModel = [](ValidationState_t& vs,
+                                        const Instruction* rtinst) {
+    std::string opcode_name = spvOpcodeString(rtinst->opcode());
+    vs.function(rtinst->function()->id())
+        ->RegisterExecutionModelLimitation(
+            [opcode_name](spv::ExecutionModel model, std::string* message) {
+              if (model != spv::ExecutionModel::RayGenerationKHR &&
+                  model != spv::ExecutionModel::ClosestHitKHR &&
+                  model != spv::ExecutionModel::MissKHR) {
+                if (message) {
+                  *message = opcode_name +
+                             " requires RayGenerationKHR, ClosestHitKHR and "
+                             "MissKHR execution models";
+                }
+                return false;
+              }
+              return true;
+            });
+    return;
+  };
+
+  switch (opcode) {
+    case spv::Op::OpHitObjectIsMissEXT:
+    case spv::Op::OpHitObjectIsHitEXT:
+    case spv::Op::OpHitObjectIsEmptyEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (!_.IsBoolScalarType(result_type)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "expected Result Type to be bool scalar type";
+      }
+
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 2)) return error;
+      break;
+    }
+
+    case spv::Op::OpHitObjectGetShaderRecordBufferHandleEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 2)) return error;
+
+      if (!_.IsIntVectorType(result_type) ||
+          (_.GetDimension(result_type) != 2) ||
+          (_.GetBitWidth(result_type) != 32))
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Expected 32-bit integer type 2-component vector as Result "
+                  "Type: "
+               << spvOpcodeString(opcode);
+      break;
+    }
+
+    case spv::Op::OpHitObjectGetHitKindEXT:
+    case spv::Op::OpHitObjectGetPrimitiveIndexEXT:
+    case spv::Op::OpHitObjectGetGeometryIndexEXT:
+    case spv::Op::OpHitObjectGetInstanceIdEXT:
+    case spv::Op::OpHitObjectGetInstanceCustomIndexEXT:
+    case spv::Op::OpHitObjectGetShaderBindingTableRecordIndexEXT:
+    case spv::Op::OpHitObjectGetRayFlagsEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 2)) return error;
+
+      if (!_.IsIntScalarType(result_type, 32))
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Expected 32-bit integer type scalar as Result Type: "
+               << spvOpcodeString(opcode);
+      break;
+    }
+
+    case spv::Op::OpHitObjectGetCurrentTimeEXT:
+    case spv::Op::OpHitObjectGetRayTMaxEXT:
+    case spv::Op::OpHitObjectGetRayTMinEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 2)) return error;
+
+      if (!_.IsFloatScalarType(result_type, 32))
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Expected 32-bit floating-point type scalar as Result Type: "
+               << spvOpcodeString(opcode);
+      break;
+    }
+
+    case spv::Op::OpHitObjectGetObjectToWorldEXT:
+    case spv::Op::OpHitObjectGetWorldToObjectEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 2)) return error;
+
+      uint32_t num_rows = 0;
+      uint32_t num_cols = 0;
+      uint32_t col_type = 0;
+      uint32_t component_type = 0;
+
+      if (!_.GetMatrixTypeInfo(result_type, &num_rows, &num_cols, &col_type,
+                               &component_type)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "expected matrix type as Result Type: "
+               << spvOpcodeString(opcode);
+      }
+
+      if (num_cols != 4) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "expected Result Type matrix to have a Column Count of 4"
+               << spvOpcodeString(opcode);
+      }
+
+      if (!_.IsFloatScalarType(component_type) ||
+          _.GetBitWidth(result_type) != 32 || num_rows != 3) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "expected Result Type matrix to have a Column Type of "
+                  "3-component 32-bit float vectors: "
+               << spvOpcodeString(opcode);
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectGetObjectRayOriginEXT:
+    case spv::Op::OpHitObjectGetObjectRayDirectionEXT:
+    case spv::Op::OpHitObjectGetWorldRayDirectionEXT:
+    case spv::Op::OpHitObjectGetWorldRayOriginEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 2)) return error;
+
+      if (!_.IsFloatVectorType(result_type) ||
+          (_.GetDimension(result_type) != 3) ||
+          (_.GetBitWidth(result_type) != 32))
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Expected 32-bit floating-point type 3-component vector as "
+                  "Result Type: "
+               << spvOpcodeString(opcode);
+      break;
+    }
+
+    case spv::Op::OpHitObjectGetIntersectionTriangleVertexPositionsEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 2)) return error;
+
+      auto result_id = _.FindDef(result_type);
+      if ((result_id->opcode() != spv::Op::OpTypeArray) ||
+          (GetArrayLength(_, result_id) != 3) ||
+          !_.IsFloatVectorType(_.GetComponentType(result_type)) ||
+          _.GetDimension(_.GetComponentType(result_type)) != 3 ||
+          _.GetBitWidth(_.GetComponentType(result_type)) != 32) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Expected 3 element array of 32-bit 3 component float "
+                  "vectors as Result Type: "
+               << spvOpcodeString(opcode);
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectGetAttributesEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      const uint32_t hit_object_attr_id = inst->GetOperandAs<uint32_t>(1);
+      auto variable = _.FindDef(hit_object_attr_id);
+      const auto var_opcode = variable->opcode();
+      if (!variable || var_opcode != spv::Op::OpVariable ||
+          variable->GetOperandAs<spv::StorageClass>(2) !=
+              spv::StorageClass::HitObjectAttributeEXT) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Hit Object Attributes id must be a OpVariable of storage "
+                  "class HitObjectAttributeEXT";
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectSetShaderBindingTableRecordIndexEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      const uint32_t sbt_index_id = _.GetOperandTypeId(inst, 1);
+      if (!_.IsIntScalarType(sbt_index_id, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "SBT Index must be a 32-bit integer scalar";
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectExecuteShaderEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      const uint32_t payload_id = inst->GetOperandAs<uint32_t>(1);
+      auto variable = _.FindDef(payload_id);
+      const auto var_opcode = variable->opcode();
+      if (!variable || var_opcode != spv::Op::OpVariable ||
+          (variable->GetOperandAs<spv::StorageClass>(2) !=
+               spv::StorageClass::RayPayloadKHR &&
+           variable->GetOperandAs<spv::StorageClass>(2) !=
+               spv::StorageClass::IncomingRayPayloadKHR)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Payload must be a OpVariable of storage "
+                  "class RayPayloadKHR or IncomingRayPayloadKHR";
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectRecordEmptyEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+      break;
+    }
+
+    case spv::Op::OpHitObjectRecordFromQueryEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+      if (auto error = ValidateRayQueryPointer(_, inst, 1)) return error;
+
+      if (!_.HasCapability(spv::Capability::RayQueryKHR))
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << spvOpcodeString(opcode)
+               << ": requires RayQueryKHR capability";
+
+      // Validate SBT Record Index (operand 2)
+      const uint32_t sbt_record_index_id = _.GetOperandTypeId(inst, 2);
+      if (!_.IsIntScalarType(sbt_record_index_id, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "SBT Record Index must be a 32-bit integer scalar";
+      }
+
+      // Validate Hit Object Attributes (operand 3)
+      const uint32_t hit_object_attr_id = inst->GetOperandAs<uint32_t>(3);
+      auto attr_variable = _.FindDef(hit_object_attr_id);
+      const auto attr_var_opcode = attr_variable->opcode();
+      if (!attr_variable || attr_var_opcode != spv::Op::OpVariable ||
+          attr_variable->GetOperandAs<spv::StorageClass>(2) !=
+              spv::StorageClass::HitObjectAttributeEXT) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Hit Object Attributes id must be a OpVariable of storage "
+                  "class HitObjectAttributeEXT";
+      }
+
+      // Validate optional Hit Kind (operand 4)
+      if (inst->operands().size() > 4) {
+        const uint32_t hit_kind_type = _.GetOperandTypeId(inst, 4);
+        if (!_.IsUnsignedIntScalarType(hit_kind_type) ||
+            _.GetBitWidth(hit_kind_type) != 32) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Hit Kind must be a 32-bit unsigned int scalar";
+        }
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectRecordMissEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      // Ray Flags (operand 1)
+      const uint32_t ray_flags_id = _.GetOperandTypeId(inst, 1);
+      if (!_.IsIntScalarType(ray_flags_id, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Ray Flags must be a 32-bit int scalar";
+      }
+
+      // Miss Index (operand 2)
+      const uint32_t miss_index = _.GetOperandTypeId(inst, 2);
+      if (!_.IsUnsignedIntScalarType(miss_index) ||
+          _.GetBitWidth(miss_index) != 32) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Miss Index must be a 32-bit unsigned int scalar";
+      }
+
+      // Ray Origin (operand 3)
+      const uint32_t ray_origin = _.GetOperandTypeId(inst, 3);
+      if (!_.IsFloatVectorType(ray_origin) || _.GetDimension(ray_origin) != 3 ||
+          _.GetBitWidth(ray_origin) != 32) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Ray Origin must be a 32-bit float 3-component vector";
+      }
+
+      // Ray TMin (operand 4)
+      const uint32_t ray_tmin = _.GetOperandTypeId(inst, 4);
+      if (!_.IsFloatScalarType(ray_tmin, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Ray TMin must be a 32-bit float scalar";
+      }
+
+      // Ray Direction (operand 5)
+      const uint32_t ray_direction = _.GetOperandTypeId(inst, 5);
+      if (!_.IsFloatVectorType(ray_direction) ||
+          _.GetDimension(ray_direction) != 3 ||
+          _.GetBitWidth(ray_direction) != 32) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Ray Direction must be a 32-bit float 3-component vector";
+      }
+
+      // Ray TMax (operand 6)
+      const uint32_t ray_tmax = _.GetOperandTypeId(inst, 6);
+      if (!_.IsFloatScalarType(ray_tmax, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Ray TMax must be a 32-bit float scalar";
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectRecordMissMotionEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      // Ray Flags (operand 1)
+      const uint32_t ray_flags_id = _.GetOperandTypeId(inst, 1);
+      if (!_.IsIntScalarType(ray_flags_id, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Ray Flags must be a 32-bit int scalar";
+      }
+
+      // Miss Index (operand 2)
+      const uint32_t miss_index = _.GetOperandTypeId(inst, 2);
+      if (!_.IsUnsignedIntScalarType(miss_index) ||
+          _.GetBitWidth(miss_index) != 32) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Miss Index must be a 32-bit unsigned int scalar";
+      }
+
+      // Ray Origin (operand 3)
+      const uint32_t ray_origin = _.GetOperandTypeId(inst, 3);
+      if (!_.IsFloatVectorType(ray_origin) || _.GetDimension(ray_origin) != 3 ||
+          _.GetBitWidth(ray_origin) != 32) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Ray Origin must be a 32-bit float 3-component vector";
+      }
+
+      // Ray TMin (operand 4)
+      const uint32_t ray_tmin = _.GetOperandTypeId(inst, 4);
+      if (!_.IsFloatScalarType(ray_tmin, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Ray TMin must be a 32-bit float scalar";
+      }
+
+      // Ray Direction (operand 5)
+      const uint32_t ray_direction = _.GetOperandTypeId(inst, 5);
+      if (!_.IsFloatVectorType(ray_direction) ||
+          _.GetDimension(ray_direction) != 3 ||
+          _.GetBitWidth(ray_direction) != 32) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Ray Direction must be a 32-bit float 3-component vector";
+      }
+
+      // Ray TMax (operand 6)
+      const uint32_t ray_tmax = _.GetOperandTypeId(inst, 6);
+      if (!_.IsFloatScalarType(ray_tmax, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Ray TMax must be a 32-bit float scalar";
+      }
+
+      // Current Time (operand 7)
+      const uint32_t current_time_id = _.GetOperandTypeId(inst, 7);
+      if (!_.IsFloatScalarType(current_time_id, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Current Time must be a 32-bit float scalar";
+      }
+      break;
+    }
+
+    case spv::Op::OpReorderThreadWithHintEXT: {
+      std::string opcode_name = spvOpcodeString(inst->opcode());
+      _.function(inst->function()->id())
+          ->RegisterExecutionModelLimitation(
+              [opcode_name](spv::ExecutionModel model, std::string* message) {
+                if (model != spv::ExecutionModel::RayGenerationKHR) {
+                  if (message) {
+                    *message = opcode_name +
+                               " requires RayGenerationKHR execution model";
+                  }
+                  return false;
+                }
+                return true;
+              });
+
+      const uint32_t hint_id = _.GetOperandTypeId(inst, 0);
+      if (!_.IsIntScalarType(hint_id, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Hint must be a 32-bit int scalar";
+      }
+
+      const uint32_t bits_id = _.GetOperandTypeId(inst, 1);
+      if (!_.IsIntScalarType(bits_id, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Bits must be a 32-bit int scalar";
+      }
+      break;
+    }
+
+    case spv::Op::OpReorderThreadWithHitObjectEXT: {
+      std::string opcode_name = spvOpcodeString(inst->opcode());
+      _.function(inst->function()->id())
+          ->RegisterExecutionModelLimitation(
+              [opcode_name](spv::ExecutionModel model, std::string* message) {
+                if (model != spv::ExecutionModel::RayGenerationKHR) {
+                  if (message) {
+                    *message = opcode_name +
+                               " requires RayGenerationKHR execution model";
+                  }
+                  return false;
+                }
+                return true;
+              });
+
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      if (inst->operands().size() > 1) {
+        if (inst->operands().size() != 3) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Hint and Bits are optional together i.e "
+                 << " Either both Hint and Bits should be provided or neither.";
+        }
+
+        // Validate the optional operands Hint and Bits
+        const uint32_t hint_id = _.GetOperandTypeId(inst, 1);
+        if (!_.IsIntScalarType(hint_id, 32)) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Hint must be a 32-bit int scalar";
+        }
+        const uint32_t bits_id = _.GetOperandTypeId(inst, 2);
+        if (!_.IsIntScalarType(bits_id, 32)) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Bits must be a 32-bit int scalar";
+        }
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectTraceRayEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      if (auto error = ValidateHitObjectInstructionCommonParameters(
+              _, inst, 1 /* Acceleration Struct */,
+              KRayParamInvalidId /* Instance Id */,
+              KRayParamInvalidId /* Primitive Id */,
+              KRayParamInvalidId /* Geometry Index */, 2 /* Ray Flags */,
+              3 /* Cull Mask */, KRayParamInvalidId /* Hit Kind*/,
+              KRayParamInvalidId /* SBT index */, 4 /* SBT Offset */,
+              5 /* SBT Stride */, KRayParamInvalidId /* SBT Record Offset */,
+              KRayParamInvalidId /* SBT Record Stride */, 6 /* Miss Index */,
+              7 /* Ray Origin */, 8 /* Ray TMin */, 9 /* Ray Direction */,
+              10 /* Ray TMax */, 11 /* Payload */,
+              KRayParamInvalidId /* Hit Object Attribute */))
+        return error;
+      break;
+    }
+
+    case spv::Op::OpHitObjectTraceRayMotionEXT: {
+      RegisterOpcodeForValidModel(_, inst);
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      if (auto error = ValidateHitObjectInstructionCommonParameters(
+              _, inst, 1 /* Acceleration Struct */,
+              KRayParamInvalidId /* Instance Id */,
+              KRayParamInvalidId /* Primitive Id */,
+              KRayParamInvalidId /* Geometry Index */, 2 /* Ray Flags */,
+              3 /* Cull Mask */, KRayParamInvalidId /* Hit Kind*/,
+              KRayParamInvalidId /* SBT index */, 4 /* SBT Offset */,
+              5 /* SBT Stride */, KRayParamInvalidId /* SBT Record Offset */,
+              KRayParamInvalidId /* SBT Record Stride */, 6 /* Miss Index */,
+              7 /* Ray Origin */, 8 /* Ray TMin */, 9 /* Ray Direction */,
+              10 /* Ray TMax */, 12 /* Payload */,
+              KRayParamInvalidId /* Hit Object Attribute */))
+        return error;
+
+      // Current Time (operand 11)
+      const uint32_t current_time_id = _.GetOperandTypeId(inst, 11);
+      if (!_.IsFloatScalarType(current_time_id, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Current Time must be a 32-bit float scalar";
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectReorderExecuteShaderEXT: {
+      std::string opcode_name = spvOpcodeString(inst->opcode());
+      _.function(inst->function()->id())
+          ->RegisterExecutionModelLimitation(
+              [opcode_name](spv::ExecutionModel model, std::string* message) {
+                if (model != spv::ExecutionModel::RayGenerationKHR) {
+                  if (message) {
+                    *message = opcode_name +
+                               " requires RayGenerationKHR execution model";
+                  }
+                  return false;
+                }
+                return true;
+              });
+
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      // Validate Payload (operand 1)
+      const uint32_t payload_id = inst->GetOperandAs<uint32_t>(1);
+      auto variable = _.FindDef(payload_id);
+      const auto var_opcode = variable->opcode();
+      if (!variable || var_opcode != spv::Op::OpVariable ||
+          (variable->GetOperandAs<spv::StorageClass>(2) !=
+               spv::StorageClass::RayPayloadKHR &&
+           variable->GetOperandAs<spv::StorageClass>(2) !=
+               spv::StorageClass::IncomingRayPayloadKHR)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Payload must be a OpVariable of storage "
+                  "class RayPayloadKHR or IncomingRayPayloadKHR";
+      }
+
+      // Check for optional Hint and Bits (operands 2 and 3)
+      if (inst->operands().size() > 2) {
+        if (inst->operands().size() != 4) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Hint and Bits are optional together i.e "
+                 << " Either both Hint and Bits should be provided or neither.";
+        }
+
+        // Validate optional Hint and Bits
+        const uint32_t hint_id = _.GetOperandTypeId(inst, 2);
+        if (!_.IsIntScalarType(hint_id, 32)) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Hint must be a 32-bit int scalar";
+        }
+        const uint32_t bits_id = _.GetOperandTypeId(inst, 3);
+        if (!_.IsIntScalarType(bits_id, 32)) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Bits must be a 32-bit int scalar";
+        }
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectTraceReorderExecuteEXT: {
+      std::string opcode_name = spvOpcodeString(inst->opcode());
+      _.function(inst->function()->id())
+          ->RegisterExecutionModelLimitation(
+              [opcode_name](spv::ExecutionModel model, std::string* message) {
+                if (model != spv::ExecutionModel::RayGenerationKHR) {
+                  if (message) {
+                    *message = opcode_name +
+                               " requires RayGenerationKHR execution model";
+                  }
+                  return false;
+                }
+                return true;
+              });
+
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      // Validate base trace ray parameters (operands 1-11)
+      if (auto error = ValidateHitObjectInstructionCommonParameters(
+              _, inst, 1 /* Acceleration Struct */,
+              KRayParamInvalidId /* Instance Id */,
+              KRayParamInvalidId /* Primitive Id */,
+              KRayParamInvalidId /* Geometry Index */, 2 /* Ray Flags */,
+              3 /* Cull Mask */, KRayParamInvalidId /* Hit Kind*/,
+              KRayParamInvalidId /* SBT index */, 4 /* SBT Offset */,
+              5 /* SBT Stride */, KRayParamInvalidId /* SBT Record Offset */,
+              KRayParamInvalidId /* SBT Record Stride */, 6 /* Miss Index */,
+              7 /* Ray Origin */, 8 /* Ray TMin */, 9 /* Ray Direction */,
+              10 /* Ray TMax */, 11 /* Payload */,
+              KRayParamInvalidId /* Hit Object Attribute */))
+        return error;
+
+      // Check for optional Hint and Bits (operands 12 and 13)
+      if (inst->operands().size() > 12) {
+        if (inst->operands().size() != 14) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Hint and Bits are optional together i.e "
+                 << " Either both Hint and Bits should be provided or neither.";
+        }
+
+        // Validate optional Hint and Bits
+        const uint32_t hint_id = _.GetOperandTypeId(inst, 12);
+        if (!_.IsIntScalarType(hint_id, 32)) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Hint must be a 32-bit int scalar";
+        }
+        const uint32_t bits_id = _.GetOperandTypeId(inst, 13);
+        if (!_.IsIntScalarType(bits_id, 32)) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Bits must be a 32-bit int scalar";
+        }
+      }
+      break;
+    }
+
+    case spv::Op::OpHitObjectTraceMotionReorderExecuteEXT: {
+      std::string opcode_name = spvOpcodeString(inst->opcode());
+      _.function(inst->function()->id())
+          ->RegisterExecutionModelLimitation(
+              [opcode_name](spv::ExecutionModel model, std::string* message) {
+                if (model != spv::ExecutionModel::RayGenerationKHR) {
+                  if (message) {
+                    *message = opcode_name +
+                               " requires RayGenerationKHR execution model";
+                  }
+                  return false;
+                }
+                return true;
+              });
+
+      if (auto error = ValidateHitObjectPointerEXT(_, inst, 0)) return error;
+
+      // Validate base trace ray parameters (operands 1-12)
+      if (auto error = ValidateHitObjectInstructionCommonParameters(
+              _, inst, 1 /* Acceleration Struct */,
+              KRayParamInvalidId /* Instance Id */,
+              KRayParamInvalidId /* Primitive Id */,
+              KRayParamInvalidId /* Geometry Index */, 2 /* Ray Flags */,
+              3 /* Cull Mask */, KRayParamInvalidId /* Hit Kind*/,
+              KRayParamInvalidId /* SBT index */, 4 /* SBT Offset */,
+              5 /* SBT Stride */, KRayParamInvalidId /* SBT Record Offset */,
+              KRayParamInvalidId /* SBT Record Stride */, 6 /* Miss Index */,
+              7 /* Ray Origin */, 8 /* Ray TMin */, 9 /* Ray Direction */,
+              10 /* Ray TMax */, 12 /* Payload */,
+              KRayParamInvalidId /* Hit Object Attribute */))
+        return error;
+
+      // Current Time (operand 11)
+      const uint32_t current_time_id = _.GetOperandTypeId(inst, 11);
+      if (!_.IsFloatScalarType(current_time_id, 32)) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Current Time must be a 32-bit float scalar";
+      }
+
+      // Check for optional Hint and Bits (operands 13 and 14)
+      if (inst->operands().size() > 13) {
+        if (inst->operands().size() != 15) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Hint and Bits are optional together i.e "
+                 << " Either both Hint and Bits should be provided or neither.";
+        }
+
+        // Validate optional Hint and Bits
+        const uint32_t hint_id = _.GetOperandTypeId(inst, 13);
+        if (!_.IsIntScalarType(hint_id, 32)) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Hint must be a 32-bit int scalar";
+        }
+        const uint32_t bits_id = _.GetOperandTypeId(inst, 14);
+        if (!_.IsIntScalarType(bits_id, 32)) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "Bits must be a 32-bit int scalar";
+        }
       }
       break;
     }

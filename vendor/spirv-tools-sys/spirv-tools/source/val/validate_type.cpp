@@ -17,6 +17,8 @@
 
 // Ensures type declarations are unique unless allowed by the specification.
 
+#include <optional>
+
 #include "source/opcode.h"
 #include "source/spirv_target_env.h"
 #include "source/val/instruction.h"
@@ -58,7 +60,15 @@ spv_result_t ValidateTypeInt(ValidationState_t& _, const Instruction* inst) {
   // integers, respectively.
   auto num_bits = inst->GetOperandAs<const uint32_t>(1);
   if (num_bits != 32) {
-    if (num_bits == 8) {
+    if (num_bits == 4) {
+      if (_.HasCapability(spv::Capability::Int4TypeINTEL) ||
+          _.HasCapability(spv::Capability::ArbitraryPrecisionIntegersINTEL)) {
+        return SPV_SUCCESS;
+      }
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "Using a 4-bit integer type requires the Int4TypeINTEL "
+                "or ArbitraryPrecisionIntegersINTEL capability.";
+    } else if (num_bits == 8) {
       if (_.features().declare_int8_type) {
         return SPV_SUCCESS;
       }
@@ -79,6 +89,15 @@ spv_result_t ValidateTypeInt(ValidationState_t& _, const Instruction* inst) {
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "Using a 64-bit integer type requires the Int64 capability.";
     } else {
+      // Check for SPV_INTEL_arbitrary_precision_integers extension
+      if (_.HasCapability(spv::Capability::ArbitraryPrecisionIntegersINTEL)) {
+        if (num_bits == 0) {
+          return _.diag(SPV_ERROR_INVALID_DATA, inst)
+                 << "OpTypeInt has 0 bits, which is not allowed even with "
+                    "ArbitraryPrecisionIntegersINTEL.";
+        }
+        return SPV_SUCCESS;
+      }
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "Invalid number of bits (" << num_bits
              << ") used for OpTypeInt.";
@@ -107,61 +126,112 @@ spv_result_t ValidateTypeInt(ValidationState_t& _, const Instruction* inst) {
 }
 
 spv_result_t ValidateTypeFloat(ValidationState_t& _, const Instruction* inst) {
-  // Validates that the number of bits specified for an Int type is valid.
-  // Scalar integer types can be parameterized only with 32-bits.
-  // Int8, Int16, and Int64 capabilities allow using 8-bit, 16-bit, and 64-bit
-  // integers, respectively.
+  // Validates:
+  // - the number of bits specified for a float type is valid
+  // - the fp encoding is valid, and only used on matching bit widths
+  // - required capabilities are declared
   auto num_bits = inst->GetOperandAs<const uint32_t>(1);
-  const bool has_encoding = inst->operands().size() > 2;
+
+  std::optional<spv::FPEncoding> encoding;
+  if (inst->operands().size() > 2) {
+    encoding = inst->GetOperandAs<spv::FPEncoding>(2);
+  }
+  // The number of operands is already checked by the grammar structure.
+  // The fp encoding operand is an optional enum, and there are no further
+  // operands.
+
   if (num_bits == 32) {
+    if (encoding.has_value()) {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "32-bit floating point type must not have encoding parameter.";
+    }
     return SPV_SUCCESS;
   }
-  auto operands = inst->words();
+
+  if (num_bits == 4) {
+    if (!encoding.has_value()) {
+      // we don't support fp4 without encoding
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "4-bit floating point type requires an encoding.";
+    }
+    if (encoding.value() != spv::FPEncoding::Float4E2M1EXT) {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "Unsupported 4-bit floating point encoding ("
+             << static_cast<uint32_t>(encoding.value()) << ").";
+    }
+
+    return SPV_SUCCESS;
+  }
+  if (num_bits == 6) {
+    if (!encoding.has_value()) {
+      // we don't support fp6 without encoding
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "6-bit floating point type requires an encoding.";
+    }
+    const auto enc = encoding.value();
+    if (enc != spv::FPEncoding::Float6E2M3EXT &&
+        enc != spv::FPEncoding::Float6E3M2EXT) {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "Unsupported 6-bit floating point encoding ("
+             << static_cast<uint32_t>(enc) << ").";
+    }
+
+    return SPV_SUCCESS;
+  }
 
   if (num_bits == 16) {
     // An absence of FP encoding implies IEEE 754. The Float16 and Float16Buffer
     // capabilities only enable IEEE 754 binary 16
-    if (has_encoding || _.features().declare_float16_type) {
-      return SPV_SUCCESS;
+    if (!encoding.has_value() && !_.features().declare_float16_type) {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "Using a 16-bit floating point "
+             << "type requires the Float16 or Float16Buffer capability,"
+                " or an extension that explicitly enables 16-bit floating "
+                "point.";
     }
-    return _.diag(SPV_ERROR_INVALID_DATA, inst)
-           << "Using a 16-bit floating point "
-           << "type requires the Float16 or Float16Buffer capability,"
-              " or an extension that explicitly enables 16-bit floating point.";
+    if (encoding.has_value() &&
+        encoding.value() != spv::FPEncoding::BFloat16KHR) {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "Unsupported 16-bit floating point encoding ("
+             << static_cast<uint32_t>(encoding.value()) << ").";
+    }
+    return SPV_SUCCESS;
   }
   if (num_bits == 8) {
     if (!_.features().declare_float8_type) {
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "Using a 8-bit floating point "
-             << "type requires the Float8EXT capability.";
+             << "type requires one of the following capabilities: Float8EXT, "
+                "Float8UnsignedE8M0EXT, MXInt8EXT.";
     }
-    if (!has_encoding) {
+    if (encoding.has_value()) {
+      const auto enc = encoding.value();
+      if (enc != spv::FPEncoding::Float8E4M3EXT &&
+          enc != spv::FPEncoding::Float8E5M2EXT &&
+          enc != spv::FPEncoding::Float8UnsignedE8M0EXT &&
+          enc != spv::FPEncoding::MXInt8EXT) {
+        return _.diag(SPV_ERROR_INVALID_DATA, inst)
+               << "Unsupported 8-bit floating point encoding ("
+               << static_cast<uint32_t>(enc) << ").";
+      }
+    } else {
       // we don't support fp8 without encoding
       return _.diag(SPV_ERROR_INVALID_DATA, inst)
              << "8-bit floating point type requires an encoding.";
     }
-    const spvtools::OperandDesc* desc;
-    const std::set<spv::FPEncoding> known_encodings{
-        spv::FPEncoding::Float8E4M3EXT, spv::FPEncoding::Float8E5M2EXT};
-    spv_result_t status = spvtools::LookupOperand(SPV_OPERAND_TYPE_FPENCODING,
-                                                  inst->words()[3], &desc);
-    if ((status != SPV_SUCCESS) ||
-        (known_encodings.find(static_cast<spv::FPEncoding>(desc->value)) ==
-         known_encodings.end())) {
-      return _.diag(SPV_ERROR_INVALID_DATA, inst)
-             << "Unsupported 8-bit floating point encoding ("
-             << desc->name().data() << ").";
-    }
-
     return SPV_SUCCESS;
   }
   if (num_bits == 64) {
-    if (_.HasCapability(spv::Capability::Float64)) {
-      return SPV_SUCCESS;
+    if (!_.HasCapability(spv::Capability::Float64)) {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "Using a 64-bit floating point "
+             << "type requires the Float64 capability.";
     }
-    return _.diag(SPV_ERROR_INVALID_DATA, inst)
-           << "Using a 64-bit floating point "
-           << "type requires the Float64 capability.";
+    if (encoding.has_value()) {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << "64-bit floating point type must not have encoding parameter.";
+    }
+    return SPV_SUCCESS;
   }
   return _.diag(SPV_ERROR_INVALID_DATA, inst)
          << "Invalid number of bits (" << num_bits << ") used for OpTypeFloat.";
@@ -200,6 +270,9 @@ spv_result_t ValidateTypeVector(ValidationState_t& _, const Instruction* inst) {
   auto num_components = inst->GetOperandAs<const uint32_t>(2);
   if (num_components == 2 || num_components == 3 || num_components == 4) {
     return SPV_SUCCESS;
+  } else if (num_components > 0 &&
+             _.HasCapability(spv::Capability::LongVectorEXT)) {
+    return SPV_SUCCESS;
   } else if (num_components >= 1 &&
              _.HasCapability(spv::Capability::VectorAnyINTEL)) {
     // spv-opt patch: SPV_INTEL_vector_compute's VectorAnyINTEL capability allows vectors
@@ -211,27 +284,28 @@ spv_result_t ValidateTypeVector(ValidationState_t& _, const Instruction* inst) {
       return SPV_SUCCESS;
     }
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
-           << "Having " << num_components << " components for "
-           << spvOpcodeString(inst->opcode())
-           << " requires the Vector16 capability";
+           << _.VkErrorID(12295) << "Having " << num_components
+           << " components for " << spvOpcodeString(inst->opcode())
+           << " requires the Vector16 or LongVectorEXT capability";
   } else {
     return _.diag(SPV_ERROR_INVALID_DATA, inst)
-           << "Illegal number of components (" << num_components << ") for "
-           << spvOpcodeString(inst->opcode());
+           << _.VkErrorID(12295) << "Illegal number of components ("
+           << num_components << ") for " << spvOpcodeString(inst->opcode());
   }
 
   return SPV_SUCCESS;
 }
 
-spv_result_t ValidateTypeCooperativeVectorNV(ValidationState_t& _,
-                                             const Instruction* inst) {
+spv_result_t ValidateTypeVectorIdEXT(ValidationState_t& _,
+                                     const Instruction* inst) {
   const auto component_index = 1;
   const auto component_type_id = inst->GetOperandAs<uint32_t>(component_index);
   const auto component_type = _.FindDef(component_type_id);
-  if (!component_type || (spv::Op::OpTypeFloat != component_type->opcode() &&
-                          spv::Op::OpTypeInt != component_type->opcode())) {
+  if (!component_type || !_.IsScalarType(component_type_id) ||
+      (!_.HasCapability(spv::Capability::LongVectorEXT) &&
+       spv::Op::OpTypeBool == component_type->opcode())) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
-           << "OpTypeCooperativeVectorNV Component Type <id> "
+           << "OpTypeVectorIdEXT Component Type <id> "
            << _.getIdName(component_type_id)
            << " is not a scalar numerical type.";
   }
@@ -242,32 +316,25 @@ spv_result_t ValidateTypeCooperativeVectorNV(ValidationState_t& _,
   const auto num_components = _.FindDef(num_components_id);
   if (!num_components || !spvOpcodeIsConstant(num_components->opcode())) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
-           << "OpTypeCooperativeVectorNV component count <id> "
+           << "OpTypeVectorIdEXT component count <id> "
            << _.getIdName(num_components_id)
            << " is not a scalar constant type.";
   }
 
-  // NOTE: Check the initialiser value of the constant
-  const auto const_inst = num_components->words();
-  const auto const_result_type_index = 1;
-  const auto const_result_type = _.FindDef(const_inst[const_result_type_index]);
-  if (!const_result_type || spv::Op::OpTypeInt != const_result_type->opcode()) {
+  if (!_.IsIntScalarType(num_components->type_id(), 32)) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
-           << "OpTypeCooperativeVectorNV component count <id> "
-           << _.getIdName(num_components_id)
-           << " is not a constant integer type.";
+           << "OpTypeVectorIdEXT component count type <id> "
+           << _.getIdName(num_components->type_id())
+           << " is not a 32-bit integer type.";
   }
 
-  int64_t num_components_value;
-  if (_.EvalConstantValInt64(num_components_id, &num_components_value)) {
-    auto& type_words = const_result_type->words();
-    const bool is_signed = type_words[3] > 0;
-    if (num_components_value == 0 || (num_components_value < 0 && is_signed)) {
+  uint64_t num_components_value;
+  if (_.EvalConstantValUint64(num_components_id, &num_components_value)) {
+    if (num_components_value == 0) {
       return _.diag(SPV_ERROR_INVALID_ID, inst)
-             << "OpTypeCooperativeVectorNV component count <id> "
+             << "OpTypeVectorIdEXT component count <id> "
              << _.getIdName(num_components_id)
-             << " default value must be at least 1: found "
-             << num_components_value;
+             << " default value must be at least 1: found 0.";
     }
   }
 
@@ -324,10 +391,11 @@ spv_result_t ValidateTypeArray(ValidationState_t& _, const Instruction* inst) {
     if (element_type->opcode() == spv::Op::OpTypeStruct &&
         (_.HasDecoration(element_type->id(), spv::Decoration::Block) ||
          _.HasDecoration(element_type->id(), spv::Decoration::BufferBlock))) {
-      if (_.HasDecoration(inst->id(), spv::Decoration::ArrayStride)) {
+      if (_.HasDecoration(inst->id(), spv::Decoration::ArrayStride) ||
+          _.HasDecoration(inst->id(), spv::Decoration::ArrayStrideIdEXT)) {
         return _.diag(SPV_ERROR_INVALID_ID, inst)
                << "Array containing a Block or BufferBlock must not be "
-                  "decorated with ArrayStride";
+                  "decorated with ArrayStride or ArrayStrideIdEXT";
       }
     }
   }
@@ -394,10 +462,11 @@ spv_result_t ValidateTypeRuntimeArray(ValidationState_t& _,
     if (element_type->opcode() == spv::Op::OpTypeStruct &&
         (_.HasDecoration(element_type->id(), spv::Decoration::Block) ||
          _.HasDecoration(element_type->id(), spv::Decoration::BufferBlock))) {
-      if (_.HasDecoration(inst->id(), spv::Decoration::ArrayStride)) {
+      if (_.HasDecoration(inst->id(), spv::Decoration::ArrayStride) ||
+          _.HasDecoration(inst->id(), spv::Decoration::ArrayStrideIdEXT)) {
         return _.diag(SPV_ERROR_INVALID_ID, inst)
                << "Array containing a Block or BufferBlock must not be "
-                  "decorated with ArrayStride";
+                  "decorated with ArrayStride or ArrayStrideIdEXT";
       }
     }
   }
@@ -439,10 +508,9 @@ spv_result_t ValidateTypeStruct(ValidationState_t& _, const Instruction* inst) {
              << "Structure <id> " << _.getIdName(member_type_id)
              << " contains members with BuiltIn decoration. Therefore this "
              << "structure may not be contained as a member of another "
-             << "structure "
-             << "type. Structure <id> " << _.getIdName(struct_id)
-             << " contains structure <id> " << _.getIdName(member_type_id)
-             << ".";
+             << "structure " << "type. Structure <id> "
+             << _.getIdName(struct_id) << " contains structure <id> "
+             << _.getIdName(member_type_id) << ".";
     }
 
     if (spvIsVulkanEnv(_.context()->target_env) &&
@@ -502,7 +570,9 @@ spv_result_t ValidateTypeStruct(ValidationState_t& _, const Instruction* inst) {
   std::unordered_set<uint32_t> built_in_members;
   for (auto decoration : _.id_decorations(struct_id)) {
     if (decoration.dec_type() == spv::Decoration::BuiltIn &&
-        decoration.struct_member_index() != Decoration::kInvalidMember) {
+        decoration.struct_member_index() != Decoration::kInvalidMember &&
+        decoration.builtin() != spv::BuiltIn::ResourceHeapEXT &&
+        decoration.builtin() != spv::BuiltIn::SamplerHeapEXT) {
       built_in_members.insert(decoration.struct_member_index());
     }
   }
@@ -520,25 +590,32 @@ spv_result_t ValidateTypeStruct(ValidationState_t& _, const Instruction* inst) {
     _.RegisterStructTypeWithBuiltInMember(struct_id);
   }
 
-  const auto isOpaqueType = [&_](const Instruction* opaque_inst) {
-    auto opcode = opaque_inst->opcode();
-    if (_.HasCapability(spv::Capability::BindlessTextureNV) &&
-        (opcode == spv::Op::OpTypeImage || opcode == spv::Op::OpTypeSampler ||
-         opcode == spv::Op::OpTypeSampledImage)) {
-      return false;
-    } else if (spvOpcodeIsBaseOpaqueType(opcode)) {
-      return true;
-    }
-    return false;
-  };
-
   if (spvIsVulkanEnv(_.context()->target_env) &&
-      !_.options()->before_hlsl_legalization &&
-      _.ContainsType(inst->id(), isOpaqueType)) {
-    return _.diag(SPV_ERROR_INVALID_ID, inst)
-           << _.VkErrorID(4667) << "In "
-           << spvLogStringForEnv(_.context()->target_env)
-           << ", OpTypeStruct must not contain an opaque type.";
+      !_.options()->before_hlsl_legalization) {
+    // By default, without extensions, all opaque types are invalid in a struct.
+    // Check the exceptions allowed by the various capabilities
+    const auto IsInvalidOpaqueType = [&_](const Instruction* opaque_inst) {
+      const spv::Op opcode = opaque_inst->opcode();
+      if (_.HasCapability(spv::Capability::DescriptorHeapEXT) &&
+          _.IsDescriptorType(opcode)) {
+        return false;
+      } else if (_.HasCapability(spv::Capability::BindlessTextureNV) &&
+                 (opcode == spv::Op::OpTypeImage ||
+                  opcode == spv::Op::OpTypeSampler ||
+                  opcode == spv::Op::OpTypeSampledImage)) {
+        return false;
+      }
+      return spvOpcodeIsBaseOpaqueType(opcode);
+    };
+
+    if (_.ContainsType(inst->id(), IsInvalidOpaqueType)) {
+      const uint32_t vuid =
+          _.HasCapability(spv::Capability::DescriptorHeapEXT) ? 11482 : 4667;
+      return _.diag(SPV_ERROR_INVALID_ID, inst)
+             << _.VkErrorID(vuid) << "In "
+             << spvLogStringForEnv(_.context()->target_env)
+             << ", OpTypeStruct must not contain an invalid opaque type.";
+    }
   }
 
   return SPV_SUCCESS;
@@ -567,6 +644,9 @@ spv_result_t ValidateTypePointer(ValidationState_t& _,
       // 2 indicates this image is known to be be used without a sampler, i.e.
       // a storage image.
       if (sampled == 2) _.RegisterPointerToStorageImage(inst->id());
+    }
+    if (type->opcode() == spv::Op::OpTypeTensorARM) {
+      _.RegisterPointerToTensor(inst->id());
     }
   }
 
@@ -616,12 +696,20 @@ spv_result_t ValidateTypeFunction(ValidationState_t& _,
   }
 
   // The only valid uses of OpTypeFunction are in an OpFunction, debugging, or
-  // decoration instruction.
+  // decoration instruction, or in OpTypePointer when FunctionPointersINTEL
+  // capability is enabled.
   for (auto& pair : inst->uses()) {
     const auto* use = pair.first;
     if (use->opcode() != spv::Op::OpFunction &&
+        use->opcode() != spv::Op::OpAsmINTEL &&
         !spvOpcodeIsDebug(use->opcode()) && !use->IsNonSemantic() &&
         !spvOpcodeIsDecoration(use->opcode())) {
+      // Check if this is OpTypePointer with FunctionPointersINTEL capability
+      if (use->opcode() == spv::Op::OpTypePointer &&
+          _.HasCapability(spv::Capability::FunctionPointersINTEL)) {
+        // Allow OpTypePointer to use function types with this capability
+        continue;
+      }
       return _.diag(SPV_ERROR_INVALID_ID, use)
              << "Invalid use of function type result id "
              << _.getIdName(inst->id()) << ".";
@@ -740,9 +828,10 @@ spv_result_t ValidateTypeCooperativeMatrix(ValidationState_t& _,
     }
   }
 
-  uint64_t scope_value;
-  if (_.EvalConstantValUint64(scope_id, &scope_value)) {
-    if (scope_value == static_cast<uint32_t>(spv::Scope::Workgroup)) {
+  uint64_t scope_raw_value;
+  if (_.EvalConstantValUint64(scope_id, &scope_raw_value)) {
+    spv::Scope scope_value = static_cast<spv::Scope>(scope_raw_value);
+    if (scope_value == spv::Scope::Workgroup) {
       for (auto entry_point_id : _.entry_points()) {
         if (!_.EntryPointHasLocalSizeOrId(entry_point_id)) {
           return _.diag(SPV_ERROR_INVALID_ID, inst)
@@ -769,6 +858,13 @@ spv_result_t ValidateTypeCooperativeMatrix(ValidationState_t& _,
         }
       }
     }
+    if (scope_value != spv::Scope::Workgroup &&
+        scope_value != spv::Scope::Subgroup) {
+      return _.diag(SPV_ERROR_INVALID_DATA, inst)
+             << _.VkErrorID(12243)
+             << "OpTypeCooperativeMatrixKHR Scope is limited to Workgroup and "
+                "Subgroup";
+    }
   }
 
   return SPV_SUCCESS;
@@ -792,8 +888,23 @@ spv_result_t ValidateTypeUntypedPointerKHR(ValidationState_t& _,
       case spv::StorageClass::Uniform:
       case spv::StorageClass::PushConstant:
         break;
+      case spv::StorageClass::UniformConstant:
+        if (!_.HasCapability(spv::Capability::DescriptorHeapEXT)) {
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << "UniformConstant storage class untyped pointers in Vulkan "
+                    "require DescriptorHeapEXT be declared";
+        }
+        break;
+      case spv::StorageClass::Image:
+        if (!_.HasCapability(spv::Capability::DescriptorHeapEXT)) {
+          return _.diag(SPV_ERROR_INVALID_ID, inst)
+                 << "Image storage class untyped pointers in Vulkan "
+                    "require DescriptorHeapEXT be declared";
+        }
+        break;
       default:
         return _.diag(SPV_ERROR_INVALID_ID, inst)
+               << _.VkErrorID(11417)
                << "In Vulkan, untyped pointers can only be used in an "
                   "explicitly laid out storage class";
     }
@@ -805,8 +916,7 @@ spv_result_t ValidateTensorDim(ValidationState_t& _, const Instruction* inst) {
   const auto dim_index = 1;
   const auto dim_id = inst->GetOperandAs<uint32_t>(dim_index);
   const auto dim = _.FindDef(dim_id);
-  if (!dim || !_.IsIntScalarType(dim->type_id()) ||
-      _.GetBitWidth(dim->type_id()) != 32) {
+  if (!dim || !_.IsIntScalarType(dim->type_id(), 32)) {
     return _.diag(SPV_ERROR_INVALID_ID, inst)
            << spvOpcodeString(inst->opcode()) << " Dim <id> "
            << _.getIdName(dim_id) << " is not a 32-bit integer.";
@@ -873,8 +983,7 @@ spv_result_t ValidateTypeTensorViewNV(ValidationState_t& _,
   for (size_t p_index = 3; p_index < inst->operands().size(); ++p_index) {
     auto p_id = inst->GetOperandAs<uint32_t>(p_index);
     const auto p = _.FindDef(p_id);
-    if (!p || !_.IsIntScalarType(p->type_id()) ||
-        _.GetBitWidth(p->type_id()) != 32) {
+    if (!p || !_.IsIntScalarType(p->type_id(), 32)) {
       return _.diag(SPV_ERROR_INVALID_ID, inst)
              << spvOpcodeString(inst->opcode()) << " Permutation <id> "
              << _.getIdName(p_id) << " is not a 32-bit integer.";
@@ -985,6 +1094,18 @@ spv_result_t ValidateTypeTensorARM(ValidationState_t& _,
 
   return SPV_SUCCESS;
 }
+
+spv_result_t ValidateTypeBufferEXT(ValidationState_t& _,
+                                   const Instruction* inst) {
+  auto sc = inst->GetOperandAs<spv::StorageClass>(1);
+  if (sc != spv::StorageClass::Uniform &&
+      sc != spv::StorageClass::StorageBuffer) {
+    return _.diag(SPV_ERROR_INVALID_ID, inst)
+           << spvOpcodeString(inst->opcode())
+           << " StorageClass could only be StorageBuffer or Uniform.";
+  }
+  return SPV_SUCCESS;
+}
 }  // namespace
 
 spv_result_t TypePass(ValidationState_t& _, const Instruction* inst) {
@@ -1030,8 +1151,8 @@ spv_result_t TypePass(ValidationState_t& _, const Instruction* inst) {
     case spv::Op::OpTypeCooperativeMatrixKHR:
       if (auto error = ValidateTypeCooperativeMatrix(_, inst)) return error;
       break;
-    case spv::Op::OpTypeCooperativeVectorNV:
-      if (auto error = ValidateTypeCooperativeVectorNV(_, inst)) return error;
+    case spv::Op::OpTypeVectorIdEXT:
+      if (auto error = ValidateTypeVectorIdEXT(_, inst)) return error;
       break;
     case spv::Op::OpTypeUntypedPointerKHR:
       if (auto error = ValidateTypeUntypedPointerKHR(_, inst)) return error;
@@ -1044,6 +1165,9 @@ spv_result_t TypePass(ValidationState_t& _, const Instruction* inst) {
       break;
     case spv::Op::OpTypeTensorARM:
       if (auto error = ValidateTypeTensorARM(_, inst)) return error;
+      break;
+    case spv::Op::OpTypeBufferEXT:
+      if (auto error = ValidateTypeBufferEXT(_, inst)) return error;
       break;
     default:
       break;
