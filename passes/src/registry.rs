@@ -9,6 +9,7 @@ use crate::legalize::Legalize;
 use crate::lower_builtins::LowerBuiltins;
 use crate::lower_mma::LowerMma;
 use crate::pass::{Pass, PassError};
+use crate::raise_block_io::RaiseBlockIo;
 use crate::raise_builtins::RaiseBuiltins;
 use crate::split_block_loads::SplitBlockLoads;
 use crate::strip_debug::StripDebug;
@@ -72,6 +73,20 @@ pub static REGISTRY: &[PassInfo] = &[
         construct: |o| {
             no_options("dce", o)?;
             Ok(Box::new(DeadCodeElimination))
+        },
+    },
+    PassInfo {
+        name: "raise-block-io",
+        description: "Load MMA operands that a kernel stages through shared local memory \
+                      (Workgroup stores, a barrier, Workgroup loads) with 2D block loads \
+                      straight from global memory where the elements, their order and the \
+                      masks are exactly a block load's; the staging goes. Legality the module \
+                      cannot prove (work-group size, surface alignment and bounds) is checked \
+                      once at run time, falling back to the unchanged kernel body",
+        options: &[],
+        construct: |o| {
+            no_options("raise-block-io", o)?;
+            Ok(Box::new(RaiseBlockIo))
         },
     },
     PassInfo {
@@ -199,14 +214,15 @@ pub static REGISTRY: &[PassInfo] = &[
 ];
 
 /// The passes of `-O`, in order (for the `--target` device).
-pub const OPTIMIZE_PIPELINE: &str =
-    "raise-builtins,convert-tensor-addressing,lower-mma,legalize,fuse-block-loads,dce";
+pub const OPTIMIZE_PIPELINE: &str = "raise-builtins,convert-tensor-addressing,lower-mma,legalize,\
+     raise-block-io,fuse-block-loads,insert-prefetches,dce";
 
 /// Passes that work on the native 2D block IO / MMA instructions. On a module that holds
 /// calls to the OpenCL builtins instead (what Triton and clang/llvm-spirv emit), the pass
 /// manager raises them before such a pass and lowers them back at the end of the pipeline,
 /// so the module keeps the form it was given (see `manager::run_pipeline`).
 pub const NATIVE_FORM_PASSES: &[&str] = &[
+    "raise-block-io",
     "fuse-block-loads",
     "insert-prefetches",
     "split-block-loads",
