@@ -199,8 +199,11 @@ fn device_text(v: &Variant) -> String {
     }
 }
 
+/// A simulator measure of one run.
+type Measure = fn(&SimStats) -> f64;
+
 /// The ordinary memory traffic measures of the table and the charts (beside the 2D block ones).
-const MEMORY_MEASURES: [(&str, fn(&SimStats) -> f64); 4] = [
+const MEMORY_MEASURES: [(&str, Measure); 4] = [
     ("global memory messages", |s| {
         s.memory.global.all().messages as f64
     }),
