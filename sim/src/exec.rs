@@ -9,7 +9,9 @@
 //! runs until a work-group barrier (or work-group collective), then the next subgroup runs;
 //! when every subgroup waits at the same barrier they are released. Collectives that need the
 //! whole subgroup (block IO, MMA, Intel shuffles, barriers) report an error when part of it is
-//! inactive. Subgroups of up to 64 invocations are supported.
+//! inactive. Subgroups of up to 64 invocations are supported. One subgroup executing a memory
+//! instruction under its active mask is one message of the memory traffic counters
+//! (`traffic.rs`: per storage class, messages, bytes and 64-byte lines).
 //!
 //! Memory: global buffers, local memory, Function/Private variables (one allocation per
 //! variable and invocation, so out-of-bounds accesses are caught per variable) and module
