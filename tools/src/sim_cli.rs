@@ -1,7 +1,7 @@
 //! `spv-sim`: the command line of the reference simulator (`spvopt_sim`).
 //!
 //! ```text
-//! spv-sim run MODULE --launch L.json --out DIR [--counters C.json]
+//! spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--summary]
 //! spv-sim compare A B --launch L.json [--ulp N]
 //! spv-sim bench MODULE --launch L.json [--reps N]
 //! ```
@@ -25,15 +25,22 @@ use spvopt_sim::{Arg, Launch, RunOutput};
 
 use crate::io::{read_input, to_binary};
 
-const USAGE: &str = "usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--inputs DIR]\n       spv-sim compare A B --launch L.json [--ulp N]\n       spv-sim bench MODULE --launch L.json [--reps N]\n       (all: [--block-layout hardware|spec]; COMMAND --help for details; launch format: sim/README.md)";
+const USAGE: &str = "usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--summary] [--inputs DIR]\n       spv-sim compare A B --launch L.json [--ulp N]\n       spv-sim bench MODULE --launch L.json [--reps N]\n       (all: [--block-layout hardware|spec]; COMMAND --help for details; launch format: sim/README.md)";
 
 const RUN_USAGE: &str = "\
-usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--inputs DIR]
-                   [--block-layout hardware|spec]
+usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--summary]
+                   [--inputs DIR] [--block-layout hardware|spec]
 
 Runs the launch's kernel of MODULE (SPIR-V binary or .spvasm) on the reference simulator and
 writes the final bytes of every buffer argument i to DIR/arg<i>.bin; --counters writes the
-execution counters as JSON; --inputs writes the initial bytes of every buffer argument to
+execution counters as JSON (sim/README.md); --summary prints them as text. Memory counters
+(\"memory\"): per storage class (global, local, private, constant, generic: a Generic pointer
+counts in the class of the allocation it points into) and per load / store / atomic, the
+messages (one per subgroup per executed instruction: the subgroup's active invocations execute
+it together; a divergent subgroup executing it on two paths sends two), the bytes (summed over
+active invocations) and the distinct 64-byte lines each message touches (summed over messages).
+Loads, stores, atomics, vload/vstore and 1D subgroup block reads/writes count; 2D block IO has
+its own counters. --inputs writes the initial bytes of every buffer argument to
 DIR/arg<i>.bin and DIR/launch.json, the same launch with those files as its buffers (so another
 executor, e.g. tests/crosscheck/run_opencl.py on Intel's OpenCL CPU runtime, runs exactly the
 simulator's inputs, generated ones included). Exit 0 on success, 2 on error (one line: function, instruction,
@@ -69,6 +76,7 @@ struct Opts {
     out: Option<String>,
     counters: Option<String>,
     inputs: Option<String>,
+    summary: bool,
     ulp: Option<u64>,
     reps: usize,
     block_layout: Option<spvopt_sim::block_io_2d::BlockLayout>,
@@ -82,6 +90,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         out: None,
         counters: None,
         inputs: None,
+        summary: false,
         ulp: None,
         reps: 1,
         block_layout: None,
@@ -99,6 +108,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--out" => o.out = Some(val("--out")?),
             "--counters" => o.counters = Some(val("--counters")?),
             "--inputs" => o.inputs = Some(val("--inputs")?),
+            "--summary" => o.summary = true,
             "--ulp" => {
                 o.ulp = Some(
                     val("--ulp")?
@@ -179,7 +189,63 @@ fn cmd_run(o: &Opts) -> Result<i32, String> {
         let json = serde_json::to_string_pretty(&r.counters).map_err(|e| e.to_string())?;
         std::fs::write(c, json + "\n").map_err(|e| format!("{c}: {e}"))?;
     }
+    if o.summary {
+        crate::io::write_stdout(counters_text(&r.counters).as_bytes())?;
+    }
     Ok(0)
+}
+
+/// The counters as text, one measure a line (`--summary`); memory traffic only for the
+/// storage classes and kinds of access that occurred.
+pub fn counters_text(c: &spvopt_sim::Counters) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let mut line = |name: &str, value: String| {
+        let _ = writeln!(s, "{name:<32} {value}");
+    };
+    line("instructions", c.instructions.to_string());
+    line("barriers", c.barriers.to_string());
+    line("work-groups", c.work_groups.to_string());
+    line("subgroups", c.subgroups.to_string());
+    for (k, v) in &c.block2d {
+        line(
+            &format!("2D block {k}"),
+            format!("{} ops, {} bytes", v.ops, v.bytes),
+        );
+    }
+    for (k, v) in &c.mma {
+        line(&format!("mma {k}"), v.to_string());
+    }
+    line(
+        "prefetches",
+        format!("{} ({} bytes)", c.prefetches, c.prefetched_bytes),
+    );
+    line(
+        "2D load lines",
+        format!(
+            "{} ({} prefetched before, coverage {:.3})",
+            c.lines_loaded_2d, c.lines_prefetched_before_load, c.prefetch_coverage
+        ),
+    );
+    line(
+        "1D block reads / writes",
+        format!("{} / {}", c.block_reads_1d, c.block_writes_1d),
+    );
+    for class in spvopt_sim::traffic::MemClass::ALL {
+        let t = c.memory.class(class);
+        for (kind, a) in [("load", t.load), ("store", t.store), ("atomic", t.atomic)] {
+            if a.messages > 0 {
+                line(
+                    &format!("memory {} {kind}", class.name()),
+                    format!(
+                        "{} messages, {} bytes, {} lines",
+                        a.messages, a.bytes, a.lines
+                    ),
+                );
+            }
+        }
+    }
+    s
 }
 
 /// Writes the launch's initial buffers to `dir/arg<i>.bin` and `dir/launch.json` naming them
