@@ -16,16 +16,12 @@ fn profile_dir() -> PathBuf {
 fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let input = here.join("../tests/corpus/triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv");
-    let dir = std::env::temp_dir().join(format!("spvopt-capi-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    // Removed however the test ends: the installed libraries are over a GiB with debug info.
-    struct RemoveOnDrop(PathBuf);
-    impl Drop for RemoveOnDrop {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-    let _cleanup = RemoveOnDrop(dir.clone());
+    // Removed however the test ends (tempfile's guard).
+    let tmp = tempfile::Builder::new()
+        .prefix("spvopt-capi-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     let expected = dir.join("expected.spv");
     // The CLI's output, by the CLI's own code (spv-opt's main is this function).
     let code = spvopt_tools::opt_cli::run(&[
