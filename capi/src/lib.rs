@@ -112,7 +112,8 @@ impl SpvoptOptimizer {
     fn build_pipeline(&self) -> Result<Pipeline, String> {
         let mut p = Pipeline::new();
         for piece in &self.pipeline {
-            p.extend_from_str(piece).map_err(|e| e.to_string())?;
+            p.extend_from_str(piece)
+                .map_err(|e| spvopt_passes::registry::error_text(&e))?;
         }
         for (k, v) in &self.options {
             if !p
@@ -311,7 +312,7 @@ pub unsafe extern "C" fn spvopt_optimizer_register_pipeline(
             o.emit(
                 SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR,
                 "options",
-                &e.to_string(),
+                &spvopt_passes::registry::error_text(&e),
             );
             return SPVOPT_ERROR_INVALID_ARGUMENT;
         }
