@@ -155,10 +155,13 @@ pub extern "C" fn spvopt_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-/// The ABI version: changes whenever a signature or struct layout of this API changes.
+include!("abi_version.rs");
+
+/// The ABI version: changes whenever a signature or struct layout of this API changes (also the
+/// shared library's SONAME, `libspvopt.so.N`).
 #[no_mangle]
 pub extern "C" fn spvopt_abi_version() -> u32 {
-    1
+    ABI_VERSION
 }
 
 /// Creates an optimizer for `target` (`"pvc"`, `"dg2"`, … or null for `generic`) into `*out`.
