@@ -188,9 +188,9 @@ pub static REGISTRY: &[PassInfo] = &[
         name: "lower-mma",
         description: "Make every OpSubgroupMatrixMultiplyAccumulateINTEL legal for --target: \
                       split shapes the target lacks onto its MMA atoms (row chunks, K chains \
-                      with operand repacking) or emulate them with subgroup shuffles and fma \
-                      (no DPAS, unsupported subgroup size or element types); an MMA it can do \
-                      neither with is an error",
+                      with operand repacking by subgroup shuffles) or emulate them with \
+                      subgroup-scope OpGroupBroadcast and fma (no DPAS, unsupported subgroup \
+                      size or element types); an MMA it can do neither with is an error",
         options: &[],
         construct: |o| {
             no_options("lower-mma", o)?;
@@ -203,7 +203,7 @@ pub static REGISTRY: &[PassInfo] = &[
                       entry block, enforce the Level Zero environment rules (signedness), \
                       split unsupported 2D block and buffer prefetch shapes (or drop \
                       prefetches), declare exactly the capabilities/extensions used; MMAs \
-                      are lower-mma's job: legalize warns only about those no pass can lower\
+                      are lower-mma's job: legalize warns only about those no pass can lower \
                       (left unchanged)",
         options: &[],
         construct: |o| {
@@ -239,6 +239,30 @@ pub fn needs_native_form(name: &str) -> bool {
 /// The registry entry called `name`.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
     REGISTRY.iter().find(|p| p.name == name)
+}
+
+/// `"; did you mean \"X\"?"` for the candidate closest to `word` (a typo: Damerau-Levenshtein
+/// distance at most 2, and below half of `word`'s length), else `""`. Unknown pass names and
+/// flags get it appended to their error.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let len = word.chars().count();
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), c))
+        .filter(|&(d, _)| d <= 2 && d * 2 < len)
+        .min_by_key(|&(d, _)| d)
+        .map_or_else(String::new, |(_, c)| format!("; did you mean \"{c}\"?"))
+}
+
+/// An error's text, with a "did you mean" for an unknown pass name close to a registered one
+/// (the CLIs print this; the error value itself stays as it is).
+pub fn error_text(e: &PassError) -> String {
+    match e {
+        PassError::UnknownPass(name) => {
+            format!("{e}{}", did_you_mean(name, REGISTRY.iter().map(|p| p.name)))
+        }
+        e => e.to_string(),
+    }
 }
 
 /// Whether a CLI `--key` belongs to some pass's options.

@@ -25,7 +25,31 @@ use spvopt_sim::{Arg, Launch, RunOutput};
 
 use crate::io::{read_input, to_binary};
 
-const USAGE: &str = "usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--summary] [--inputs DIR]\n       spv-sim compare A B --launch L.json [--ulp N]\n       spv-sim bench MODULE --launch L.json [--reps N]\n       (all: [--block-layout hardware|spec]; COMMAND --help for details; launch format: sim/README.md)";
+const USAGE: &str = "\
+spv-sim — the reference simulator of spv-opt (runs OpenCL SPIR-V kernels on the CPU)
+
+usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--summary] [--inputs DIR]
+       spv-sim compare A B --launch L.json [--ulp N]
+       spv-sim bench MODULE --launch L.json [--reps N]
+       spv-sim --help | --version
+
+Every command also takes --block-layout hardware|spec; `spv-sim COMMAND --help` for details.
+Launch format: sim/README.md. Exit status: 0 success (compare: identical or within the
+tolerance), 1 compare found a difference, 2 error (one line on stderr).
+";
+
+/// The options any command takes, for "did you mean".
+const OPTIONS: &[&str] = &[
+    "--launch",
+    "--out",
+    "--counters",
+    "--summary",
+    "--inputs",
+    "--ulp",
+    "--reps",
+    "--block-layout",
+    "--help",
+];
 
 const RUN_USAGE: &str = "\
 usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--summary]
@@ -128,7 +152,12 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                     .map_err(|_| "--reps needs a positive integer".to_string())?
             }
             "-h" | "--help" => o.help = true,
-            s if s.starts_with("--") => return Err(format!("unknown option {s} (see --help)")),
+            s if s.starts_with('-') && s != "-" => {
+                return Err(format!(
+                    "unknown option {s}{} (see --help)",
+                    spvopt_passes::registry::did_you_mean(s, OPTIONS.iter().copied())
+                ))
+            }
             s => o.positional.push(s.to_string()),
         }
     }
@@ -171,10 +200,14 @@ fn launch_of(o: &Opts) -> Result<Launch, String> {
 
 fn cmd_run(o: &Opts) -> Result<i32, String> {
     let [module] = o.positional.as_slice() else {
-        return Err(USAGE.to_string());
+        return Err(positional_error("run", "one MODULE", &o.positional));
     };
     let launch = launch_of(o)?;
     let out_dir = o.out.as_ref().ok_or("--out DIR is required")?;
+    check_parent_exists(out_dir)?;
+    if let Some(dir) = &o.inputs {
+        check_parent_exists(dir)?;
+    }
     let (m, r) = simulate(module, &launch)?;
     if let Some(dir) = &o.inputs {
         let types = spvopt_sim::compare::param_elem_types(&m, &launch.kernel);
@@ -246,6 +279,29 @@ pub fn counters_text(c: &spvopt_sim::Counters) -> String {
         }
     }
     s
+}
+
+/// `spv-sim CMD takes WHAT, got …` (one line).
+fn positional_error(cmd: &str, what: &str, got: &[String]) -> String {
+    let got = match got {
+        [] => "none".to_string(),
+        g => g.join(" "),
+    };
+    format!("{cmd} takes {what}, got: {got} (see spv-sim {cmd} --help)")
+}
+
+/// An output folder is created, its parent must exist (as spv-opt refuses an output file in a
+/// folder that does not exist): a mistyped path is an error, not a new tree of folders.
+fn check_parent_exists(dir: &str) -> Result<(), String> {
+    let parent = match Path::new(dir).parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => return Ok(()),
+    };
+    if parent.is_dir() {
+        Ok(())
+    } else {
+        Err(format!("{dir}: folder {} does not exist", parent.display()))
+    }
 }
 
 /// Writes the launch's initial buffers to `dir/arg<i>.bin` and `dir/launch.json` naming them
@@ -322,7 +378,11 @@ fn show_position(p: &[u64]) -> String {
 fn cmd_compare(o: &Opts) -> Result<i32, String> {
     use spvopt_sim::compare::{compare_buffers, param_elem_types, Elem, Verdict};
     let [a, b] = o.positional.as_slice() else {
-        return Err(USAGE.to_string());
+        return Err(positional_error(
+            "compare",
+            "two modules A B",
+            &o.positional,
+        ));
     };
     let launch = launch_of(o)?;
     let shapes = {
@@ -453,7 +513,7 @@ fn cmd_compare(o: &Opts) -> Result<i32, String> {
 
 fn cmd_bench(o: &Opts) -> Result<i32, String> {
     let [module] = o.positional.as_slice() else {
-        return Err(USAGE.to_string());
+        return Err(positional_error("bench", "one MODULE", &o.positional));
     };
     let launch = launch_of(o)?;
     let m = load_module(module)?;
@@ -477,16 +537,28 @@ fn cmd_bench(o: &Opts) -> Result<i32, String> {
 /// Runs the CLI; returns the exit status.
 pub fn run(args: &[String]) -> i32 {
     let result = (|| -> Result<i32, String> {
-        let (cmd, rest) = args.split_first().ok_or_else(|| USAGE.to_string())?;
+        let (cmd, rest) = args
+            .split_first()
+            .ok_or("no command: run, compare or bench (see --help)")?;
         let usage = match cmd.as_str() {
             "run" => RUN_USAGE,
             "compare" => COMPARE_USAGE,
             "bench" => BENCH_USAGE,
             "-h" | "--help" | "help" => {
-                crate::io::write_stdout(format!("{USAGE}\n").as_bytes())?;
+                crate::io::write_stdout(USAGE.as_bytes())?;
                 return Ok(0);
             }
-            c => return Err(format!("unknown command `{c}`\n{USAGE}")),
+            "-V" | "--version" => {
+                let v = format!("spv-sim {}\n", env!("CARGO_PKG_VERSION"));
+                crate::io::write_stdout(v.as_bytes())?;
+                return Ok(0);
+            }
+            c => {
+                return Err(format!(
+                    "unknown command `{c}`{}: run, compare or bench (see --help)",
+                    spvopt_passes::registry::did_you_mean(c, ["run", "compare", "bench"])
+                ))
+            }
         };
         let o = parse(rest)?;
         if o.help {
@@ -502,7 +574,7 @@ pub fn run(args: &[String]) -> i32 {
     match result {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("spv-sim: error: {}", e.replace('\n', " | "));
+            eprintln!("spv-sim: error: {}", e.replace('\n', " "));
             2
         }
     }

@@ -218,8 +218,11 @@ fn changed_lines(diff: &str) -> Vec<&str> {
 
 #[test]
 fn corpus_ab_run_is_equivalent_in_all_formats() {
-    let d = std::env::temp_dir().join(format!("spvopt-ab-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = tempfile::Builder::new()
+        .prefix("spvopt-ab-")
+        .tempdir()
+        .unwrap();
+    let d = d.path();
     let (json, html) = (d.join("r.json"), d.join("r.html"));
     let o = Command::new(env!("CARGO_BIN_EXE_spv-ab"))
         .args([

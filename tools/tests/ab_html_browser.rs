@@ -21,8 +21,10 @@ fn browser() -> Option<&'static str> {
 
 fn html_report_renders_in_chromium(browser: &str) -> Result<(), Failed> {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let dir = std::env::temp_dir().join(format!("spvopt-ab-html-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
+    let tmp = tempfile::Builder::new()
+        .prefix("spvopt-ab-html-")
+        .tempdir()?;
+    let dir = tmp.path();
     let html = dir.join("report.html");
     let o = Command::new(env!("CARGO_BIN_EXE_spv-ab"))
         .args([
@@ -73,7 +75,6 @@ fn html_report_renders_in_chromium(browser: &str) -> Result<(), Failed> {
         )
         .into());
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 

@@ -4,18 +4,13 @@
 //! bytes; exit 0 identical or within, 1 different, 2 error. Also `spv-sim run`'s counters
 //! (`--counters` JSON, `--summary` text) on the same kernel.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
+
+mod common;
+use common::{tmpdir, TmpDir};
 
 fn spv_sim() -> Command {
     Command::new(env!("CARGO_BIN_EXE_spv-sim"))
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("spvopt-simcmp-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// `fill(float* out, T* other)`: out[gid] = VALUE; other is left alone. 8 invocations.
@@ -58,7 +53,7 @@ fn kernel(value: &str, other_pointee: &str) -> String {
 }
 
 struct Case {
-    dir: PathBuf,
+    dir: TmpDir,
 }
 
 impl Case {
