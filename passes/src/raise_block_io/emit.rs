@@ -101,42 +101,21 @@ fn builtin_input(
 ) -> Id {
     let var = match existing {
         Some(v) => v,
-        None if !vec3 => {
-            let ut = types.int(m, 32);
-            let pt = types.pointer(m, StorageClass::Input, ut);
-            let v = m.fresh_id();
-            m.push_to_section(
-                Section::Global,
-                Inst::new(
-                    Op::Variable,
-                    Some(pt),
-                    Some(v),
-                    &[StorageClass::Input as u32],
-                ),
-            );
-            m.push_to_section(
-                Section::Annotation,
-                Inst::new(
-                    Op::Decorate,
-                    None,
-                    None,
-                    &[v.word(), spirv::Decoration::BuiltIn as u32, b as u32],
-                ),
-            );
-            v
-        }
         None => {
-            let wide = if m
-                .section_insts(Section::MemoryModel)
-                .any(|(_, i)| i.operand_word(0) == Some(spirv::AddressingModel::Physical32 as u32))
-            {
-                32
+            let ty = if vec3 {
+                let wide = if m.section_insts(Section::MemoryModel).any(|(_, i)| {
+                    i.operand_word(0) == Some(spirv::AddressingModel::Physical32 as u32)
+                }) {
+                    32
+                } else {
+                    64
+                };
+                let it = types.int(m, wide);
+                types.vector(m, it, 3)
             } else {
-                64
+                types.int(m, 32)
             };
-            let it = types.int(m, wide);
-            let vt = types.vector(m, it, 3);
-            let pt = types.pointer(m, StorageClass::Input, vt);
+            let pt = types.pointer(m, StorageClass::Input, ty);
             let v = m.fresh_id();
             m.push_to_section(
                 Section::Global,
