@@ -495,6 +495,7 @@ fn optimize_pipeline_for_a_target_runs_on_triton_output() {
             "convert-tensor-addressing",
             "lower-mma",
             "legalize",
+            "raise-block-io",
             "fuse-block-loads",
             "dce"
         ]
