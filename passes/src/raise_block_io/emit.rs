@@ -99,61 +99,23 @@ fn builtin_input(
     existing: Option<Id>,
     vec3: bool,
 ) -> Id {
-    let var = match existing {
-        Some(v) => v,
-        None => {
-            let ty = if vec3 {
-                let wide = if m.section_insts(Section::MemoryModel).any(|(_, i)| {
-                    i.operand_word(0) == Some(spirv::AddressingModel::Physical32 as u32)
-                }) {
-                    32
-                } else {
-                    64
-                };
-                let it = types.int(m, wide);
-                types.vector(m, it, 3)
+    let ty = move |m: &mut Module, types: &mut Interner| {
+        if vec3 {
+            let wide = if m
+                .section_insts(Section::MemoryModel)
+                .any(|(_, i)| i.operand_word(0) == Some(spirv::AddressingModel::Physical32 as u32))
+            {
+                32
             } else {
-                types.int(m, 32)
+                64
             };
-            let pt = types.pointer(m, StorageClass::Input, ty);
-            let v = m.fresh_id();
-            m.push_to_section(
-                Section::Global,
-                Inst::new(
-                    Op::Variable,
-                    Some(pt),
-                    Some(v),
-                    &[StorageClass::Input as u32],
-                ),
-            );
-            m.push_to_section(
-                Section::Annotation,
-                Inst::new(
-                    Op::Decorate,
-                    None,
-                    None,
-                    &[v.word(), spirv::Decoration::BuiltIn as u32, b as u32],
-                ),
-            );
-            v
+            let it = types.int(m, wide);
+            types.vector(m, it, 3)
+        } else {
+            types.int(m, 32)
         }
     };
-    let eps: Vec<InstId> = m.section(Section::EntryPoint).to_vec();
-    for e in eps {
-        let inst = m.inst(e);
-        if !inst.is(Op::EntryPoint) {
-            continue;
-        }
-        let ops = inst.operands();
-        let i = crate::legalize::interface_variables::interface_start(ops);
-        if ops[i..].contains(&var.word()) {
-            continue;
-        }
-        let mut words = ops.to_vec();
-        words.push(var.word());
-        *m.inst_mut(e) = Inst::new(Op::EntryPoint, None, None, &words);
-    }
-    var
+    crate::util::builtin_input_variable(m, types, b, ty, existing)
 }
 
 /// Emits instructions before a fixed point of a block.
@@ -233,21 +195,28 @@ impl Builder<'_> {
         let mut acc: Option<Id> = None;
         for (mono, c) in p.terms() {
             let one = matches!(c, Coef::Same(1)) && !mono.is_empty();
-            let mut term = if one { None } else { Some(coef(self, c)?) };
-            for &a in mono {
-                let av = self.atom(a, w);
-                term = Some(match term {
-                    None => av,
-                    Some(x) => self.op(Op::IMul, t, &[x.word(), av.word()]),
-                });
-            }
-            let term = term.expect("a coefficient or an atom");
+            let c = if one { None } else { Some(coef(self, c)?) };
+            let term = self.term(c, mono, w);
             acc = Some(match acc {
                 None => term,
                 Some(x) => self.op(Op::IAdd, t, &[x.word(), term.word()]),
             });
         }
         Some(acc.unwrap_or_else(|| self.konst(w, 0)))
+    }
+
+    /// `coef · Π mono` as a `w`-bit value (`coef` `None` for 1; `mono` non-empty then).
+    fn term(&mut self, coef: Option<Id>, mono: &[Id], w: u32) -> Id {
+        let t = self.int(w);
+        let mut term = coef;
+        for &a in mono {
+            let av = self.atom(a, w);
+            term = Some(match term {
+                None => av,
+                Some(x) => self.op(Op::IMul, t, &[x.word(), av.word()]),
+            });
+        }
+        term.expect("a coefficient or an atom")
     }
 
     /// A lane-invariant polynomial with the same coefficients in every invocation.
@@ -316,19 +285,12 @@ impl Builder<'_> {
         for mono in monos {
             let vals: Vec<i64> = ps.iter().map(|p| p.coef(&mono).at(0)).collect();
             let one = vals.iter().all(|&v| v == 1) && !mono.is_empty();
-            let mut term = if one {
+            let c = if one {
                 None
             } else {
                 Some(self.per_subgroup(&vals, bits, w)?)
             };
-            for &a in &mono {
-                let av = self.atom(a, w);
-                term = Some(match term {
-                    None => av,
-                    Some(x) => self.op(Op::IMul, t, &[x.word(), av.word()]),
-                });
-            }
-            let term = term.expect("a coefficient or an atom");
+            let term = self.term(c, &mono, w);
             acc = Some(match acc {
                 None => term,
                 Some(x) => self.op(Op::IAdd, t, &[x.word(), term.word()]),
