@@ -47,6 +47,7 @@ pub mod fxhash;
 pub mod induction;
 pub mod kernel_facts;
 pub mod known_bits;
+pub mod lane_map;
 pub mod loops;
 pub mod operands;
 pub mod post_dominators;

@@ -76,7 +76,8 @@ extern "C" {
 const char *spvopt_version(void);
 
 /*
- The ABI version: changes whenever a signature or struct layout of this API changes.
+ The ABI version: changes whenever a signature or struct layout of this API changes (also the
+ shared library's SONAME, `libspvopt.so.N`).
  */
 uint32_t spvopt_abi_version(void);
 

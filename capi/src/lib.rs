@@ -112,7 +112,8 @@ impl SpvoptOptimizer {
     fn build_pipeline(&self) -> Result<Pipeline, String> {
         let mut p = Pipeline::new();
         for piece in &self.pipeline {
-            p.extend_from_str(piece).map_err(|e| e.to_string())?;
+            p.extend_from_str(piece)
+                .map_err(|e| spvopt_passes::registry::error_text(&e))?;
         }
         for (k, v) in &self.options {
             if !p
@@ -154,10 +155,13 @@ pub extern "C" fn spvopt_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-/// The ABI version: changes whenever a signature or struct layout of this API changes.
+include!("abi_version.rs");
+
+/// The ABI version: changes whenever a signature or struct layout of this API changes (also the
+/// shared library's SONAME, `libspvopt.so.N`).
 #[no_mangle]
 pub extern "C" fn spvopt_abi_version() -> u32 {
-    1
+    ABI_VERSION
 }
 
 /// Creates an optimizer for `target` (`"pvc"`, `"dg2"`, … or null for `generic`) into `*out`.
@@ -311,7 +315,7 @@ pub unsafe extern "C" fn spvopt_optimizer_register_pipeline(
             o.emit(
                 SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR,
                 "options",
-                &e.to_string(),
+                &spvopt_passes::registry::error_text(&e),
             );
             return SPVOPT_ERROR_INVALID_ARGUMENT;
         }

@@ -16,16 +16,12 @@ fn profile_dir() -> PathBuf {
 fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let input = here.join("../tests/corpus/triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv");
-    let dir = std::env::temp_dir().join(format!("spvopt-capi-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    // Removed however the test ends: the installed libraries are over a GiB with debug info.
-    struct RemoveOnDrop(PathBuf);
-    impl Drop for RemoveOnDrop {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-    let _cleanup = RemoveOnDrop(dir.clone());
+    // Removed however the test ends (tempfile's guard).
+    let tmp = tempfile::Builder::new()
+        .prefix("spvopt-capi-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     let expected = dir.join("expected.spv");
     // The CLI's output, by the CLI's own code (spv-opt's main is this function).
     let code = spvopt_tools::opt_cli::run(&[
@@ -96,11 +92,13 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
             String::from_utf8_lossy(&o.stderr)
         );
     };
+    // Both builds run as a user runs them: no LD_LIBRARY_PATH (the shared one finds the library
+    // through the rpath its link line gives, as capi/install.sh documents).
     let run = |exe: &Path| {
         let o = Command::new(exe)
             .arg(&input)
             .arg(&expected)
-            .env("LD_LIBRARY_PATH", prefix.join("lib"))
+            .env_remove("LD_LIBRARY_PATH")
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&o.stdout);
@@ -121,17 +119,38 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     let exe = dir.join("optimize-static");
     compile(&flags, &exe);
     run(&exe);
-    // 2. Shared, with the flags pkg-config reads from the installed spvopt.pc.
+    // The shared library is installed under its SONAME (libspvopt.so.<ABI version>), with the
+    // libspvopt.so link the linker's -lspvopt finds.
+    let soname = format!("libspvopt.so.{}", spvopt::spvopt_abi_version());
+    let lib = prefix.join("lib");
+    assert!(lib.join(&soname).is_file(), "{soname} not installed");
+    assert_eq!(
+        std::fs::read_link(lib.join("libspvopt.so")).unwrap(),
+        Path::new(&soname)
+    );
+    if let Ok(o) = Command::new("readelf")
+        .arg("-d")
+        .arg(lib.join(&soname))
+        .output()
+    {
+        let dynamic = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            dynamic.contains(&format!("Library soname: [{soname}]")),
+            "{dynamic}"
+        );
+    }
+    // 2. Shared, with the flags pkg-config reads from the installed spvopt.pc, and an rpath.
     let pkg = Command::new("pkg-config")
         .args(["--cflags", "--libs", "spvopt"])
         .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
         .output();
     match pkg {
         Ok(o) if o.status.success() => {
-            let flags: Vec<String> = String::from_utf8_lossy(&o.stdout)
+            let mut flags: Vec<String> = String::from_utf8_lossy(&o.stdout)
                 .split_whitespace()
                 .map(String::from)
                 .collect();
+            flags.push(format!("-Wl,-rpath,{}", lib.display()));
             assert!(flags.contains(&include), "{flags:?}");
             let exe = dir.join("optimize-shared");
             compile(&flags, &exe);

@@ -24,6 +24,7 @@ pub mod manager;
 pub mod messages;
 pub mod optimizer;
 pub mod pass;
+pub mod raise_block_io;
 pub mod raise_builtins;
 pub mod registry;
 pub mod split_block_loads;

@@ -177,6 +177,10 @@ pub struct PassRecord {
     /// pass that needs native ops, lowering them back at the end), e.g.
     /// `"fuse-block-loads works on native 2D block / MMA ops"`.
     pub implicit: Option<String>,
+    /// An implicit `raise-builtins` that was undone (no later pass changed anything, so the
+    /// input is given back as it was): the record reports no change, its counters moved into a
+    /// note.
+    pub undone: bool,
 }
 
 impl PassRecord {
@@ -320,6 +324,9 @@ impl RunReport {
                 if let Some(why) = &p.implicit {
                     v["implicit"] = serde_json::Value::from(why.clone());
                 }
+                if p.undone {
+                    v["undone"] = serde_json::Value::from(true);
+                }
                 if !p.stats.notes().is_empty() {
                     v["notes"] = serde_json::Value::from(p.stats.notes().to_vec());
                 }
@@ -462,14 +469,26 @@ pub fn run_pipeline(
             )?;
             report.passes.push(record);
         } else {
-            // Nothing but the raise changed the module: give back the input as it was.
+            // Nothing but the raise changed the module: give back the input as it was, and
+            // make the report describe that module: the raise changed nothing, and the later
+            // passes (which changed nothing) saw the input's instruction count.
             *m = original;
             let r = &mut report.passes[raised_at];
+            let original_count = r.instructions_before;
             r.changed = false;
             r.changes = 0;
-            r.instructions_after = r.instructions_before;
+            r.undone = true;
+            if !r.stats.0.is_empty() {
+                let undone = format!("undone, not in the output: {}", r.stats);
+                r.stats.0.clear();
+                r.stats.note(undone);
+            }
             if let Some(why) = r.implicit.as_mut() {
                 why.push_str("; undone: no later pass changed anything");
+            }
+            for p in &mut report.passes[raised_at..] {
+                p.instructions_before = original_count;
+                p.instructions_after = original_count;
             }
         }
     }
@@ -552,7 +571,7 @@ fn run_step(
         analyses.invalidate_except(result.preserved);
     }
     if result.changed && !hooks.verify_output_only {
-        // The invariants every later pass and the emitter rely on (linear; see README).
+        // The invariants every later pass and the emitter rely on (linear; see docs/testing.md).
         spvopt_ir::verify(m).map_err(|e| PassError::Malformed {
             pass: info.name.to_string(),
             message: e.to_string(),
@@ -589,5 +608,6 @@ fn run_step(
             instructions_before
         },
         implicit,
+        undone: false,
     })
 }

@@ -115,7 +115,7 @@ pub enum PassError {
 
 /// The rewrite counter every pass honours (like LLVM's `-debug-counter` /
 /// `-opt-bisect-limit`): a pass asks [`Changes::allow`] before each rewrite (what one rewrite
-/// is, each pass's top comment says; the README has the table) and makes it only when
+/// is, each pass's top comment says; docs/guide.md has the table) and makes it only when
 /// allowed. With a limit of N a pass stops after N rewrites and leaves a valid module: the
 /// clean-up a rewrite needs (declarations, capabilities, unused imports) belongs to it. With
 /// a limit of 0 the module is left byte-identical. The number made is reported per pass

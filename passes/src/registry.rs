@@ -9,6 +9,7 @@ use crate::legalize::Legalize;
 use crate::lower_builtins::LowerBuiltins;
 use crate::lower_mma::LowerMma;
 use crate::pass::{Pass, PassError};
+use crate::raise_block_io::RaiseBlockIo;
 use crate::raise_builtins::RaiseBuiltins;
 use crate::split_block_loads::SplitBlockLoads;
 use crate::strip_debug::StripDebug;
@@ -72,6 +73,20 @@ pub static REGISTRY: &[PassInfo] = &[
         construct: |o| {
             no_options("dce", o)?;
             Ok(Box::new(DeadCodeElimination))
+        },
+    },
+    PassInfo {
+        name: "raise-block-io",
+        description: "Load MMA operands that a kernel stages through shared local memory \
+                      (Workgroup stores, a barrier, Workgroup loads) with 2D block loads \
+                      straight from global memory where the elements, their order and the \
+                      masks are exactly a block load's; the staging goes. Legality the module \
+                      cannot prove (work-group size, surface alignment and bounds) is checked \
+                      once at run time, falling back to the unchanged kernel body",
+        options: &[],
+        construct: |o| {
+            no_options("raise-block-io", o)?;
+            Ok(Box::new(RaiseBlockIo))
         },
     },
     PassInfo {
@@ -173,9 +188,9 @@ pub static REGISTRY: &[PassInfo] = &[
         name: "lower-mma",
         description: "Make every OpSubgroupMatrixMultiplyAccumulateINTEL legal for --target: \
                       split shapes the target lacks onto its MMA atoms (row chunks, K chains \
-                      with operand repacking) or emulate them with subgroup shuffles and fma \
-                      (no DPAS, unsupported subgroup size or element types); an MMA it can do \
-                      neither with is an error",
+                      with operand repacking by subgroup shuffles) or emulate them with \
+                      subgroup-scope OpGroupBroadcast and fma (no DPAS, unsupported subgroup \
+                      size or element types); an MMA it can do neither with is an error",
         options: &[],
         construct: |o| {
             no_options("lower-mma", o)?;
@@ -188,7 +203,7 @@ pub static REGISTRY: &[PassInfo] = &[
                       entry block, enforce the Level Zero environment rules (signedness), \
                       split unsupported 2D block and buffer prefetch shapes (or drop \
                       prefetches), declare exactly the capabilities/extensions used; MMAs \
-                      are lower-mma's job: legalize warns only about those no pass can lower\
+                      are lower-mma's job: legalize warns only about those no pass can lower \
                       (left unchanged)",
         options: &[],
         construct: |o| {
@@ -200,13 +215,14 @@ pub static REGISTRY: &[PassInfo] = &[
 
 /// The passes of `-O`, in order (for the `--target` device).
 pub const OPTIMIZE_PIPELINE: &str =
-    "raise-builtins,convert-tensor-addressing,lower-mma,legalize,fuse-block-loads,dce";
+    "raise-builtins,convert-tensor-addressing,lower-mma,legalize,raise-block-io,fuse-block-loads,dce";
 
 /// Passes that work on the native 2D block IO / MMA instructions. On a module that holds
 /// calls to the OpenCL builtins instead (what Triton and clang/llvm-spirv emit), the pass
 /// manager raises them before such a pass and lowers them back at the end of the pipeline,
 /// so the module keeps the form it was given (see `manager::run_pipeline`).
 pub const NATIVE_FORM_PASSES: &[&str] = &[
+    "raise-block-io",
     "fuse-block-loads",
     "insert-prefetches",
     "split-block-loads",
@@ -223,6 +239,30 @@ pub fn needs_native_form(name: &str) -> bool {
 /// The registry entry called `name`.
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
     REGISTRY.iter().find(|p| p.name == name)
+}
+
+/// `"; did you mean \"X\"?"` for the candidate closest to `word` (a typo: Damerau-Levenshtein
+/// distance at most 2, and below half of `word`'s length), else `""`. Unknown pass names and
+/// flags get it appended to their error.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let len = word.chars().count();
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), c))
+        .filter(|&(d, _)| d <= 2 && d * 2 < len)
+        .min_by_key(|&(d, _)| d)
+        .map_or_else(String::new, |(_, c)| format!("; did you mean \"{c}\"?"))
+}
+
+/// An error's text, with a "did you mean" for an unknown pass name close to a registered one
+/// (the CLIs print this; the error value itself stays as it is).
+pub fn error_text(e: &PassError) -> String {
+    match e {
+        PassError::UnknownPass(name) => {
+            format!("{e}{}", did_you_mean(name, REGISTRY.iter().map(|p| p.name)))
+        }
+        e => e.to_string(),
+    }
 }
 
 /// Whether a CLI `--key` belongs to some pass's options.

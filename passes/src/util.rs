@@ -54,3 +54,60 @@ pub fn is_debug_inst(m: &Module, inst: &Inst) -> bool {
         _ => false,
     }
 }
+
+/// The Input variable of built-in `b`: `existing` when given, else a new variable of the value
+/// type `ty` makes, decorated `BuiltIn b`; either way listed in every entry point's interface (Input
+/// variables belong to it in every SPIR-V version).
+pub(crate) fn builtin_input_variable(
+    m: &mut spvopt_ir::Module,
+    types: &mut spvopt_ir::Interner,
+    b: spirv::BuiltIn,
+    ty: impl FnOnce(&mut spvopt_ir::Module, &mut spvopt_ir::Interner) -> spvopt_ir::Id,
+    existing: Option<spvopt_ir::Id>,
+) -> spvopt_ir::Id {
+    use spirv::StorageClass;
+    use spvopt_ir::{InstId, Section};
+    let var = match existing {
+        Some(v) => v,
+        None => {
+            let ty = ty(m, types);
+            let pt = types.pointer(m, StorageClass::Input, ty);
+            let v = m.fresh_id();
+            m.push_to_section(
+                Section::Global,
+                Inst::new(
+                    Op::Variable,
+                    Some(pt),
+                    Some(v),
+                    &[StorageClass::Input as u32],
+                ),
+            );
+            m.push_to_section(
+                Section::Annotation,
+                Inst::new(
+                    Op::Decorate,
+                    None,
+                    None,
+                    &[v.word(), spirv::Decoration::BuiltIn as u32, b as u32],
+                ),
+            );
+            v
+        }
+    };
+    let eps: Vec<InstId> = m.section(Section::EntryPoint).to_vec();
+    for e in eps {
+        let inst = m.inst(e);
+        if !inst.is(Op::EntryPoint) {
+            continue;
+        }
+        let ops = inst.operands();
+        let i = crate::legalize::interface_variables::interface_start(ops);
+        if ops[i..].contains(&var.word()) {
+            continue;
+        }
+        let mut words = ops.to_vec();
+        words.push(var.word());
+        *m.inst_mut(e) = Inst::new(Op::EntryPoint, None, None, &words);
+    }
+    var
+}

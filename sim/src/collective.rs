@@ -576,6 +576,9 @@ impl<'p> Machine<'p> {
                     self.sg_shape(sg),
                 )?;
                 self.counters.block_reads_1d += 1;
+                let class = self.ptr_class(w[0]);
+                self.note(class, ptr, c.bytes * n * sgn);
+                self.send(crate::traffic::Access::Load);
                 for (lane, d) in r.data.iter().enumerate() {
                     self.set(sg, res, lane, d);
                 }
@@ -596,6 +599,9 @@ impl<'p> Machine<'p> {
                     &data,
                 )?;
                 self.counters.block_writes_1d += 1;
+                let class = self.ptr_class(w[0]);
+                self.note(class, ptr, c.bytes * n * sgn);
+                self.send(crate::traffic::Access::Store);
             }
             Op::SubgroupBlockPrefetchINTEL => {
                 self.require_full(sg, mask, name)?;

@@ -9,7 +9,9 @@
 //! runs until a work-group barrier (or work-group collective), then the next subgroup runs;
 //! when every subgroup waits at the same barrier they are released. Collectives that need the
 //! whole subgroup (block IO, MMA, Intel shuffles, barriers) report an error when part of it is
-//! inactive. Subgroups of up to 64 invocations are supported.
+//! inactive. Subgroups of up to 64 invocations are supported. One subgroup executing a memory
+//! instruction under its active mask is one message of the memory traffic counters
+//! (`traffic.rs`: per storage class, messages, bytes and 64-byte lines).
 //!
 //! Memory: global buffers, local memory, Function/Private variables (one allocation per
 //! variable and invocation, so out-of-bounds accesses are caught per variable) and module
@@ -21,7 +23,9 @@ use spvopt_ir::spirv::{self, Op};
 use crate::error::SimError;
 use crate::ops;
 use crate::program::{DInst, Term, Ty, EXIT};
+use crate::traffic::{Access, MemClass, PtrClass};
 use crate::values::*;
+use smallvec::{smallvec, SmallVec};
 
 use crate::machine::*;
 
@@ -320,25 +324,31 @@ impl<'p> Machine<'p> {
             Op::Load => {
                 let size = p.locs[inst.res as usize].size as usize;
                 let align = self.access_align(inst, 1, inst.ty);
-                let mut buf = vec![0u8; size];
+                let class = self.ptr_class(inst.w[0]);
+                let mut buf: SmallVec<[u8; 64]> = smallvec![0u8; size];
                 for lane in lanes(mask) {
                     self.err_lane = Some(lane);
                     let addr = self.val_u64(sg, inst.w[0], lane);
                     self.check_align(addr, align, "OpLoad")?;
                     self.read_mem(sg, lane, addr, &mut buf)?;
                     self.set(sg, inst.res, lane, &buf);
+                    self.note(class, addr, size);
                 }
+                self.send(Access::Load);
             }
             Op::Store => {
                 let vty = p.vty.get(inst.w[1] as usize).copied().unwrap_or(0);
                 let align = self.access_align(inst, 2, vty);
+                let class = self.ptr_class(inst.w[0]);
                 for lane in lanes(mask) {
                     self.err_lane = Some(lane);
                     let addr = self.val_u64(sg, inst.w[0], lane);
                     self.check_align(addr, align, "OpStore")?;
-                    let v = self.val(sg, inst.w[1], lane).to_vec();
+                    let v: SmallVec<[u8; 64]> = SmallVec::from_slice(self.val(sg, inst.w[1], lane));
                     self.write_mem(addr, &v)?;
+                    self.note(class, addr, v.len());
                 }
+                self.send(Access::Store);
             }
             Op::Variable => {
                 let idx = p.func_vars.get(&inst.res).copied().unwrap_or(0);
@@ -356,10 +366,14 @@ impl<'p> Machine<'p> {
                         let v = self.val(sg, init, lane).to_vec();
                         let n = v.len().min(size);
                         self.write_mem(addr, &v[..n])?;
+                        self.note(PtrClass::Fixed(MemClass::Private), addr, n);
                     }
                 }
+                self.send(Access::Store);
             }
             Op::CopyMemory | Op::CopyMemorySized => {
+                let (dst_class, src_class) = (self.ptr_class(inst.w[0]), self.ptr_class(inst.w[1]));
+                let mut copied = Vec::new();
                 for lane in lanes(mask) {
                     self.err_lane = Some(lane);
                     let dst = self.val_u64(sg, inst.w[0], lane);
@@ -379,7 +393,16 @@ impl<'p> Machine<'p> {
                     let mut buf = vec![0u8; size];
                     self.read_mem(sg, lane, src, &mut buf)?;
                     self.write_mem(dst, &buf)?;
+                    copied.push((src, dst, size));
                 }
+                for &(src, _, size) in &copied {
+                    self.note(src_class, src, size);
+                }
+                self.send(Access::Load);
+                for &(_, dst, size) in &copied {
+                    self.note(dst_class, dst, size);
+                }
+                self.send(Access::Store);
             }
             Op::FunctionCall => return self.call(sg, inst, mask),
             Op::ControlBarrier => {
@@ -601,10 +624,12 @@ impl<'p> Machine<'p> {
         let c = ops::comp(p, pointee)?;
         let bits = c.bits;
         let size = c.bytes;
+        let class = self.ptr_class(inst.w[0]);
         for lane in lanes(mask) {
             self.err_lane = Some(lane);
             let addr = self.val_u64(sg, inst.w[0], lane);
             crate::memory::check_aligned(addr, size as u64, "atomic")?;
+            self.note(class, addr, size);
             let mut buf = [0u8; 8];
             self.read_mem(sg, lane, addr, &mut buf[..size])?;
             let old = u64::from_le_bytes(buf);
@@ -658,6 +683,7 @@ impl<'p> Machine<'p> {
                 self.set(sg, inst.res, lane, &old.to_le_bytes()[..size]);
             }
         }
+        self.send(Access::Atomic);
         Ok(())
     }
 
@@ -680,6 +706,15 @@ impl<'p> Machine<'p> {
             0,
         ));
         let name = inst.ext;
+        let (access, ptr_arg) = match name {
+            "vloadn" | "vload_half" | "vload_halfn" | "vloada_halfn" => (Access::Load, 1),
+            _ if name.starts_with("vstore") => (Access::Store, 2),
+            _ => (Access::Store, args.len().saturating_sub(1)),
+        };
+        let class = match args.get(ptr_arg) {
+            Some(&ptr) => self.ptr_class(ptr),
+            None => PtrClass::Uncounted,
+        };
         for lane in lanes(mask) {
             self.err_lane = Some(lane);
             match name {
@@ -702,6 +737,7 @@ impl<'p> Machine<'p> {
                     crate::memory::check_aligned(addr, es as u64, "vload")?;
                     let mut buf = vec![0u8; n * es];
                     self.read_mem(sg, lane, addr, &mut buf)?;
+                    self.note(class, addr, buf.len());
                     let mut out = vec![0u8; rn.max(1) * rc.bytes];
                     for i in 0..n {
                         let v = rd(&buf, es, i);
@@ -755,6 +791,7 @@ impl<'p> Machine<'p> {
                         wr(&mut buf, es, i, v);
                     }
                     self.write_mem(addr, &buf)?;
+                    self.note(class, addr, buf.len());
                 }
                 "modf" | "fract" | "frexp" | "remquo" | "sincos" | "lgamma_r" => {
                     let last = *args.last().ok_or_else(|| SimError::Module("ext".into()))?;
@@ -829,7 +866,9 @@ impl<'p> Machine<'p> {
                         wr(&mut side, pc.bytes, i, s);
                     }
                     let side_len = p.ty(pointee)?.size as usize;
-                    self.write_mem(ptr, &side[..side_len.min(side.len())])?;
+                    let side = &side[..side_len.min(side.len())];
+                    self.write_mem(ptr, side)?;
+                    self.note(class, ptr, side.len());
                     self.set(sg, inst.res, lane, &out);
                 }
                 _ => {
@@ -839,6 +878,7 @@ impl<'p> Machine<'p> {
                 }
             }
         }
+        self.send(access);
         Ok(())
     }
 }

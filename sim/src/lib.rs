@@ -17,6 +17,7 @@
 //! * [`coop_matrix`] is `SPV_KHR_cooperative_matrix` (Subgroup scope) and the tensor-addressed
 //!   loads / stores of `SPV_NV_cooperative_matrix2`; [`tensor_addressing`] is
 //!   `SPV_NV_tensor_addressing` layouts, views and element addresses.
+//! * [`traffic`] counts ordinary memory traffic (loads, stores, atomics) per storage class.
 //! * [`compare`] compares the buffers of two runs element by element (`spv-sim compare`).
 //! * [`error`] holds [`SimError`], the undefined behaviour and bad operands the core reports.
 //!
@@ -46,12 +47,14 @@ pub mod program;
 mod run;
 pub mod subgroup;
 pub mod tensor_addressing;
+pub mod traffic;
 pub mod values;
 
 pub use error::SimError;
 pub use launch::{Arg, Launch};
 pub use machine::{Counters, OpCount, RunOutput};
 pub use run::run;
+pub use traffic::{AccessCount, ClassTraffic, MemoryTraffic};
 
 /// Loads a module (binary SPIR-V bytes) and runs `launch` on it.
 pub fn run_bytes(module: &[u8], launch: &Launch) -> Result<RunOutput, SimError> {

@@ -9,7 +9,8 @@ use spvopt_ir::spirv;
 
 use crate::error::SimError;
 use crate::memory::Memory;
-use crate::program::{Loc, Program, Ty};
+use crate::program::{Loc, Program, Ty, TyInfo};
+use crate::traffic::{Access, MemClass, PtrClass};
 use crate::values::*;
 
 /// Addresses of built-in variables: slot `k` at `BUILTIN_BASE + 64 k`.
@@ -47,6 +48,10 @@ pub struct Counters {
     pub block_writes_1d: u64,
     pub work_groups: u64,
     pub subgroups: u64,
+    /// Ordinary memory traffic (loads, stores, atomics, 1D block reads/writes) per storage
+    /// class: messages (one per subgroup per executed instruction), bytes, distinct 64-byte
+    /// lines per message; see `traffic.rs`.
+    pub memory: crate::traffic::MemoryTraffic,
 }
 
 /// Result of a run: final bytes of every buffer argument (by parameter index) and counters.
@@ -129,6 +134,8 @@ pub(crate) struct Machine<'p> {
     pub prefetched: HashSet<u64>,
     pub(crate) err_lane: Option<usize>,
     pub(crate) scratch: Vec<u8>,
+    /// The memory message being collected (reused).
+    pub(crate) msg: crate::traffic::Message,
     /// Bytes of value frames live in the current work-group (all subgroups, all call
     /// levels), bounded by [`MAX_FRAME_BYTES`].
     pub(crate) frame_bytes: usize,
@@ -365,6 +372,36 @@ impl<'p> Machine<'p> {
             return Ok(());
         }
         self.mem.read(addr, out)
+    }
+
+    /// How accesses through pointer `ptr` count as memory traffic (by its type's storage class).
+    #[inline]
+    pub(crate) fn ptr_class(&self, ptr: u32) -> PtrClass {
+        let t = self.p.vty.get(ptr as usize).copied().unwrap_or(0);
+        match self.p.types.get(t as usize).and_then(|t| t.as_ref()) {
+            Some(TyInfo {
+                ty: Ty::Pointer { storage, .. },
+                ..
+            }) => PtrClass::of_storage(*storage),
+            _ => PtrClass::ByTarget,
+        }
+    }
+
+    /// Adds one invocation's access of `len` bytes at `addr` to the message being collected.
+    #[inline]
+    pub(crate) fn note(&mut self, class: PtrClass, addr: u64, len: usize) {
+        let c = match class {
+            PtrClass::Fixed(c) => c,
+            PtrClass::ByTarget => MemClass::of_alloc(self.mem.info(addr).map(|i| i.kind)),
+            PtrClass::Uncounted => return,
+        };
+        self.msg.add(c, addr, len as u64);
+    }
+
+    /// Counts the collected message as one `access` message (per class it touched).
+    #[inline]
+    pub(crate) fn send(&mut self, access: Access) {
+        self.msg.finish(access, &mut self.counters.memory);
     }
 
     pub(crate) fn write_mem(&mut self, addr: u64, data: &[u8]) -> Result<(), SimError> {

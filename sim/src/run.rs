@@ -96,6 +96,7 @@ pub fn run(m: &spvopt_ir::Module, launch: &Launch) -> Result<RunOutput, SimError
         prefetched: HashSet::new(),
         err_lane: None,
         scratch: Vec::new(),
+        msg: Default::default(),
         frame_bytes: 0,
     };
     // arguments

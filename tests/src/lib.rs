@@ -1,6 +1,6 @@
 //! Shared test helpers: corpus discovery, a FileCheck-like matcher, and the pass-fixture runner.
-//! The integration tests are in `tests/tests/` (one file per concern); start reading at
-//! `pass_fixtures.rs`.
+//! The integration tests are in `tests/tests/` (one module per concern, one test binary:
+//! `tests/tests/main.rs`); start reading at `pass_fixtures.rs`.
 //!
 //! A pass fixture is a `.spvasm` file with directives in comments:
 //! - `; RUN: PIPELINE` — the pass pipeline to run (e.g. `strip-debug,dce`);

@@ -160,8 +160,11 @@ fn no_two_sibling_files_import_each_other() {
 
 #[test]
 fn the_check_finds_a_cycle() {
-    let dir = std::env::temp_dir().join(format!("spvopt-arch-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::Builder::new()
+        .prefix("spvopt-arch-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     std::fs::create_dir_all(dir.join("src/m")).unwrap();
     std::fs::write(dir.join("src/lib.rs"), "mod m;\n").unwrap();
     std::fs::write(dir.join("src/m.rs"), "mod a;\nmod b;\nmod c;\n").unwrap();
@@ -172,8 +175,37 @@ fn the_check_finds_a_cycle() {
     )
     .unwrap();
     std::fs::write(dir.join("src/m/c.rs"), "pub struct C; // super::b::B\n").unwrap();
-    let cycles = sibling_cycles(&dir);
-    let _ = std::fs::remove_dir_all(&dir);
+    let cycles = sibling_cycles(dir);
     assert_eq!(cycles.len(), 1, "{cycles:?}");
     assert!(cycles[0].0.ends_with("m/a.rs") && cycles[0].1.ends_with("m/b.rs"));
+}
+
+/// Every file and folder of `tests/tests/` is a module of the one test binary (`main.rs`):
+/// with `autotests = false` a file not declared there would never be compiled or run.
+#[test]
+fn every_test_file_is_a_module() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    let declared: BTreeSet<&str> = main
+        .lines()
+        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+        .collect();
+    let mut missing = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let module = match name.strip_suffix(".rs") {
+            Some("main") => continue,
+            Some(m) => m.to_string(),
+            None if e.path().join("mod.rs").exists() => name,
+            None => continue,
+        };
+        if !declared.contains(module.as_str()) {
+            missing.push(module);
+        }
+    }
+    missing.sort();
+    assert!(
+        missing.is_empty(),
+        "tests/tests/ files not declared in tests/tests/main.rs (add `mod NAME;`): {missing:?}"
+    );
 }

@@ -73,9 +73,8 @@ fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
 /// (and of every pipeline above on the four files) must have the digest committed in
 /// `tests/determinism/digests.txt`, written on this project's x86-64 Linux machine. A
 /// different OS, CPU or Rust release giving other bytes fails here. When a change to a pass
-/// changes outputs on purpose, regenerate the file with
-/// `SPVOPT_UPDATE_DIGESTS=1 cargo test --release -p spvopt-tests --test determinism` and
-/// review the diff.
+/// changes outputs on purpose, regenerate the file with `SPVOPT_UPDATE_DIGESTS=1 cargo test
+/// --release -p spvopt-tests --test integration determinism::` and review the diff.
 #[test]
 fn output_digests_match_the_committed_ones() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");

@@ -44,6 +44,7 @@ OPTIONS:
                             (a pass is blamed only if its input validated)
     -v, --verbose           one line per pass on stderr: changed or not, instruction counts,
                             statistics (implicit raise/lower steps included)
+    -q, --quiet             no warnings on stderr (errors are still printed, one line each)
     --print-changed         print, for every pass that changed the module, a unified diff of
                             the disassembly against the module before it, to stderr
     --time-report           print per-pass times and statistics to stderr
@@ -76,6 +77,7 @@ struct Args {
     skip_validation: bool,
     validate_after_each: bool,
     verbose: bool,
+    quiet: bool,
     print_changed: bool,
     time_report: bool,
     print_all: bool,
@@ -109,23 +111,42 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
             "--list-targets" => a.list_targets = true,
             "--describe-target" => a.describe_target = true,
             "--check-env" => a.check_env = true,
-            "--print-analysis" => {
-                a.print_analysis = Some(take_value(args, &mut i, "--print-analysis")?)
-            }
-            "--format" => a.format = Some(take_value(args, &mut i, "--format")?),
+            "--print-analysis" => set_once(
+                &mut a.print_analysis,
+                "--print-analysis",
+                take_value(args, &mut i, "--print-analysis")?,
+            )?,
+            "--format" => set_once(
+                &mut a.format,
+                "--format",
+                take_value(args, &mut i, "--format")?,
+            )?,
             "-O" => a.pipeline.push("O".into()),
-            "-o" => a.output = Some(take_value(args, &mut i, "-o")?),
+            "-o" => set_once(&mut a.output, "-o", take_value(args, &mut i, "-o")?)?,
             "--emit-text" => a.emit_text = true,
             "-f" | "--force" => a.force = true,
             "--skip-validation" => a.skip_validation = true,
             "--validate-after-each" => a.validate_after_each = true,
             "-v" | "--verbose" => a.verbose = true,
+            "-q" | "--quiet" => a.quiet = true,
             "--print-changed" => a.print_changed = true,
             "--time-report" => a.time_report = true,
             "--print-all" => a.print_all = true,
-            "--target" => a.target = Some(take_value(args, &mut i, "--target")?),
-            "--target-env" => a.target_env = Some(take_value(args, &mut i, "--target-env")?),
-            "--stats" => a.stats = Some(take_value(args, &mut i, "--stats")?),
+            "--target" => set_once(
+                &mut a.target,
+                "--target",
+                take_value(args, &mut i, "--target")?,
+            )?,
+            "--target-env" => set_once(
+                &mut a.target_env,
+                "--target-env",
+                take_value(args, &mut i, "--target-env")?,
+            )?,
+            "--stats" => set_once(
+                &mut a.stats,
+                "--stats",
+                take_value(args, &mut i, "--stats")?,
+            )?,
             "-" => set_input(a, "-")?,
             _ => {
                 if let Some(file) = arg.strip_prefix("-Oconfig=") {
@@ -141,19 +162,19 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                         .collect();
                     parse_args(&words, a, depth + 1)?;
                 } else if let Some(v) = arg.strip_prefix("--print-analysis=") {
-                    a.print_analysis = Some(v.to_string());
+                    set_once(&mut a.print_analysis, "--print-analysis", v.to_string())?;
                 } else if let Some(v) = arg.strip_prefix("--format=") {
-                    a.format = Some(v.to_string());
+                    set_once(&mut a.format, "--format", v.to_string())?;
                 } else if let Some(v) = arg.strip_prefix("--target=") {
-                    a.target = Some(v.to_string());
+                    set_once(&mut a.target, "--target", v.to_string())?;
                 } else if let Some(v) = arg.strip_prefix("--target-env=") {
-                    a.target_env = Some(v.to_string());
+                    set_once(&mut a.target_env, "--target-env", v.to_string())?;
                 } else if let Some(v) = arg.strip_prefix("--stats=") {
-                    a.stats = Some(v.to_string());
+                    set_once(&mut a.stats, "--stats", v.to_string())?;
                 } else if let Some(v) = arg.strip_prefix("--passes=") {
                     a.pipeline.push(v.to_string());
                 } else if let Some(v) = arg.strip_prefix("-o") {
-                    a.output = Some(v.trim_start_matches('=').to_string());
+                    set_once(&mut a.output, "-o", v.trim_start_matches('=').to_string())?;
                 } else if let Some(flag) = arg.strip_prefix("--") {
                     let (key, value) = match flag.split_once('=') {
                         Some((k, v)) => (k, Some(v)),
@@ -161,6 +182,9 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                     };
                     if key == "max-changes" {
                         let v = value.ok_or("--max-changes needs a value: --max-changes=N")?;
+                        if a.max_changes.is_some() {
+                            return Err("--max-changes given twice; give it once".into());
+                        }
                         a.max_changes = Some(v.parse().map_err(|_| {
                             format!("--max-changes={v}: expected a number of rewrites")
                         })?);
@@ -171,11 +195,15 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                             .push((key.to_string(), value.unwrap_or("true").to_string()));
                     } else {
                         return Err(format!(
-                            "unknown option --{key} (see --help and --list-passes)"
+                            "unknown option --{key}{} (see --help and --list-passes)",
+                            did_you_mean_flag(&format!("--{key}"))
                         ));
                     }
                 } else if arg.starts_with('-') {
-                    return Err(format!("unknown option {arg} (see --help)"));
+                    return Err(format!(
+                        "unknown option {arg}{} (see --help)",
+                        did_you_mean_flag(arg)
+                    ));
                 } else {
                     set_input(a, arg)?;
                 }
@@ -183,6 +211,40 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
         }
         i += 1;
     }
+    Ok(())
+}
+
+/// `"; did you mean \"--X\"?"` for an unknown flag close to one of ours: the flags of
+/// [`USAGE`], `--PASS` for every pass and `--KEY` for every pass option.
+fn did_you_mean_flag(flag: &str) -> String {
+    let mut known = usage_flags(USAGE);
+    for p in registry::REGISTRY {
+        known.push(format!("--{}", p.name));
+        known.extend(p.options.iter().map(|o| format!("--{}", o.key)));
+    }
+    registry::did_you_mean(flag, known.iter().map(String::as_str))
+}
+
+/// The flags a usage text lists: the leading `-x` / `--name` words of its option lines (indented
+/// four spaces), without `=VALUE` (`-f, --force` gives both).
+pub fn usage_flags(usage: &str) -> Vec<String> {
+    usage
+        .lines()
+        .filter(|l| l.starts_with("    -"))
+        .flat_map(|l| l.split_whitespace().take_while(|w| w.starts_with('-')))
+        .map(|w| {
+            let w = w.trim_end_matches(',');
+            w.split('=').next().unwrap_or(w).to_string()
+        })
+        .collect()
+}
+
+/// Sets a flag that takes one value; a second value is an error, not a silent override.
+fn set_once(slot: &mut Option<String>, flag: &str, v: String) -> Result<(), String> {
+    if let Some(prev) = slot {
+        return Err(format!("{flag} given twice ({prev} and {v}): give it once"));
+    }
+    *slot = Some(v);
     Ok(())
 }
 
@@ -194,7 +256,8 @@ fn set_input(a: &mut Args, v: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn list_passes() -> String {
+/// The `--list-passes` text (spv-opt's, also printed by `spv-ab --list-passes`).
+pub fn list_passes() -> String {
     let mut s = String::from("Passes (run with --NAME; pipelines with --passes=a,b):\n");
     for p in registry::REGISTRY {
         s.push_str(&format!("  --{:<22} {}\n", p.name, p.description));
@@ -220,6 +283,9 @@ pub fn run(args: &[String]) -> i32 {
         }
     }
 }
+
+/// The name the pass manager gives an implicit raise-builtins step in its hooks.
+const IMPLICIT_RAISE: &str = "raise-builtins (implicit)";
 
 fn disassemble_or_note(m: &Module) -> String {
     text::disassemble(&m.to_words()).unwrap_or_else(|e| format!("; (cannot disassemble: {e})\n"))
@@ -308,6 +374,13 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         .output
         .clone()
         .ok_or("no output file: give -o OUT (see --help)")?;
+    if a.stats.as_deref() == Some(output.as_str()) {
+        return Err(if output == "-" {
+            "--stats - and -o - would both write to stdout: give --stats a file".into()
+        } else {
+            format!("--stats and -o both name {output}: give them different files")
+        });
+    }
     io::check_binary_to_terminal(&output, a.emit_text || output.ends_with(".spvasm"), a.force)?;
     let env: Option<TargetEnv> = match &a.target_env {
         Some(e) => Some(text::parse_target_env(e).map_err(|e| e.to_string())?),
@@ -315,7 +388,9 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     };
     let mut pipeline = Pipeline::new();
     for p in &a.pipeline {
-        pipeline.extend_from_str(p).map_err(|e| e.to_string())?;
+        pipeline
+            .extend_from_str(p)
+            .map_err(|e| registry::error_text(&e))?;
     }
     for (k, v) in &a.pass_options {
         if !pipeline
@@ -342,8 +417,8 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     if !a.skip_validation || a.validate_after_each {
         match validate_module(&module, val_env) {
             Ok(warnings) => {
-                for w in warnings {
-                    eprintln!("spv-opt: warning: {input}: {}", names.annotate(&w));
+                for w in warnings.iter().filter(|_| !a.quiet) {
+                    eprintln!("spv-opt: warning: {input}: {}", names.annotate(w));
                 }
             }
             Err(e) if !a.skip_validation => {
@@ -355,11 +430,13 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
             }
             Err(e) => {
                 input_valid = false;
-                eprintln!(
-                    "spv-opt: warning: {input}: input does not validate ({}); passes are not \
+                if !a.quiet {
+                    eprintln!(
+                        "spv-opt: warning: {input}: input does not validate ({}); passes are not \
                      blamed for it",
-                    names.annotate(&e)
-                );
+                        names.annotate(&e)
+                    );
+                }
             }
         }
     }
@@ -377,6 +454,10 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     } else {
         String::new()
     };
+    // The diff of an implicit raise-builtins is held back until a later pass changes the
+    // module: when none does, the raise is undone (the output is the input) and its diff is
+    // not printed.
+    let mut held_diff: Option<String> = None;
     let mut after_pass = |name: &str, m: &Module| {
         if a.print_all {
             eprintln!("; IR after {name}\n{}", disassemble_or_note(m));
@@ -384,7 +465,15 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         if a.print_changed {
             let now = disassemble_or_note(m);
             if now != previous_text {
-                eprint!("{}", unified_diff(&previous_text, &now, name));
+                let diff = unified_diff(&previous_text, &now, name);
+                if let Some(held) = held_diff.take() {
+                    eprint!("{held}");
+                }
+                if name == IMPLICIT_RAISE {
+                    held_diff = Some(diff);
+                } else {
+                    eprint!("{diff}");
+                }
                 previous_text = now;
             }
         }
@@ -397,15 +486,26 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         hooks.validate = Some(&validate);
     }
     let start = Instant::now();
-    let report = run_pipeline(&pipeline, &mut module, &target, &mut hooks)
-        .map_err(|e| names.annotate(&e.to_string()))?;
+    let result = run_pipeline(&pipeline, &mut module, &target, &mut hooks);
     let elapsed = start.elapsed();
+    let undone = result
+        .as_ref()
+        .is_ok_and(|r| r.passes.iter().any(|p| p.undone));
+    match held_diff.take() {
+        Some(held) if !undone => eprint!("{held}"),
+        held if undone && (held.is_some() || a.print_all) => eprintln!(
+            "spv-opt: {IMPLICIT_RAISE} undone: no later pass changed anything; the output is \
+             the input"
+        ),
+        _ => {}
+    }
+    let report = result.map_err(|e| names.annotate(&e.to_string()))?;
     if a.verbose {
         for p in &report.passes {
             eprintln!("spv-opt: {}", names.annotate(&p.summary()));
         }
     }
-    for g in report.warning_groups() {
+    for g in report.warning_groups().iter().filter(|_| !a.quiet) {
         eprintln!("spv-opt: warning: {}", names.annotate(&g.line()));
     }
     if a.validate_after_each {

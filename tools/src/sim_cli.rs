@@ -1,7 +1,7 @@
 //! `spv-sim`: the command line of the reference simulator (`spvopt_sim`).
 //!
 //! ```text
-//! spv-sim run MODULE --launch L.json --out DIR [--counters C.json]
+//! spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--summary]
 //! spv-sim compare A B --launch L.json [--ulp N]
 //! spv-sim bench MODULE --launch L.json [--reps N]
 //! ```
@@ -25,15 +25,46 @@ use spvopt_sim::{Arg, Launch, RunOutput};
 
 use crate::io::{read_input, to_binary};
 
-const USAGE: &str = "usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--inputs DIR]\n       spv-sim compare A B --launch L.json [--ulp N]\n       spv-sim bench MODULE --launch L.json [--reps N]\n       (all: [--block-layout hardware|spec]; COMMAND --help for details; launch format: sim/README.md)";
+const USAGE: &str = "\
+spv-sim — the reference simulator of spv-opt (runs OpenCL SPIR-V kernels on the CPU)
+
+usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--summary] [--inputs DIR]
+       spv-sim compare A B --launch L.json [--ulp N]
+       spv-sim bench MODULE --launch L.json [--reps N]
+       spv-sim --help | --version
+
+Every command also takes --block-layout hardware|spec; `spv-sim COMMAND --help` for details.
+Launch format: sim/README.md. Exit status: 0 success (compare: identical or within the
+tolerance), 1 compare found a difference, 2 error (one line on stderr).
+";
+
+/// The options any command takes, for "did you mean".
+const OPTIONS: &[&str] = &[
+    "--launch",
+    "--out",
+    "--counters",
+    "--summary",
+    "--inputs",
+    "--ulp",
+    "--reps",
+    "--block-layout",
+    "--help",
+];
 
 const RUN_USAGE: &str = "\
-usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--inputs DIR]
-                   [--block-layout hardware|spec]
+usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--summary]
+                   [--inputs DIR] [--block-layout hardware|spec]
 
 Runs the launch's kernel of MODULE (SPIR-V binary or .spvasm) on the reference simulator and
 writes the final bytes of every buffer argument i to DIR/arg<i>.bin; --counters writes the
-execution counters as JSON; --inputs writes the initial bytes of every buffer argument to
+execution counters as JSON (sim/README.md); --summary prints them as text. Memory counters
+(\"memory\"): per storage class (global, local, private, constant, generic: a Generic pointer
+counts in the class of the allocation it points into) and per load / store / atomic, the
+messages (one per subgroup per executed instruction: the subgroup's active invocations execute
+it together; a divergent subgroup executing it on two paths sends two), the bytes (summed over
+active invocations) and the distinct 64-byte lines each message touches (summed over messages).
+Loads, stores, atomics, vload/vstore and 1D subgroup block reads/writes count; 2D block IO has
+its own counters. --inputs writes the initial bytes of every buffer argument to
 DIR/arg<i>.bin and DIR/launch.json, the same launch with those files as its buffers (so another
 executor, e.g. tests/crosscheck/run_opencl.py on Intel's OpenCL CPU runtime, runs exactly the
 simulator's inputs, generated ones included). Exit 0 on success, 2 on error (one line: function, instruction,
@@ -69,6 +100,7 @@ struct Opts {
     out: Option<String>,
     counters: Option<String>,
     inputs: Option<String>,
+    summary: bool,
     ulp: Option<u64>,
     reps: usize,
     block_layout: Option<spvopt_sim::block_io_2d::BlockLayout>,
@@ -82,6 +114,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         out: None,
         counters: None,
         inputs: None,
+        summary: false,
         ulp: None,
         reps: 1,
         block_layout: None,
@@ -99,6 +132,7 @@ fn parse(args: &[String]) -> Result<Opts, String> {
             "--out" => o.out = Some(val("--out")?),
             "--counters" => o.counters = Some(val("--counters")?),
             "--inputs" => o.inputs = Some(val("--inputs")?),
+            "--summary" => o.summary = true,
             "--ulp" => {
                 o.ulp = Some(
                     val("--ulp")?
@@ -118,7 +152,12 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                     .map_err(|_| "--reps needs a positive integer".to_string())?
             }
             "-h" | "--help" => o.help = true,
-            s if s.starts_with("--") => return Err(format!("unknown option {s} (see --help)")),
+            s if s.starts_with('-') && s != "-" => {
+                return Err(format!(
+                    "unknown option {s}{} (see --help)",
+                    spvopt_passes::registry::did_you_mean(s, OPTIONS.iter().copied())
+                ))
+            }
             s => o.positional.push(s.to_string()),
         }
     }
@@ -161,10 +200,14 @@ fn launch_of(o: &Opts) -> Result<Launch, String> {
 
 fn cmd_run(o: &Opts) -> Result<i32, String> {
     let [module] = o.positional.as_slice() else {
-        return Err(USAGE.to_string());
+        return Err(positional_error("run", "one MODULE", &o.positional));
     };
     let launch = launch_of(o)?;
     let out_dir = o.out.as_ref().ok_or("--out DIR is required")?;
+    check_parent_exists(out_dir)?;
+    if let Some(dir) = &o.inputs {
+        check_parent_exists(dir)?;
+    }
     let (m, r) = simulate(module, &launch)?;
     if let Some(dir) = &o.inputs {
         let types = spvopt_sim::compare::param_elem_types(&m, &launch.kernel);
@@ -179,7 +222,86 @@ fn cmd_run(o: &Opts) -> Result<i32, String> {
         let json = serde_json::to_string_pretty(&r.counters).map_err(|e| e.to_string())?;
         std::fs::write(c, json + "\n").map_err(|e| format!("{c}: {e}"))?;
     }
+    if o.summary {
+        crate::io::write_stdout(counters_text(&r.counters).as_bytes())?;
+    }
     Ok(0)
+}
+
+/// The counters as text, one measure a line (`--summary`); memory traffic only for the
+/// storage classes and kinds of access that occurred.
+pub fn counters_text(c: &spvopt_sim::Counters) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::new();
+    let mut line = |name: &str, value: String| {
+        let _ = writeln!(s, "{name:<32} {value}");
+    };
+    line("instructions", c.instructions.to_string());
+    line("barriers", c.barriers.to_string());
+    line("work-groups", c.work_groups.to_string());
+    line("subgroups", c.subgroups.to_string());
+    for (k, v) in &c.block2d {
+        line(
+            &format!("2D block {k}"),
+            format!("{} ops, {} bytes", v.ops, v.bytes),
+        );
+    }
+    for (k, v) in &c.mma {
+        line(&format!("mma {k}"), v.to_string());
+    }
+    line(
+        "prefetches",
+        format!("{} ({} bytes)", c.prefetches, c.prefetched_bytes),
+    );
+    line(
+        "2D load lines",
+        format!(
+            "{} ({} prefetched before, coverage {:.3})",
+            c.lines_loaded_2d, c.lines_prefetched_before_load, c.prefetch_coverage
+        ),
+    );
+    line(
+        "1D block reads / writes",
+        format!("{} / {}", c.block_reads_1d, c.block_writes_1d),
+    );
+    for class in spvopt_sim::traffic::MemClass::ALL {
+        let t = c.memory.class(class);
+        for (kind, a) in [("load", t.load), ("store", t.store), ("atomic", t.atomic)] {
+            if a.messages > 0 {
+                line(
+                    &format!("memory {} {kind}", class.name()),
+                    format!(
+                        "{} messages, {} bytes, {} lines",
+                        a.messages, a.bytes, a.lines
+                    ),
+                );
+            }
+        }
+    }
+    s
+}
+
+/// `spv-sim CMD takes WHAT, got …` (one line).
+fn positional_error(cmd: &str, what: &str, got: &[String]) -> String {
+    let got = match got {
+        [] => "none".to_string(),
+        g => g.join(" "),
+    };
+    format!("{cmd} takes {what}, got: {got} (see spv-sim {cmd} --help)")
+}
+
+/// An output folder is created, its parent must exist (as spv-opt refuses an output file in a
+/// folder that does not exist): a mistyped path is an error, not a new tree of folders.
+fn check_parent_exists(dir: &str) -> Result<(), String> {
+    let parent = match Path::new(dir).parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => return Ok(()),
+    };
+    if parent.is_dir() {
+        Ok(())
+    } else {
+        Err(format!("{dir}: folder {} does not exist", parent.display()))
+    }
 }
 
 /// Writes the launch's initial buffers to `dir/arg<i>.bin` and `dir/launch.json` naming them
@@ -256,7 +378,11 @@ fn show_position(p: &[u64]) -> String {
 fn cmd_compare(o: &Opts) -> Result<i32, String> {
     use spvopt_sim::compare::{compare_buffers, param_elem_types, Elem, Verdict};
     let [a, b] = o.positional.as_slice() else {
-        return Err(USAGE.to_string());
+        return Err(positional_error(
+            "compare",
+            "two modules A B",
+            &o.positional,
+        ));
     };
     let launch = launch_of(o)?;
     let shapes = {
@@ -387,7 +513,7 @@ fn cmd_compare(o: &Opts) -> Result<i32, String> {
 
 fn cmd_bench(o: &Opts) -> Result<i32, String> {
     let [module] = o.positional.as_slice() else {
-        return Err(USAGE.to_string());
+        return Err(positional_error("bench", "one MODULE", &o.positional));
     };
     let launch = launch_of(o)?;
     let m = load_module(module)?;
@@ -411,16 +537,28 @@ fn cmd_bench(o: &Opts) -> Result<i32, String> {
 /// Runs the CLI; returns the exit status.
 pub fn run(args: &[String]) -> i32 {
     let result = (|| -> Result<i32, String> {
-        let (cmd, rest) = args.split_first().ok_or_else(|| USAGE.to_string())?;
+        let (cmd, rest) = args
+            .split_first()
+            .ok_or("no command: run, compare or bench (see --help)")?;
         let usage = match cmd.as_str() {
             "run" => RUN_USAGE,
             "compare" => COMPARE_USAGE,
             "bench" => BENCH_USAGE,
             "-h" | "--help" | "help" => {
-                crate::io::write_stdout(format!("{USAGE}\n").as_bytes())?;
+                crate::io::write_stdout(USAGE.as_bytes())?;
                 return Ok(0);
             }
-            c => return Err(format!("unknown command `{c}`\n{USAGE}")),
+            "-V" | "--version" => {
+                let v = format!("spv-sim {}\n", env!("CARGO_PKG_VERSION"));
+                crate::io::write_stdout(v.as_bytes())?;
+                return Ok(0);
+            }
+            c => {
+                return Err(format!(
+                    "unknown command `{c}`{}: run, compare or bench (see --help)",
+                    spvopt_passes::registry::did_you_mean(c, ["run", "compare", "bench"])
+                ))
+            }
         };
         let o = parse(rest)?;
         if o.help {
@@ -436,7 +574,7 @@ pub fn run(args: &[String]) -> i32 {
     match result {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("spv-sim: error: {}", e.replace('\n', " | "));
+            eprintln!("spv-sim: error: {}", e.replace('\n', " "));
             2
         }
     }

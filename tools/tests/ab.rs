@@ -218,8 +218,11 @@ fn changed_lines(diff: &str) -> Vec<&str> {
 
 #[test]
 fn corpus_ab_run_is_equivalent_in_all_formats() {
-    let d = std::env::temp_dir().join(format!("spvopt-ab-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
+    let d = tempfile::Builder::new()
+        .prefix("spvopt-ab-")
+        .tempdir()
+        .unwrap();
+    let d = d.path();
     let (json, html) = (d.join("r.json"), d.join("r.html"));
     let o = Command::new(env!("CARGO_BIN_EXE_spv-ab"))
         .args([
@@ -265,9 +268,20 @@ fn corpus_ab_run_is_equivalent_in_all_formats() {
     assert!(kernels[0]["a"]["sim"]["block2d_messages"]
         .as_u64()
         .is_some());
+    // Ordinary memory traffic beside the 2D block counters: the GEMM built without 2D block IO
+    // stages its tiles through local memory.
+    let no2d = kernels
+        .iter()
+        .find(|k| k["kernel"].as_str().unwrap().contains("_pvc_no2d"))
+        .unwrap();
+    let sim = &no2d["b"]["sim"];
+    assert!(sim["memory"]["local"]["load"]["messages"].as_u64().unwrap() > 0);
+    assert!(sim["memory_messages"].as_u64().unwrap() > 0 && sim["memory_lines"].is_u64());
+    assert!(table.contains("local memory messages"), "{table}");
     let page = std::fs::read_to_string(&html).unwrap();
     assert_eq!(page.matches("<section class=\"kernel\">").count(), 118);
     assert!(page.contains("<svg") && page.contains("data-measure=\"2D block messages\""));
+    assert!(page.contains("data-measure=\"local memory lines\""));
     // Same inputs, same report.
     let o2 = Command::new(env!("CARGO_BIN_EXE_spv-ab"))
         .args([

@@ -37,8 +37,10 @@ fn spv_ab(args: &[&str]) -> Command {
 }
 
 fn device_runs_agree_and_are_timed(python: &str) -> Result<(), Failed> {
-    let dir = std::env::temp_dir().join(format!("spvopt-ab-device-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
+    let tmp = tempfile::Builder::new()
+        .prefix("spvopt-ab-device-")
+        .tempdir()?;
+    let dir = tmp.path();
     let (json, html) = (dir.join("r.json"), dir.join("r.html"));
     let o = spv_ab(&[
         "--a",
@@ -187,7 +189,6 @@ fn device_runs_agree_and_are_timed(python: &str) -> Result<(), Failed> {
             return Err(format!("exit {:?}, {v} on the device: {d}", o.status.code()).into());
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 

@@ -29,6 +29,10 @@ fn help_version_list() {
     let o = spv_opt().arg("--list-passes").output().unwrap();
     let s = String::from_utf8_lossy(&o.stdout);
     assert!(s.contains("--strip-debug") && s.contains("--dce"), "{s}");
+    // lower-mma emulates with subgroup broadcasts (issue 29 item 9), and no word runs into "(".
+    let lower_mma = s.lines().find(|l| l.contains("--lower-mma")).unwrap();
+    assert!(lower_mma.contains("OpGroupBroadcast"), "{lower_mma}");
+    assert!(!s.contains("lower(left"), "{s}");
 }
 
 #[test]
@@ -234,6 +238,127 @@ fn bad_flags_and_missing_files_fail_with_one_line() {
     }
 }
 
+/// Issue 29 item 3: a flag that takes one value, given twice, and `--stats` and `-o` writing
+/// to the same place are refused with one line and exit 1; nothing is written.
+#[test]
+fn conflicting_flags_are_refused() {
+    let d = tmpdir("conflicts");
+    let input = d.join("in.spvasm");
+    std::fs::write(&input, SMALL).unwrap();
+    let (a, b) = (d.join("a.spv"), d.join("b.spv"));
+    let (a, b, input) = (
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        input.to_str().unwrap(),
+    );
+    for (args, expect) in [
+        (
+            vec!["--dce", "--stats", "-", input, "-o", "-"],
+            "both write to stdout",
+        ),
+        (vec!["--dce", "--stats", a, input, "-o", a], "both name"),
+        (
+            vec!["--target", "pvc", "--target", "dg2", input, "-o", a],
+            "--target given twice (pvc and dg2)",
+        ),
+        (
+            vec!["--target=pvc", "--target", "pvc", input, "-o", a],
+            "--target given twice",
+        ),
+        (vec![input, "-o", a, "-o", b], "-o given twice"),
+        (vec![input, "-o", a, &format!("-o{b}")], "-o given twice"),
+        (
+            vec!["--stats", a, "--stats=x.json", input, "-o", b],
+            "--stats given twice",
+        ),
+        (
+            vec!["--max-changes=1", "--max-changes=2", input, "-o", a],
+            "--max-changes given twice",
+        ),
+    ] {
+        let o = spv_opt().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{args:?}: {e}");
+        assert!(
+            e.starts_with("spv-opt: error: ") && e.contains(expect),
+            "{args:?}: {e}"
+        );
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert!(!std::path::Path::new(a).exists() && !std::path::Path::new(b).exists());
+    }
+}
+
+/// Unknown flags and pass names name the closest known one; far-off words get no guess.
+#[test]
+fn unknown_flags_and_passes_suggest_the_closest() {
+    for (args, expect) in [
+        (
+            vec!["--stirp-debug", "x.spv", "-o", "y.spv"],
+            "did you mean \"--strip-debug\"?",
+        ),
+        (
+            vec!["--verbsoe", "x.spv", "-o", "y.spv"],
+            "did you mean \"--verbose\"?",
+        ),
+        (
+            vec!["--traget", "pvc", "x.spv", "-o", "y.spv"],
+            "did you mean \"--target\"?",
+        ),
+        (
+            vec!["--passes=strip-debug,dec", "x.spv", "-o", "y.spv"],
+            "did you mean \"dce\"?",
+        ),
+        (
+            vec!["--passes=lower-mmaa", "x.spv", "-o", "y.spv"],
+            "did you mean \"lower-mma\"?",
+        ),
+    ] {
+        let o = spv_opt().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let e = stderr(&o);
+        assert!(
+            e.contains(expect) && e.lines().count() == 1,
+            "{args:?}: {e}"
+        );
+    }
+    let o = spv_opt().args(["--frobnicate", "x.spv"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
+}
+
+/// `-q` silences warnings (the raw Triton GEMM gets validation warnings), not errors.
+#[test]
+fn quiet_drops_warnings_but_not_errors() {
+    let d = tmpdir("quiet");
+    let gemm = corpus("triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv");
+    let run = |extra: &[&str]| {
+        spv_opt()
+            .args(extra)
+            .args(["-O", "--target", "pvc"])
+            .arg(&gemm)
+            .arg("-o")
+            .arg(d.join("out.spv"))
+            .output()
+            .unwrap()
+    };
+    let loud = run(&[]);
+    assert!(
+        loud.status.success() && stderr(&loud).contains("warning"),
+        "{}",
+        stderr(&loud)
+    );
+    let quiet = run(&["-q"]);
+    assert!(quiet.status.success());
+    assert_eq!(stderr(&quiet), "");
+    let o = spv_opt()
+        .args(["--quiet", "/nonexistent/in.spv", "-o", "y.spv"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("spv-opt: error: "));
+}
+
 #[test]
 fn validate_after_each_and_print_all() {
     let d = tmpdir("vae");
@@ -370,6 +495,7 @@ fn optimize_pipeline_for_a_target_runs_on_triton_output() {
             "convert-tensor-addressing",
             "lower-mma",
             "legalize",
+            "raise-block-io",
             "fuse-block-loads",
             "dce"
         ]

@@ -7,19 +7,16 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+use common::tmpdir;
+
 fn bin(name: &str) -> Command {
     Command::new(match name {
         "spv-opt" => env!("CARGO_BIN_EXE_spv-opt"),
         "spv-sim" => env!("CARGO_BIN_EXE_spv-sim"),
+        "spv-ab" => env!("CARGO_BIN_EXE_spv-ab"),
         _ => env!("CARGO_BIN_EXE_spv-bench"),
     })
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("spvopt-cli-io-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn text(b: &[u8]) -> String {
@@ -236,7 +233,7 @@ fn every_help_prints_usage() {
 #[test]
 fn spv_bench_uses_a_fresh_folder_and_says_spirv_opt_is_missing() {
     let d = tmpdir("bench");
-    let keep = std::env::temp_dir().join(format!("spvopt-cli-io-keep-{}", std::process::id()));
+    let keep = d.join("keep");
     let o = bin("spv-bench")
         .args(["--sizes", "1000", "--reps", "1"])
         .env("TMPDIR", &d)
@@ -255,7 +252,6 @@ fn spv_bench_uses_a_fresh_folder_and_says_spirv_opt_is_missing() {
         left.iter().map(|e| e.path()).collect::<Vec<_>>()
     );
     // --dir keeps the modules
-    let _ = std::fs::remove_dir_all(&keep);
     let o = bin("spv-bench")
         .args(["--sizes", "1000", "--reps", "1", "--dir"])
         .arg(&keep)
@@ -264,7 +260,6 @@ fn spv_bench_uses_a_fresh_folder_and_says_spirv_opt_is_missing() {
         .unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(keep.join("bench_1000.spv").exists());
-    let _ = std::fs::remove_dir_all(&keep);
 }
 
 #[test]
@@ -331,4 +326,103 @@ fn list_and_describe_target_agree_and_cite_their_sources() {
             .unwrap();
         assert_eq!(line.contains("incl. tf32"), tf32, "{line}");
     }
+}
+
+/// Issue 29 item 6: every tool answers --version and --help; spv-sim's usage is lines, not one
+/// line joined with " | "; spv-bench's names `jit`; spv-ab has the --list-passes its errors
+/// point at.
+#[test]
+fn every_tool_has_version_help_and_the_flags_its_messages_name() {
+    for tool in ["spv-opt", "spv-sim", "spv-ab", "spv-bench"] {
+        let o = bin(tool).arg("--version").output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{tool}: {}", text(&o.stderr));
+        let v = text(&o.stdout);
+        assert_eq!(v, format!("{tool} {}\n", env!("CARGO_PKG_VERSION")));
+        let o = bin(tool).arg("--help").output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{tool}");
+        let h = text(&o.stdout);
+        assert!(
+            h.lines().count() > 3 && !h.contains(" | spv-sim"),
+            "{tool}: {h}"
+        );
+        assert!(h.contains("--version"), "{tool}: {h}");
+    }
+    let h = text(&bin("spv-bench").arg("--help").output().unwrap().stdout);
+    assert!(h.contains("spv-bench jit"), "{h}");
+    // spv-ab: an unknown pass points at --list-passes, which spv-ab has.
+    let o = bin("spv-ab")
+        .args(["--a", "-O", "--b", "fuse-blok-loads", "--target", "pvc"])
+        .arg(corpus("triton/softmax_fp32_1024_w4_sg16__pvc.spv"))
+        .output()
+        .unwrap();
+    let e = text(&o.stderr);
+    assert_ne!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains("did you mean \"fuse-block-loads\"?") && e.contains("--list-passes"),
+        "{e}"
+    );
+    let o = bin("spv-ab").arg("--list-passes").output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o.stdout).contains("fuse-block-loads"));
+}
+
+/// spv-sim's errors are one line (exit 2, its documented code for errors), with a guess for a
+/// mistyped command or option.
+#[test]
+fn spv_sim_errors_are_one_line_with_a_guess() {
+    for (args, expect) in [
+        (vec![], "no command"),
+        (vec!["rnu"], "did you mean \"run\"?"),
+        (
+            vec!["run", "--lanuch", "l.json", "k.spv"],
+            "did you mean \"--launch\"?",
+        ),
+        (
+            vec!["compare", "a.spv"],
+            "compare takes two modules A B, got: a.spv",
+        ),
+    ] {
+        let o = bin("spv-sim").args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = text(&o.stderr);
+        assert_eq!(e.lines().count(), 1, "{args:?}: {e}");
+        assert!(
+            e.starts_with("spv-sim: error: ") && e.contains(expect),
+            "{args:?}: {e}"
+        );
+    }
+}
+
+/// Issue 29 item 9: `spv-sim run --out` creates the folder, not its missing parents (as spv-opt
+/// refuses an output in a folder that does not exist); a folder whose parent exists is made.
+#[test]
+fn spv_sim_out_needs_an_existing_parent() {
+    let d = tmpdir("sim-out");
+    let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let run = |out: &Path| {
+        bin("spv-sim")
+            .arg("run")
+            .arg(kernel.join("softmax_fp32_1024_w4_sg16__pvc.spv"))
+            .arg("--launch")
+            .arg(corpus(
+                "triton/launches/softmax_fp32_1024_w4_sg16__pvc.launch.json",
+            ))
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    let missing = d.join("no/such/dir");
+    let o = run(&missing);
+    assert_eq!(o.status.code(), Some(2));
+    let e = text(&o.stderr);
+    assert!(
+        e.contains("does not exist") && e.lines().count() == 1,
+        "{e}"
+    );
+    assert!(!d.join("no").exists(), "no parent folders made");
+    let fresh = d.join("out");
+    let o = run(&fresh);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(fresh.join("arg0.bin").exists());
 }

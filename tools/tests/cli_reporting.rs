@@ -218,3 +218,72 @@ fn validate_after_each_does_not_blame_a_pass_for_its_input() {
     );
     assert!(out.exists());
 }
+
+/// Issue 29 item 2: fuse-block-loads fuses nothing on the raw Triton GEMM, so the implicit raise
+/// is undone and the input is written byte for byte; `-v`, `--stats` and `--print-changed` must
+/// describe that module, not the raised one the passes saw.
+#[test]
+fn an_undone_implicit_raise_is_reported_as_the_output_is() {
+    let d = tmpdir("rep-undone");
+    let (out, stats) = (d.join("out.spv"), d.join("st.json"));
+    let o = spv_opt()
+        .args([
+            "--fuse-block-loads",
+            "--target",
+            "pvc",
+            "-v",
+            "--print-changed",
+        ])
+        .arg("--stats")
+        .arg(&stats)
+        .arg(corpus(GEMM))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let input = std::fs::read(corpus(GEMM)).unwrap();
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        input,
+        "the output is the input"
+    );
+    let count = spvopt_ir::load_bytes(&input).unwrap().instruction_count();
+    let e = stderr(&o);
+    // -v: every pass line says unchanged, count -> count; the raise's counters are not shown.
+    let lines: Vec<&str> = e
+        .lines()
+        .filter(|l| l.contains(" instructions, "))
+        .collect();
+    assert_eq!(lines.len(), 2, "{e}");
+    for l in &lines {
+        assert!(
+            l.contains(&format!(
+                ": unchanged, {count} -> {count} instructions, 0 changes"
+            )),
+            "{l}"
+        );
+    }
+    assert!(
+        lines[0].contains("undone") && !lines[0].contains("raised_mma"),
+        "{}",
+        lines[0]
+    );
+    // --print-changed: no diff of a change that is not in the output, a line saying why.
+    assert!(!e.contains("+++ after"), "{e}");
+    assert!(e.contains("raise-builtins (implicit) undone"), "{e}");
+    // --stats: the totals and every pass describe the module written.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(json["instructions_before"], count);
+    assert_eq!(json["instructions_after"], count);
+    let passes = json["passes"].as_array().unwrap();
+    assert_eq!(passes[0]["name"], "raise-builtins");
+    assert_eq!(passes[0]["undone"], true);
+    assert_eq!(passes[0]["stats"], serde_json::json!({}));
+    for p in passes {
+        assert_eq!(p["changed"], false, "{p}");
+        assert_eq!(p["instructions_before"], count, "{p}");
+        assert_eq!(p["instructions_after"], count, "{p}");
+    }
+}

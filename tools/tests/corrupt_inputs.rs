@@ -108,8 +108,11 @@ fn corrupted_inputs_through_every_pipeline_and_target() {
         "tensor/kernel_k1_tile_copy_crossworkgroup.spv",
     ];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let dir = std::env::temp_dir().join(format!("spvopt-corrupt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new()
+        .prefix("spvopt-corrupt-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let (mut ok, mut failed, mut structural) = (0, 0, 0);
     let (mut max_rss, mut max_share) = (0u64, 0f64);
@@ -242,7 +245,6 @@ fn corrupted_inputs_through_every_pipeline_and_target() {
         let _ = std::fs::remove_file(&input);
         let _ = std::fs::remove_file(&out);
     }
-    let _ = std::fs::remove_dir_all(&dir);
     eprintln!(
         "1000 variants over {} pipelines x {} targets: {failed} rejected with exit 1 \
          ({structural} structural), {ok} written and reloaded; peak RSS max {:.1} MiB, \
@@ -285,8 +287,11 @@ fn passes_never_panic_on_damaged_modules_that_load() {
         ],
     ];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let dir = std::env::temp_dir().join(format!("spvopt-damaged-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::Builder::new()
+        .prefix("spvopt-damaged-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     let (mut loaded, mut runs) = (0, 0);
     for n in 0..400 {
@@ -335,7 +340,6 @@ fn passes_never_panic_on_damaged_modules_that_load() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     eprintln!("{loaded} damaged modules loaded; {runs} pipeline runs, no panic");
     assert!(
         loaded >= 20,

@@ -1,20 +1,16 @@
 //! `spv-sim compare` (issue 10, item 6): element types inferred from the kernel's parameters
 //! when the launch gives none, `--ulp` applied to them, differences reported as elements
 //! (index, row/column, both values, ulp), counts and maximum error; "identical" only for equal
-//! bytes; exit 0 identical or within, 1 different, 2 error.
+//! bytes; exit 0 identical or within, 1 different, 2 error. Also `spv-sim run`'s counters
+//! (`--counters` JSON, `--summary` text) on the same kernel.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
+
+mod common;
+use common::{tmpdir, TmpDir};
 
 fn spv_sim() -> Command {
     Command::new(env!("CARGO_BIN_EXE_spv-sim"))
-}
-
-fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("spvopt-simcmp-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// `fill(float* out, T* other)`: out[gid] = VALUE; other is left alone. 8 invocations.
@@ -57,7 +53,7 @@ fn kernel(value: &str, other_pointee: &str) -> String {
 }
 
 struct Case {
-    dir: PathBuf,
+    dir: TmpDir,
 }
 
 impl Case {
@@ -96,6 +92,62 @@ fn out(o: &Output) -> String {
 }
 
 const NEXT_ABOVE_ONE: &str = "0x1.000002p+0";
+
+#[test]
+fn run_reports_memory_traffic_as_json_and_text() {
+    let c = Case::new(
+        "counters",
+        "1",
+        "%float",
+        "{\"buffer_zeros\": 32}, {\"buffer_zeros\": 4}",
+    );
+    let p = |f: &str| c.dir.join(f);
+    let o = spv_sim()
+        .arg("run")
+        .arg(p("a.spvasm"))
+        .arg("--launch")
+        .arg(p("l.json"))
+        .arg("--out")
+        .arg(p("out"))
+        .arg("--counters")
+        .arg(p("c.json"))
+        .arg("--summary")
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // 8 invocations store a float each to consecutive addresses: one message, 32 bytes, one
+    // line; the GlobalInvocationId load is not memory traffic
+    let text = out(&o);
+    let store = text
+        .lines()
+        .find(|l| l.starts_with("memory global store"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(store.ends_with(" 1 messages, 32 bytes, 1 lines"), "{store}");
+    assert_eq!(text.matches("memory ").count(), 1, "{text}");
+    assert!(text.starts_with("instructions "), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p("c.json")).unwrap()).unwrap();
+    let s = &json["memory"]["global"]["store"];
+    assert_eq!(
+        (
+            s["messages"].as_u64(),
+            s["bytes"].as_u64(),
+            s["lines"].as_u64()
+        ),
+        (Some(1), Some(32), Some(1))
+    );
+    assert_eq!(
+        json["memory"]["global"]["load"]["messages"].as_u64(),
+        Some(0)
+    );
+    // load, extract, access chain, store, return: 5 instructions, 8 invocations
+    assert_eq!(json["instructions"].as_u64(), Some(8 * 5));
+}
 
 #[test]
 fn ulp_applies_to_types_inferred_from_the_kernel() {

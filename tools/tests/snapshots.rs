@@ -83,7 +83,8 @@ fn disassembly_after_strip_debug_and_dce_on_a_gemm() {
 
 #[test]
 fn verbose_report_of_o() {
-    let out = std::env::temp_dir().join(format!("spvopt-snapshot-v-{}.spv", std::process::id()));
+    let d = common::tmpdir("snapshot-v");
+    let out = d.join("out.spv");
     let out_s = out.to_string_lossy().into_owned();
     let args = [
         "-O",
@@ -95,7 +96,6 @@ fn verbose_report_of_o() {
         &out_s,
     ];
     let o = run(&args);
-    let _ = std::fs::remove_file(&out);
     assert!(o.status.success());
     let text = String::from_utf8_lossy(&o.stderr).replace(&out_s, "OUT.spv");
     let shown: Vec<&str> = args

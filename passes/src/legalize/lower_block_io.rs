@@ -261,47 +261,13 @@ pub(crate) fn lane_variable(m: &mut Module, types: &mut Interner) -> Id {
         .find(|(_, d)| d.operand_word(1) == Some(builtin) && d.operand_word(2) == Some(lid))
         .and_then(|(_, d)| d.operand_id(0))
         .filter(|&v| m.def_inst(v).is_some_and(|i| i.is(Op::Variable)));
-    let var = match found {
-        Some(v) => v,
-        None => {
-            let u32t = types.int(m, 32);
-            let pt = types.pointer(m, StorageClass::Input, u32t);
-            let v = m.fresh_id();
-            m.push_to_section(
-                Section::Global,
-                Inst::new(
-                    Op::Variable,
-                    Some(pt),
-                    Some(v),
-                    &[StorageClass::Input as u32],
-                ),
-            );
-            m.push_to_section(
-                Section::Annotation,
-                Inst::new(Op::Decorate, None, None, &[v.word(), builtin, lid]),
-            );
-            v
-        }
-    };
-    // Input variables belong to the interface in every SPIR-V version.
-    let eps: Vec<InstId> = m.section(Section::EntryPoint).to_vec();
-    for e in eps {
-        let inst = m.inst(e);
-        if !inst.is(Op::EntryPoint) {
-            continue;
-        }
-        let ops = inst.operands();
-        // model, function, name (nul-terminated literal string), interface...
-        let i = super::interface_variables::interface_start(ops);
-        if ops[i..].contains(&var.word()) {
-            continue;
-        }
-        let mut words = ops.to_vec();
-        words.push(var.word());
-        let new = Inst::new(Op::EntryPoint, None, None, &words);
-        *m.inst_mut(e) = new;
-    }
-    var
+    crate::util::builtin_input_variable(
+        m,
+        types,
+        spirv::BuiltIn::SubgroupLocalInvocationId,
+        |m, types| types.int(m, 32),
+        found,
+    )
 }
 
 fn lower_one(

@@ -26,7 +26,11 @@ fn spv_sim() -> PathBuf {
 
 /// Runs `spv-sim run block2d_ub.spvasm --launch ub_NAME.launch.json`: (exit status, stderr).
 fn run_ub(name: &str) -> (i32, String) {
-    let out_dir = std::env::temp_dir().join(format!("sim_ub_{name}_{}", std::process::id()));
+    let tmp = tempfile::Builder::new()
+        .prefix("spvopt-sim-ub-")
+        .tempdir()
+        .unwrap();
+    let out_dir = tmp.path().join("out");
     let o = std::process::Command::new(spv_sim())
         .arg("run")
         .arg(fixtures().join("block2d_ub.spvasm"))
@@ -36,7 +40,6 @@ fn run_ub(name: &str) -> (i32, String) {
         .arg(&out_dir)
         .output()
         .expect("spv-sim runs");
-    let _ = std::fs::remove_dir_all(&out_dir);
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stderr).into_owned(),

@@ -43,8 +43,9 @@ OPTIONS:
                         default: no limit)
     --python PATH       the Python with pyopencl + numpy for --device (default
                         $OPENCL_VENV/bin/python, else python3)
-    --quiet             no table on stdout
-    --help
+    -q, --quiet         no table on stdout
+    --list-passes       list the passes a PIPELINE can name
+    --help, --version
 
 bisect: runs PIPELINE on KERNEL pass by pass and reports the first pass after which the
 simulator's buffers differ from the original's; then, inside that pass, binary-searches its
@@ -148,7 +149,7 @@ pub fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
             "--json" => o.json = Some(value(&mut i)?),
             "--html" => o.html = Some(value(&mut i)?),
             "--jobs" => o.jobs = Some(number(flag, &value(&mut i)?)?),
-            "--quiet" => o.quiet = true,
+            "-q" | "--quiet" => o.quiet = true,
             "--bisect" => o.bisect = true,
             "--device" => o.device = Some(super::device::parse_spec(&value(&mut i)?)?),
             "--reps" => {
@@ -163,7 +164,11 @@ pub fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
             "--python" => o.python = Some(value(&mut i)?),
             "--ulp" => o.ulp = number(flag, &value(&mut i)?)?,
             _ if arg.starts_with('-') && arg.len() > 1 => {
-                return Err(format!("unknown option {arg} (see --help)"))
+                let flags = crate::opt_cli::usage_flags(USAGE);
+                return Err(format!(
+                    "unknown option {arg}{} (see --help)",
+                    spvopt_passes::registry::did_you_mean(flag, flags.iter().map(String::as_str))
+                ));
             }
             _ => o.kernels.push(PathBuf::from(arg)),
         }
@@ -182,6 +187,14 @@ pub fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
 pub fn main(args: &[String]) -> i32 {
     if args.first().map(String::as_str) == Some("bisect") {
         return bisect::main(&args[1..]);
+    }
+    if args.iter().any(|a| a == "--version") {
+        let v = format!("spv-ab {}\n", env!("CARGO_PKG_VERSION"));
+        return i32::from(crate::io::write_stdout(v.as_bytes()).is_err());
+    }
+    if args.iter().any(|a| a == "--list-passes") {
+        let list = crate::opt_cli::list_passes();
+        return i32::from(crate::io::write_stdout(list.as_bytes()).is_err());
     }
     let opts = match parse_options(args) {
         Ok(Some(o)) => o,

@@ -127,7 +127,7 @@ pub fn parse_pipeline(text: &str) -> Result<Pipeline, String> {
             }
         })
         .collect();
-    Pipeline::parse(&normalized.join(",")).map_err(|e| e.to_string())
+    Pipeline::parse(&normalized.join(",")).map_err(|e| spvopt_passes::registry::error_text(&e))
 }
 
 /// Splits at commas outside parentheses.

@@ -92,7 +92,7 @@ pub fn table(report: &Report) -> String {
     s.push('\n');
     for k in &report.kernels {
         let _ = writeln!(s, "{}  [{}]", k.kernel, verdict_text(&k.verdict));
-        let rows: [(&str, String); 6] = [
+        let mut rows: Vec<(&str, String)> = vec![
             (
                 "instructions (static)",
                 delta(
@@ -110,11 +110,13 @@ pub fn table(report: &Report) -> String {
             ("instructions executed", pair(k, |s| s.instructions as f64)),
             ("2D block messages", pair(k, |s| s.block2d_messages as f64)),
             ("2D block bytes", pair(k, |s| s.block2d_bytes as f64)),
-            (
-                "prefetch coverage",
-                pair(k, |s| (s.prefetch_coverage * 1000.0).round() / 1000.0),
-            ),
         ];
+        rows.extend(MEMORY_MEASURES.map(|(name, f)| (name, pair(k, f))));
+        rows.push(("other memory messages", pair(k, other_messages)));
+        rows.push((
+            "prefetch coverage",
+            pair(k, |s| (s.prefetch_coverage * 1000.0).round() / 1000.0),
+        ));
         for (name, value) in rows {
             let _ = writeln!(s, "    {name:<24} {value}");
         }
@@ -195,6 +197,32 @@ fn device_text(v: &Variant) -> String {
             ),
         },
     }
+}
+
+/// A simulator measure of one run.
+type Measure = fn(&SimStats) -> f64;
+
+/// The ordinary memory traffic measures of the table and the charts (beside the 2D block ones).
+const MEMORY_MEASURES: [(&str, Measure); 4] = [
+    ("global memory messages", |s| {
+        s.memory.global.all().messages as f64
+    }),
+    ("global memory lines", |s| {
+        s.memory.global.all().lines as f64
+    }),
+    ("local memory messages", |s| {
+        s.memory.local.all().messages as f64
+    }),
+    ("local memory lines", |s| s.memory.local.all().lines as f64),
+];
+
+/// Memory messages to private, constant and generic memory.
+fn other_messages(s: &SimStats) -> f64 {
+    let m = &s.memory;
+    [&m.private, &m.constant, &m.generic]
+        .iter()
+        .map(|c| c.all().messages)
+        .sum::<u64>() as f64
 }
 
 fn pair(k: &KernelReport, f: impl Fn(&SimStats) -> f64) -> String {
@@ -316,6 +344,9 @@ pub fn html(report: &Report) -> String {
             "2D block bytes",
             sim(|s| s.block2d_bytes as f64),
         ));
+        for (name, f) in MEMORY_MEASURES {
+            s.push_str(&bar_chart(name, sim(f)));
+        }
         s.push_str(&bar_chart(
             "prefetch coverage",
             sim(|s| s.prefetch_coverage),

@@ -6,7 +6,7 @@ use serde::Serialize;
 use spvopt_analysis::Target;
 use spvopt_ir::Module;
 use spvopt_passes::block_io::{block_instructions, BlockKind, BlockOperands};
-use spvopt_sim::RunOutput;
+use spvopt_sim::{MemoryTraffic, RunOutput};
 
 /// Static statistics of one module.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
@@ -29,6 +29,12 @@ pub struct SimStats {
     pub prefetches: u64,
     pub prefetch_coverage: f64,
     pub mma_ops: u64,
+    /// Ordinary memory messages (loads, stores, atomics, 1D block reads/writes; one per
+    /// subgroup per executed instruction) over every storage class, and the distinct 64-byte
+    /// lines they touch (summed over messages); `memory` has them per storage class.
+    pub memory_messages: u64,
+    pub memory_lines: u64,
+    pub memory: MemoryTraffic,
 }
 
 /// Static statistics; builtin calls are counted as the native ops they stand for.
@@ -123,5 +129,8 @@ pub fn sim_stats(out: &RunOutput) -> SimStats {
         prefetches: c.prefetches,
         prefetch_coverage: c.prefetch_coverage,
         mma_ops: c.mma.values().sum(),
+        memory_messages: c.memory.total().all().messages,
+        memory_lines: c.memory.total().all().lines,
+        memory: c.memory,
     }
 }

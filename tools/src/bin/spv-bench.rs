@@ -14,6 +14,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use spvopt_analysis::Target;
+use spvopt_passes::registry::did_you_mean;
 use spvopt_passes::{run_pipeline, Hooks, Pipeline};
 use spvopt_tools::jit_bench;
 
@@ -31,6 +32,9 @@ spv-bench — throughput and peak memory of spv-opt on generated kernels, next t
 
 USAGE:
     spv-bench [--sizes N,N,...] [--reps N] [--dir DIR] [--json FILE] [--spirv-opt PATH]
+    spv-bench jit [--reps N] [--target T] [--json FILE] [KERNEL.spv ...]
+                                (latency per pass as a driver's JIT sees it: spv-bench jit --help)
+    spv-bench --version
 
 OPTIONS:
     --sizes N,N,...   instruction counts of the generated kernels (default 10000,100000,1000000)
@@ -274,7 +278,12 @@ fn jit(args: &[String]) -> Result<(), String> {
                 json_out = Some(value(i, "--json")?);
                 i += 1;
             }
-            a if a.starts_with('-') => return Err(format!("unknown option {a} (see --help)")),
+            a if a.starts_with('-') => {
+                let hint = did_you_mean(a, ["--reps", "--target", "--json", "--help"]);
+                return Err(format!(
+                    "unknown option {a}{hint} (see spv-bench jit --help)"
+                ));
+            }
             k => kernels.push(k.into()),
         }
         i += 1;
@@ -312,6 +321,10 @@ fn bench(args: &[String]) -> Result<(), String> {
                 let _ = std::io::stdout().write_all(USAGE.as_bytes());
                 return Ok(());
             }
+            "-V" | "--version" => {
+                say!("spv-bench {}", env!("CARGO_PKG_VERSION"));
+                return Ok(());
+            }
             "--sizes" => {
                 sizes = value(i, "--sizes")?
                     .split(',')
@@ -338,7 +351,18 @@ fn bench(args: &[String]) -> Result<(), String> {
                 spirv_opt_flag = Some(value(i, "--spirv-opt")?.into());
                 i += 1;
             }
-            other => return Err(format!("unknown argument {other} (see --help)")),
+            other => {
+                let flags = [
+                    "--sizes",
+                    "--reps",
+                    "--dir",
+                    "--json",
+                    "--spirv-opt",
+                    "--help",
+                ];
+                let hint = did_you_mean(other, flags.into_iter().chain(["jit", "--version"]));
+                return Err(format!("unknown argument {other}{hint} (see --help)"));
+            }
         }
         i += 1;
     }

@@ -16,12 +16,37 @@ pub fn corpus(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// A fresh, empty temporary folder for test `name` of this process.
-pub fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("spvopt-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh, empty temporary folder (`$TMPDIR/spvopt-NAME-…`), removed when dropped, also when
+/// the test fails. Derefs to its path.
+pub struct TmpDir(tempfile::TempDir);
+
+impl std::ops::Deref for TmpDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for TmpDir {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TmpDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.path().as_os_str()
+    }
+}
+
+/// A fresh temporary folder for test `name` (see [`TmpDir`]).
+pub fn tmpdir(name: &str) -> TmpDir {
+    TmpDir(
+        tempfile::Builder::new()
+            .prefix(&format!("spvopt-{name}-"))
+            .tempdir()
+            .expect("a temporary folder"),
+    )
 }
 
 /// A command's stderr as text.

@@ -1,0 +1,396 @@
+//! Polynomials whose coefficients are per-invocation tables: `Σ_k T_k(lid) · m_k`, where each
+//! monomial `m_k` is a product of work-group-uniform atoms (SSA values the lane map does not
+//! expand: kernel parameters, the work-group id, loop phis, …) and `T_k` gives, for every local
+//! invocation of the work-group, an integer coefficient.
+//!
+//! Arithmetic is modulo 2^width (wrapping): every coefficient is kept sign-extended from the
+//! value's bit width, so two polynomials of one width are equal exactly when they denote the
+//! same function of their atoms (for every invocation) modulo 2^width. Polynomials are kept
+//! small ([`MAX_TERMS`] terms of at most [`MAX_DEGREE`] atoms); an operation that would exceed
+//! that returns `None` and the caller treats the value as unknown (or, when it is uniform, as a
+//! new atom).
+
+use std::rc::Rc;
+
+use smallvec::SmallVec;
+use spvopt_ir::Id;
+
+/// Largest number of terms of a polynomial.
+pub const MAX_TERMS: usize = 8;
+/// Largest number of atoms in one monomial.
+pub const MAX_DEGREE: usize = 3;
+
+/// A product of atoms (sorted, with repetition); empty for the constant monomial `1`.
+pub type Mono = SmallVec<[Id; MAX_DEGREE]>;
+
+/// A coefficient: the same for every invocation, or one per invocation.
+#[derive(Clone, Debug)]
+pub enum Coef {
+    Same(i64),
+    Lanes(Rc<[i64]>),
+}
+
+impl Coef {
+    /// The coefficient of invocation `lane`.
+    pub fn at(&self, lane: usize) -> i64 {
+        match self {
+            Coef::Same(c) => *c,
+            Coef::Lanes(t) => t[lane],
+        }
+    }
+    /// Whether every invocation has the same coefficient.
+    pub fn is_same(&self) -> bool {
+        match self {
+            Coef::Same(_) => true,
+            Coef::Lanes(t) => t.iter().all(|&v| v == t[0]),
+        }
+    }
+    fn is_zero(&self) -> bool {
+        match self {
+            Coef::Same(c) => *c == 0,
+            Coef::Lanes(t) => t.iter().all(|&v| v == 0),
+        }
+    }
+    fn map2(&self, other: &Coef, lanes: usize, f: impl Fn(i64, i64) -> i64) -> Coef {
+        match (self, other) {
+            (Coef::Same(a), Coef::Same(b)) => Coef::Same(f(*a, *b)),
+            _ => Coef::Lanes((0..lanes).map(|l| f(self.at(l), other.at(l))).collect()),
+        }
+    }
+    fn map(&self, f: impl Fn(i64) -> i64) -> Coef {
+        match self {
+            Coef::Same(a) => Coef::Same(f(*a)),
+            Coef::Lanes(t) => Coef::Lanes(t.iter().map(|&v| f(v)).collect()),
+        }
+    }
+    /// Canonical form: a table whose entries are all equal becomes `Same`.
+    fn canonical(self) -> Coef {
+        match self {
+            Coef::Lanes(t) if t.iter().all(|&v| v == t[0]) => Coef::Same(t[0]),
+            c => c,
+        }
+    }
+}
+
+/// Sign-extends `v` from `width` bits.
+pub fn sext(v: i64, width: u32) -> i64 {
+    if width >= 64 {
+        v
+    } else {
+        let s = 64 - width;
+        (v << s) >> s
+    }
+}
+
+/// A polynomial (see the module documentation) of one bit width over `lanes` invocations.
+#[derive(Clone, Debug)]
+pub struct Poly {
+    pub width: u32,
+    pub lanes: usize,
+    /// Sorted by monomial, no zero coefficient.
+    terms: SmallVec<[(Mono, Coef); 3]>,
+}
+
+impl Poly {
+    /// The constant `c`.
+    pub fn constant(c: i64, width: u32, lanes: usize) -> Poly {
+        Poly::from_terms(width, lanes, vec![(Mono::new(), Coef::Same(c))])
+    }
+    /// The per-invocation table `t`.
+    pub fn table(t: Rc<[i64]>, width: u32) -> Poly {
+        let lanes = t.len();
+        Poly::from_terms(width, lanes, vec![(Mono::new(), Coef::Lanes(t))])
+    }
+    /// The atom `a` (coefficient 1).
+    pub fn atom(a: Id, width: u32, lanes: usize) -> Poly {
+        Poly::from_terms(width, lanes, vec![(smallvec::smallvec![a], Coef::Same(1))])
+    }
+
+    fn from_terms(width: u32, lanes: usize, terms: Vec<(Mono, Coef)>) -> Poly {
+        let mut p = Poly {
+            width,
+            lanes,
+            terms: SmallVec::new(),
+        };
+        for (m, c) in terms {
+            p.add_term(m, c);
+        }
+        p
+    }
+
+    fn add_term(&mut self, m: Mono, c: Coef) {
+        let w = self.width;
+        let lanes = self.lanes;
+        match self
+            .terms
+            .binary_search_by(|(k, _)| k.as_slice().cmp(m.as_slice()))
+        {
+            Ok(i) => {
+                let sum = self.terms[i]
+                    .1
+                    .map2(&c, lanes, |a, b| sext(a.wrapping_add(b), w))
+                    .canonical();
+                if sum.is_zero() {
+                    self.terms.remove(i);
+                } else {
+                    self.terms[i].1 = sum;
+                }
+            }
+            Err(i) => {
+                let c = c.map(|v| sext(v, w)).canonical();
+                if !c.is_zero() {
+                    self.terms.insert(i, (m, c));
+                }
+            }
+        }
+    }
+
+    /// The terms, sorted by monomial.
+    pub fn terms(&self) -> &[(Mono, Coef)] {
+        &self.terms
+    }
+
+    /// The coefficient of monomial `m` (zero when absent).
+    pub fn coef(&self, m: &[Id]) -> Coef {
+        self.terms
+            .iter()
+            .find(|(k, _)| k.as_slice() == m)
+            .map_or(Coef::Same(0), |(_, c)| c.clone())
+    }
+
+    /// The value when the polynomial has no atoms: one integer per invocation.
+    pub fn as_table(&self) -> Option<Coef> {
+        match self.terms.as_slice() {
+            [] => Some(Coef::Same(0)),
+            [(m, c)] if m.is_empty() => Some(c.clone()),
+            _ => None,
+        }
+    }
+
+    /// The constant when the polynomial is the same number for every invocation.
+    pub fn as_constant(&self) -> Option<i64> {
+        match self.as_table()? {
+            Coef::Same(c) => Some(c),
+            Coef::Lanes(_) => None,
+        }
+    }
+
+    /// Whether the value is the same for every invocation (every coefficient is).
+    pub fn is_lane_invariant(&self) -> bool {
+        self.terms.iter().all(|(_, c)| c.is_same())
+    }
+
+    /// Whether some term mentions atom `a`.
+    pub fn mentions(&self, a: Id) -> bool {
+        self.terms.iter().any(|(m, _)| m.contains(&a))
+    }
+
+    fn check(self) -> Option<Poly> {
+        (self.terms.len() <= MAX_TERMS).then_some(self)
+    }
+
+    /// `self + other` (same width).
+    pub fn add(&self, other: &Poly) -> Option<Poly> {
+        let mut p = self.clone();
+        for (m, c) in &other.terms {
+            p.add_term(m.clone(), c.clone());
+        }
+        p.check()
+    }
+
+    /// `self - other` (same width).
+    pub fn sub(&self, other: &Poly) -> Option<Poly> {
+        self.add(&other.scale(-1))
+    }
+
+    /// `k · self`.
+    pub fn scale(&self, k: i64) -> Poly {
+        let mut p = Poly {
+            width: self.width,
+            lanes: self.lanes,
+            terms: SmallVec::new(),
+        };
+        for (m, c) in &self.terms {
+            p.add_term(m.clone(), c.map(|v| v.wrapping_mul(k)));
+        }
+        p
+    }
+
+    /// `self · other` (same width).
+    pub fn mul(&self, other: &Poly) -> Option<Poly> {
+        let mut p = Poly {
+            width: self.width,
+            lanes: self.lanes,
+            terms: SmallVec::new(),
+        };
+        for (ma, ca) in &self.terms {
+            for (mb, cb) in &other.terms {
+                if ma.len() + mb.len() > MAX_DEGREE {
+                    return None;
+                }
+                let mut m: Mono = ma.iter().chain(mb.iter()).copied().collect();
+                m.sort_unstable();
+                p.add_term(m, ca.map2(cb, self.lanes, |a, b| a.wrapping_mul(b)));
+                if p.terms.len() > 2 * MAX_TERMS {
+                    return None;
+                }
+            }
+        }
+        p.check()
+    }
+
+    /// The same polynomial at another width: truncation (`to < width`), or the coefficients
+    /// reinterpreted at a larger width, which is exact only when the value provably does not
+    /// wrap; callers decide (see `LaneMap`'s conversions).
+    pub fn with_width(&self, to: u32) -> Poly {
+        let mut p = Poly {
+            width: to,
+            lanes: self.lanes,
+            terms: SmallVec::new(),
+        };
+        for (m, c) in &self.terms {
+            p.add_term(m.clone(), c.clone());
+        }
+        p
+    }
+
+    /// The largest power of two dividing every coefficient of every non-constant monomial
+    /// (its exponent, capped at the width); the symbolic part of the value is a multiple of it.
+    pub fn symbolic_trailing_zeros(&self) -> u32 {
+        self.symbolic_trailing_zeros_with(|_| 0)
+    }
+
+    /// [`Poly::symbolic_trailing_zeros`] where atom `a` is known to be a multiple of
+    /// `2^atom_tz(a)`.
+    pub fn symbolic_trailing_zeros_with(&self, atom_tz: impl Fn(Id) -> u32) -> u32 {
+        let mut tz = self.width;
+        for (m, c) in &self.terms {
+            if m.is_empty() {
+                continue;
+            }
+            let atoms: u32 = m.iter().map(|&a| atom_tz(a)).sum();
+            for l in 0..self.lanes {
+                tz = tz.min(c.at(l).trailing_zeros().saturating_add(atoms));
+                if let Coef::Same(_) = c {
+                    break;
+                }
+            }
+        }
+        tz
+    }
+
+    /// The exponent of the largest power of two dividing the value for every invocation and
+    /// every value of the atoms (capped at the width).
+    pub fn trailing_zeros_with(&self, atom_tz: impl Fn(Id) -> u32 + Copy) -> u32 {
+        let mut tz = self.symbolic_trailing_zeros_with(atom_tz);
+        let c = self.constant_part();
+        for l in 0..self.lanes {
+            tz = tz.min(c.at(l).trailing_zeros());
+            if let Coef::Same(_) = c {
+                break;
+            }
+        }
+        tz.min(self.width)
+    }
+
+    /// The constant monomial's coefficient (per invocation).
+    pub fn constant_part(&self) -> Coef {
+        self.coef(&[])
+    }
+
+    /// The polynomial with the constant monomial's coefficient replaced.
+    pub fn with_constant_part(&self, c: Coef) -> Poly {
+        let mut p = self.clone();
+        if let Ok(i) = p.terms.binary_search_by(|(k, _)| k.as_slice().cmp(&[])) {
+            p.terms.remove(i);
+        }
+        p.add_term(Mono::new(), c);
+        p
+    }
+
+    /// The value for one invocation, with its atoms given by `atom`.
+    pub fn eval(&self, lane: usize, atom: impl Fn(Id) -> i64) -> i64 {
+        let mut v: i64 = 0;
+        for (m, c) in &self.terms {
+            let mut t = c.at(lane);
+            for &a in m {
+                t = t.wrapping_mul(atom(a));
+            }
+            v = v.wrapping_add(t);
+        }
+        sext(v, self.width)
+    }
+
+    /// Whether the two polynomials are equal for every invocation.
+    pub fn same_as(&self, other: &Poly) -> bool {
+        self.width == other.width && self.sub(other).is_some_and(|d| d.terms.is_empty())
+    }
+
+    /// The polynomial of invocation `lane` alone, as a lane-invariant polynomial over the same
+    /// invocation count.
+    pub fn at_lane(&self, lane: usize) -> Poly {
+        let mut p = Poly {
+            width: self.width,
+            lanes: self.lanes,
+            terms: SmallVec::new(),
+        };
+        for (m, c) in &self.terms {
+            p.add_term(m.clone(), Coef::Same(c.at(lane)));
+        }
+        p
+    }
+
+    /// Composition with a permutation of invocations: the result's invocation `r` has this
+    /// polynomial's coefficients of invocation `from[r]`.
+    pub fn permuted(&self, from: &[usize]) -> Poly {
+        let mut p = Poly {
+            width: self.width,
+            lanes: from.len(),
+            terms: SmallVec::new(),
+        };
+        for (m, c) in &self.terms {
+            let c = match c {
+                Coef::Same(v) => Coef::Same(*v),
+                Coef::Lanes(t) => Coef::Lanes(from.iter().map(|&w| t[w]).collect()),
+            };
+            p.add_term(m.clone(), c);
+        }
+        p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u32) -> Id {
+        Id::new(n).unwrap()
+    }
+
+    #[test]
+    fn arithmetic_wraps_at_the_width() {
+        let lanes = 4;
+        let t: Rc<[i64]> = Rc::from(vec![0, 1, 2, 3]);
+        let x = Poly::table(t, 32);
+        let a = Poly::atom(id(7), 32, lanes);
+        let p = a.scale(128).add(&x).unwrap();
+        assert_eq!(p.symbolic_trailing_zeros(), 7);
+        assert_eq!(p.eval(3, |_| 2), 259);
+        let big = Poly::constant(i64::from(i32::MAX), 32, lanes);
+        let one = Poly::constant(1, 32, lanes);
+        assert_eq!(
+            big.add(&one).unwrap().as_constant(),
+            Some(i64::from(i32::MIN))
+        );
+        let sq = a.mul(&a).unwrap().mul(&p).unwrap();
+        assert_eq!(sq.terms().len(), 2);
+        assert!(sq.mul(&a).is_none(), "degree 4 is beyond MAX_DEGREE");
+        let d = p.sub(&p).unwrap();
+        assert!(d.terms().is_empty());
+        assert!(p.same_as(&x.add(&a.scale(128)).unwrap()));
+        assert!(!p.is_lane_invariant());
+        assert!(p.at_lane(2).is_lane_invariant());
+        let q = p.permuted(&[3, 2, 1, 0]);
+        assert_eq!(q.eval(0, |_| 0), 3);
+    }
+}

@@ -1,0 +1,299 @@
+//! Where the bytes of a value come from: follows one byte of an SSA value back through the
+//! instructions that only move data (bitcasts, vector shuffles, composite extract / insert /
+//! construct, copies) to the load that read it, a zero constant, an undefined value, or a
+//! masked load (`phi(load, 0)` after a branch on a condition, `select(c, load, 0)`: Triton's
+//! masked loads).
+//!
+//! The answer is the same for every invocation (the instructions are), so the caller traces
+//! once per byte and evaluates addresses per invocation with the lane map.
+
+use spirv::Op;
+use spvopt_analysis::cfg::{block_of_label, Cfg};
+use spvopt_analysis::decorations::Decorations;
+use spvopt_analysis::types::size_of;
+use spvopt_ir::{FuncId, Id, InstId, Module};
+
+/// The origin of one byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ByteSource {
+    /// Byte `byte` of the value `load` read.
+    Load { load: InstId, byte: u32 },
+    /// Byte `byte` of the value `load` read when `cond` is `polarity`, else 0.
+    Masked {
+        load: InstId,
+        byte: u32,
+        cond: Id,
+        polarity: bool,
+    },
+    /// A byte of a zero constant.
+    Zero,
+    /// A byte of an undefined value (any value is correct).
+    Undef,
+}
+
+/// Why a byte could not be traced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Untraceable(pub Id);
+
+/// The tracer of one function.
+pub struct Tracer<'a> {
+    pub m: &'a Module,
+    pub dec: &'a Decorations,
+    pub cfg: &'a Cfg,
+    pub func: FuncId,
+}
+
+/// Longest chain of data moves followed.
+const MAX_STEPS: usize = 256;
+
+impl Tracer<'_> {
+    fn size(&self, id: Id) -> Option<u32> {
+        let ty = self.m.type_of(id)?;
+        size_of(self.m, self.dec, ty).and_then(|s| u32::try_from(s).ok())
+    }
+
+    fn type_size(&self, ty: Id) -> Option<u32> {
+        size_of(self.m, self.dec, ty).and_then(|s| u32::try_from(s).ok())
+    }
+
+    /// The component type and count of a vector type.
+    fn vector(&self, ty: Id) -> Option<(Id, u32)> {
+        let t = self.m.def_inst(ty)?;
+        t.is(Op::TypeVector)
+            .then(|| Some((t.operand_id(0)?, t.operand_word(1)?)))
+            .flatten()
+    }
+
+    /// Where byte `byte` of `id` comes from.
+    pub fn trace(&self, mut id: Id, mut byte: u32) -> Result<ByteSource, Untraceable> {
+        let fail = |id| Err(Untraceable(id));
+        for _ in 0..MAX_STEPS {
+            let Some(d) = self.m.def(id) else {
+                return fail(id);
+            };
+            let inst = self.m.inst(d);
+            let Some(op) = inst.op() else { return fail(id) };
+            match op {
+                Op::Load => return Ok(ByteSource::Load { load: d, byte }),
+                Op::Undef => return Ok(ByteSource::Undef),
+                Op::ConstantNull => return Ok(ByteSource::Zero),
+                Op::Constant => {
+                    let words = inst.operands();
+                    let w = words.get(byte as usize / 4).copied().unwrap_or(0);
+                    return if (w >> (8 * (byte % 4))) & 0xff == 0 {
+                        Ok(ByteSource::Zero)
+                    } else {
+                        fail(id)
+                    };
+                }
+                Op::ConstantComposite => {
+                    let Some(ty) = inst.result_type() else {
+                        return fail(id);
+                    };
+                    let Some((comp, _)) = self.vector(ty) else {
+                        return fail(id);
+                    };
+                    let Some(cs) = self.type_size(comp) else {
+                        return fail(id);
+                    };
+                    let Some(part) = inst.operand_id((byte / cs) as usize) else {
+                        return fail(id);
+                    };
+                    id = part;
+                    byte %= cs;
+                }
+                Op::Bitcast | Op::CopyObject => {
+                    let Some(src) = inst.operand_id(0) else {
+                        return fail(id);
+                    };
+                    if self.size(src) != self.size(id) {
+                        return fail(id);
+                    }
+                    id = src;
+                }
+                Op::CompositeExtract => {
+                    let Some(src) = inst.operand_id(0) else {
+                        return fail(id);
+                    };
+                    let Some((comp, _)) = self.m.type_of(src).and_then(|t| self.vector(t)) else {
+                        return fail(id);
+                    };
+                    let (Some(cs), Some(k), None) = (
+                        self.type_size(comp),
+                        inst.operand_word(1),
+                        inst.operand_word(2),
+                    ) else {
+                        return fail(id);
+                    };
+                    byte += k * cs;
+                    id = src;
+                }
+                Op::CompositeInsert => {
+                    let (Some(obj), Some(comp), Some(k), None) = (
+                        inst.operand_id(0),
+                        inst.operand_id(1),
+                        inst.operand_word(2),
+                        inst.operand_word(3),
+                    ) else {
+                        return fail(id);
+                    };
+                    let Some(cs) = self.size(obj) else {
+                        return fail(id);
+                    };
+                    if byte / cs == k {
+                        id = obj;
+                        byte %= cs;
+                    } else {
+                        id = comp;
+                    }
+                }
+                Op::CompositeConstruct => {
+                    let mut at = 0;
+                    let mut next = None;
+                    for &w in inst.operands() {
+                        let Some(part) = Id::new(w) else {
+                            return fail(id);
+                        };
+                        let Some(s) = self.size(part) else {
+                            return fail(id);
+                        };
+                        if byte < at + s {
+                            next = Some((part, byte - at));
+                            break;
+                        }
+                        at += s;
+                    }
+                    let Some((part, b)) = next else {
+                        return fail(id);
+                    };
+                    id = part;
+                    byte = b;
+                }
+                Op::VectorShuffle => {
+                    let (Some(v1), Some(v2)) = (inst.operand_id(0), inst.operand_id(1)) else {
+                        return fail(id);
+                    };
+                    let Some(ty1) = self.m.type_of(v1) else {
+                        return fail(id);
+                    };
+                    let Some((comp, n1)) = self.vector(ty1) else {
+                        return fail(id);
+                    };
+                    let Some(cs) = self.type_size(comp) else {
+                        return fail(id);
+                    };
+                    let Some(sel) = inst.operand_word(2 + (byte / cs) as usize) else {
+                        return fail(id);
+                    };
+                    if sel == u32::MAX {
+                        return Ok(ByteSource::Undef);
+                    }
+                    byte %= cs;
+                    if sel < n1 {
+                        id = v1;
+                        byte += sel * cs;
+                    } else {
+                        id = v2;
+                        byte += (sel - n1) * cs;
+                    }
+                }
+                Op::Phi => return self.masked_phi(id, d, byte),
+                Op::Select => {
+                    let (Some(c), Some(a), Some(b)) =
+                        (inst.operand_id(0), inst.operand_id(1), inst.operand_id(2))
+                    else {
+                        return fail(id);
+                    };
+                    let (ta, tb) = (self.trace(a, byte)?, self.trace(b, byte)?);
+                    return match (ta, tb) {
+                        (ByteSource::Load { load, byte }, ByteSource::Zero) => {
+                            Ok(ByteSource::Masked {
+                                load,
+                                byte,
+                                cond: c,
+                                polarity: true,
+                            })
+                        }
+                        (ByteSource::Zero, ByteSource::Load { load, byte }) => {
+                            Ok(ByteSource::Masked {
+                                load,
+                                byte,
+                                cond: c,
+                                polarity: false,
+                            })
+                        }
+                        _ => fail(id),
+                    };
+                }
+                _ => return fail(id),
+            }
+        }
+        fail(id)
+    }
+
+    /// `phi(v_load from L, 0 from P)` where `P` ends with `br c, L, here` (or `br c, here, L`)
+    /// and `L` branches to here: the load's value when the branch went to `L`, else 0.
+    fn masked_phi(&self, id: Id, phi: InstId, byte: u32) -> Result<ByteSource, Untraceable> {
+        let fail = Err(Untraceable(id));
+        let inst = self.m.inst(phi);
+        let ops = inst.operands();
+        if ops.len() != 4 {
+            return fail;
+        }
+        let Some(here) = self.m.inst_block(phi) else {
+            return fail;
+        };
+        let mut loaded = None;
+        let mut zero_from = None;
+        for pair in ops.chunks(2) {
+            let (Some(v), Some(label)) = (Id::new(pair[0]), Id::new(pair[1])) else {
+                return fail;
+            };
+            let Some(b) = block_of_label(self.m, label, self.func) else {
+                return fail;
+            };
+            match self.trace(v, byte)? {
+                ByteSource::Zero => zero_from = Some(b),
+                src @ ByteSource::Load { .. } => loaded = Some((src, b)),
+                _ => return fail,
+            }
+        }
+        let (Some((ByteSource::Load { load, byte }, lb)), Some(p)) = (loaded, zero_from) else {
+            return fail;
+        };
+        // L's only predecessor is P, L ends in an unconditional branch here.
+        if self.cfg.preds(lb) != [p] || self.cfg.succs(lb) != [here] {
+            return fail;
+        }
+        let Some(t) = self.m.block_terminator(p) else {
+            return fail;
+        };
+        let term = self.m.inst(t);
+        if !term.is(Op::BranchConditional) {
+            return fail;
+        }
+        let (Some(c), Some(t1), Some(t2)) =
+            (term.operand_id(0), term.operand_id(1), term.operand_id(2))
+        else {
+            return fail;
+        };
+        let (l_label, h_label) = (self.m.block_label(lb), self.m.block_label(here));
+        let polarity = if t1 == l_label && t2 == h_label {
+            true
+        } else if t2 == l_label && t1 == h_label {
+            false
+        } else {
+            return fail;
+        };
+        if self.m.inst_block(load) != Some(lb) {
+            // The load must be the guarded one, not a value from before the branch.
+            return fail;
+        }
+        Ok(ByteSource::Masked {
+            load,
+            byte,
+            cond: c,
+            polarity,
+        })
+    }
+}
