@@ -96,7 +96,8 @@ fn convert(
                 .collect();
             return Err(format!(
                 "Subgroup-scope cooperative matrices need every kernel to declare one \
-                 SubgroupSize (found: {})",
+                 SubgroupSize (found: {}; --subgroup-size N declares one for kernels that \
+                 declare none)",
                 sizes.join(", ")
             ));
         }

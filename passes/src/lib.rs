@@ -15,6 +15,7 @@ pub mod builtin_names;
 mod cfg_edit;
 pub mod convert_tensor_addressing;
 pub mod dce;
+pub mod declare_subgroup_size;
 pub mod fuse_block_loads;
 pub mod insert_prefetches;
 pub mod legalize;

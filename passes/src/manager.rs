@@ -114,6 +114,28 @@ impl Pipeline {
         }
     }
 
+    /// Declares subgroup size `n` on the kernels that declare none before any other pass
+    /// (the CLIs' `--subgroup-size N`): puts `declare-subgroup-size` first, or sets the option
+    /// of the one the pipeline has.
+    pub fn declare_subgroup_size(&mut self, n: &str) -> Result<(), PassError> {
+        let key = crate::declare_subgroup_size::OPTION;
+        let options: PassOptions = vec![(key.to_string(), n.to_string())];
+        // Checks the value now, not at run time.
+        crate::declare_subgroup_size::DeclareSubgroupSize::from_options(&options)?;
+        if self
+            .steps
+            .iter()
+            .any(|s| s.info.name == "declare-subgroup-size")
+        {
+            self.set_option(key, n);
+        } else {
+            let info = registry::lookup("declare-subgroup-size")
+                .ok_or_else(|| PassError::UnknownPass("declare-subgroup-size".into()))?;
+            self.steps.insert(0, PipelineStep { info, options });
+        }
+        Ok(())
+    }
+
     /// Limits every step to `n` rewrites (CLI `--max-changes=N`); a step's own
     /// `max-changes` option is replaced.
     pub fn set_max_changes(&mut self, n: u64) {

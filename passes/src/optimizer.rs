@@ -59,7 +59,7 @@ impl Optimizer {
     /// An optimizer running `pipeline` for `target`. The pipeline is a pipeline string
     /// (`"strip-debug,dce"`, `"O,insert-prefetches(prefetch-distance=2)"`) or CLI-style flags
     /// separated by spaces (`"-O --insert-prefetches --prefetch-distance=2"`, `--max-changes=N`
-    /// as in `spv-opt`); an unknown pass
+    /// and `--subgroup-size=N` as in `spv-opt`); an unknown pass
     /// or option is an error here, not at run time. Validation of the input is off (as in
     /// drivers); see [`Optimizer::with_validation`].
     pub fn new(target: Target, pipeline: &str) -> Result<Optimizer, PassError> {
@@ -147,6 +147,7 @@ fn parse_flags_or_pipeline(text: &str) -> Result<Pipeline, PassError> {
     let mut p = Pipeline::new();
     let mut options: Vec<(&str, &str)> = Vec::new();
     let mut max_changes: Option<u64> = None;
+    let mut subgroup_size: Option<&str> = None;
     for flag in text.split_whitespace() {
         let bad = || PassError::BadPipeline {
             pipeline: text.to_string(),
@@ -164,6 +165,7 @@ fn parse_flags_or_pipeline(text: &str) -> Result<Pipeline, PassError> {
                     message: format!("{flag}: not a number of rewrites"),
                 })?)
             }
+            Some(("subgroup-size", v)) => subgroup_size = Some(v),
             Some((k, v)) => options.push((k, v)),
             None => p.push(body, Default::default())?,
         }
@@ -180,6 +182,9 @@ fn parse_flags_or_pipeline(text: &str) -> Result<Pipeline, PassError> {
             });
         }
         p.set_option(k, v);
+    }
+    if let Some(n) = subgroup_size {
+        p.declare_subgroup_size(n)?;
     }
     if let Some(n) = max_changes {
         p.set_max_changes(n);

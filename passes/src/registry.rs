@@ -3,6 +3,7 @@
 
 use crate::convert_tensor_addressing::ConvertTensorAddressing;
 use crate::dce::DeadCodeElimination;
+use crate::declare_subgroup_size::DeclareSubgroupSize;
 use crate::fuse_block_loads::FuseBlockLoads;
 use crate::insert_prefetches::InsertPrefetches;
 use crate::legalize::Legalize;
@@ -196,6 +197,20 @@ pub static REGISTRY: &[PassInfo] = &[
             no_options("lower-mma", o)?;
             Ok(Box::new(LowerMma))
         },
+    },
+    PassInfo {
+        name: "declare-subgroup-size",
+        description: "Declare SubgroupSize N (--subgroup-size N) on every kernel that declares \
+                      none, with the SubgroupDispatch capability; N must be one of --target's \
+                      subgroup sizes. For input whose size is chosen at dispatch, e.g. \
+                      cooperative-matrix kernels for convert-tensor-addressing. spv-opt \
+                      --subgroup-size N runs it first",
+        options: &[PassOptionInfo {
+            key: "subgroup-size",
+            description: "the subgroup size to declare (a power of two); none: change nothing",
+            default: "none",
+        }],
+        construct: |o| Ok(Box::new(DeclareSubgroupSize::from_options(o)?)),
     },
     PassInfo {
         name: "legalize",

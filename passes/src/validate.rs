@@ -81,30 +81,47 @@ impl Deviation {
         }
     }
 
-    /// The warning for the deviation (`None`: the module is valid, only our validator errs).
-    fn explain(self) -> Option<&'static str> {
-        Some(match self {
+    /// The deviation's warning text: what it is, why it is accepted, what removes it (`None`:
+    /// the module is valid, only our validator errs).
+    fn explain(self) -> Option<Explained> {
+        let (what, short, why, fix) = match self {
             Deviation::RepeatedCacheControls => return None,
-            Deviation::MisplacedFunctionVariables => {
-                "Function variables outside the entry block (accepted by Intel's drivers; \
-                 legalize moves them)"
-            }
-            Deviation::InvalidDebugInfo => {
-                "debug information does not validate (no effect on execution; strip-debug \
-                 removes it)"
-            }
-            Deviation::BlocksBeforeTheirDominators => {
-                "blocks laid out before their dominators (LLVM/SPIR-V translator output, \
-                 accepted by Intel's drivers; legalize reorders them)"
-            }
-            Deviation::DuplicateDecorations => {
-                "decorations repeated word for word (LLVM/SPIR-V translator output, no \
-                 meaning; legalize removes the repetitions)"
-            }
-            Deviation::UnlistedInterfaceVariables => {
-                "global variables used by an entry point but missing from its interface list \
-                 (LLVM/SPIR-V translator output for SPIR-V 1.4; legalize lists them)"
-            }
+            Deviation::MisplacedFunctionVariables => (
+                "Function variables outside the entry block",
+                "Function variables outside the entry block",
+                "accepted by Intel's drivers",
+                "legalize moves them",
+            ),
+            Deviation::InvalidDebugInfo => (
+                "debug information does not validate",
+                "invalid debug info",
+                "no effect on execution",
+                "strip-debug removes it",
+            ),
+            Deviation::BlocksBeforeTheirDominators => (
+                "blocks laid out before their dominators",
+                "blocks before their dominators",
+                "LLVM/SPIR-V translator output, accepted by Intel's drivers",
+                "legalize reorders them",
+            ),
+            Deviation::DuplicateDecorations => (
+                "decorations repeated word for word",
+                "repeated decorations",
+                "LLVM/SPIR-V translator output, no meaning",
+                "legalize removes the repetitions",
+            ),
+            Deviation::UnlistedInterfaceVariables => (
+                "global variables used by an entry point but missing from its interface list",
+                "interface variables not listed",
+                "LLVM/SPIR-V translator output for SPIR-V 1.4",
+                "legalize lists them",
+            ),
+        };
+        Some(Explained {
+            what,
+            short,
+            why,
+            fix,
         })
     }
 
@@ -215,9 +232,45 @@ impl Deviation {
     }
 }
 
+/// The texts of one deviation's warning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Explained {
+    what: &'static str,
+    short: &'static str,
+    why: &'static str,
+    fix: &'static str,
+}
+
+/// One deviation spirv-val rejects and the module is accepted with (a warning).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tolerated {
+    explained: Explained,
+    /// spirv-val's first message about it (with its location).
+    pub message: String,
+}
+
+impl Tolerated {
+    /// The whole warning: what, why it is accepted, what removes it, and spirv-val's message.
+    pub fn line(&self) -> String {
+        let e = &self.explained;
+        format!("{} ({}; {}): {}", e.what, e.why, e.fix, self.message)
+    }
+
+    /// A few words: what, and what removes it (`invalid debug info (strip-debug removes it)`);
+    /// the CLI joins a module's into one line and prints [`Tolerated::line`] with `-v`.
+    pub fn short(&self) -> String {
+        format!("{} ({})", self.explained.short, self.explained.fix)
+    }
+}
+
 /// Validates `m` for `env`. `Ok` carries one warning per tolerated deviation (with spirv-val's
 /// first message about it); `Err` is spirv-val's one-line message for the first real error.
 pub fn validate_module(m: &Module, env: TargetEnv) -> Result<Vec<String>, String> {
+    validate_tolerating(m, env).map(|t| t.iter().map(Tolerated::line).collect())
+}
+
+/// [`validate_module`] with each tolerated deviation as a value (long and short texts).
+pub fn validate_tolerating(m: &Module, env: TargetEnv) -> Result<Vec<Tolerated>, String> {
     let mut warnings = Vec::new();
     let mut copy: Option<Module> = None;
     let mut removed: Vec<Deviation> = Vec::new();
@@ -233,8 +286,8 @@ pub fn validate_module(m: &Module, env: TargetEnv) -> Result<Vec<String>, String
         if let Err(e) = d.check(m) {
             return Err(if e.is_empty() { message } else { e });
         }
-        if let Some(explain) = d.explain() {
-            warnings.push(format!("{explain}: {message}"));
+        if let Some(explained) = d.explain() {
+            warnings.push(Tolerated { explained, message });
         }
         removed.push(d);
         d.remove(copy.get_or_insert_with(|| m.clone()));

@@ -125,6 +125,45 @@ fn size3(v: Option<&Value>, what: &str) -> Result<[u64; 3], SimError> {
     Ok(r)
 }
 
+/// What a launch asks for, read before anything is allocated or generated: its number of
+/// work-groups and the bytes of its global buffers (a `buffer` file by its size on disk). The
+/// `spv-sim` CLI checks them against its `--max-work-groups` / `--max-buffer-bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footprint {
+    pub work_groups: u64,
+    pub buffer_bytes: u64,
+}
+
+/// The [`Footprint`] of launch JSON `text` (buffer files relative to `base_dir`); malformed
+/// launches are left to [`Launch::from_json`]'s errors (their footprint counts what is there).
+pub fn footprint(text: &str, base_dir: &Path) -> Result<Footprint, SimError> {
+    let v: Value = serde_json::from_str(text).map_err(|e| lerr(format!("launch JSON: {e}")))?;
+    let global = size3(v.get("global_size"), "global_size")?;
+    let local = size3(v.get("local_size"), "local_size")?;
+    let work_groups = (0..3).fold(1u64, |n, d| n.saturating_mul(global[d] / local[d]));
+    let mut buffer_bytes = 0u64;
+    for a in v
+        .get("args")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let n = if let Some(f) = a.get("buffer").and_then(Value::as_str) {
+            std::fs::metadata(base_dir.join(f)).map_or(0, |m| m.len())
+        } else {
+            ["buffer_zeros", "buffer_random"]
+                .iter()
+                .find_map(|k| a.get(*k).and_then(Value::as_u64))
+                .unwrap_or(0)
+        };
+        buffer_bytes = buffer_bytes.saturating_add(n);
+    }
+    Ok(Footprint {
+        work_groups,
+        buffer_bytes,
+    })
+}
+
 /// Encodes a scalar JSON value as `ty`.
 pub fn scalar_bytes(ty: &str, v: &Value) -> Result<Vec<u8>, SimError> {
     let bad = || lerr(format!("scalar value {v} does not fit {ty}"));

@@ -53,7 +53,7 @@ pub mod values;
 pub use error::SimError;
 pub use launch::{Arg, Launch};
 pub use machine::{Counters, OpCount, RunOutput};
-pub use run::run;
+pub use run::{run, run_with_progress};
 pub use traffic::{AccessCount, ClassTraffic, MemoryTraffic};
 
 /// Loads a module (binary SPIR-V bytes) and runs `launch` on it.

@@ -16,6 +16,16 @@ use crate::machine::*;
 
 /// Runs the kernel `launch.kernel` of module `m`.
 pub fn run(m: &spvopt_ir::Module, launch: &Launch) -> Result<RunOutput, SimError> {
+    run_with_progress(m, launch, &mut |_, _| {})
+}
+
+/// [`run`], calling `progress(done, total)` after each work-group (`total`: the launch's
+/// number of work-groups), e.g. for a progress bar.
+pub fn run_with_progress(
+    m: &spvopt_ir::Module,
+    launch: &Launch,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<RunOutput, SimError> {
     // entry point and subgroup size
     let probe = Program::decode(m, 16)?;
     let entry_id = probe
@@ -227,6 +237,7 @@ pub fn run(m: &spvopt_ir::Module, launch: &Launch) -> Result<RunOutput, SimError
         .collect();
 
     let entry_fs = entry.frame_size as usize;
+    let total_groups = num_groups[0] * num_groups[1] * num_groups[2];
     for gz in 0..num_groups[2] {
         for gy in 0..num_groups[1] {
             for gx in 0..num_groups[0] {
@@ -240,6 +251,7 @@ pub fn run(m: &spvopt_ir::Module, launch: &Launch) -> Result<RunOutput, SimError
                     }
                 }
                 mach.run_work_group(fi, entry_fs, &arg_values)?;
+                progress(mach.counters.work_groups, total_groups);
             }
         }
     }

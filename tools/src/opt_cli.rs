@@ -7,7 +7,7 @@ use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
 use spvopt_ir::Module;
 use spvopt_passes::messages::Names;
-use spvopt_passes::validate::validate_module;
+use spvopt_passes::validate::{validate_module, validate_tolerating};
 use spvopt_passes::{registry, run_pipeline, Hooks, Pipeline};
 
 use crate::io;
@@ -33,6 +33,9 @@ OPTIONS:
     -f, --force             write a binary to stdout even when stdout is a terminal
     --emit-text             write SPIR-V assembly text
     --target NAME           target device profile (see --list-targets); default generic
+    --subgroup-size N       declare SubgroupSize N on every kernel that declares none, before
+                            the passes (N one of --target's sizes; e.g. for cooperative-matrix
+                            kernels, which convert-tensor-addressing needs it for)
     --list-targets          list the target profiles
     --describe-target       print the whole profile of --target (or generic) and exit
     --target-env=ENV        SPIR-V environment for validation/assembly (spv1.4, opencl2.2, …);
@@ -45,6 +48,7 @@ OPTIONS:
     -v, --verbose           one line per pass on stderr: changed or not, instruction counts,
                             statistics (implicit raise/lower steps included)
     -q, --quiet             no warnings on stderr (errors are still printed, one line each)
+    --Werror                warnings are errors: printed as errors, exit 1, nothing written
     --print-changed         print, for every pass that changed the module, a unified diff of
                             the disassembly against the module before it, to stderr
     --time-report           print per-pass times and statistics to stderr
@@ -60,6 +64,9 @@ OPTIONS:
                             induction, uniformity, constants, alias) to stdout; writes nothing
     --format text|dot       with --print-analysis: the annotated listing (text, the default)
                             or a Graphviz graph of the blocks (dot: cfg, dominators, loops)
+    --completions SHELL     print a completion script for bash, zsh or fish (all flags, every
+                            pass and pass option), e.g. > ~/.local/share/bash-completion/completions/spv-opt
+    --man                   print the man page (roff): spv-opt --man | man -l -
     --help, --version
 ";
 
@@ -74,10 +81,12 @@ struct Args {
     force: bool,
     target: Option<String>,
     target_env: Option<String>,
+    subgroup_size: Option<String>,
     skip_validation: bool,
     validate_after_each: bool,
     verbose: bool,
     quiet: bool,
+    werror: bool,
     print_changed: bool,
     time_report: bool,
     print_all: bool,
@@ -129,6 +138,7 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
             "--validate-after-each" => a.validate_after_each = true,
             "-v" | "--verbose" => a.verbose = true,
             "-q" | "--quiet" => a.quiet = true,
+            "--Werror" => a.werror = true,
             "--print-changed" => a.print_changed = true,
             "--time-report" => a.time_report = true,
             "--print-all" => a.print_all = true,
@@ -141,6 +151,11 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                 &mut a.target_env,
                 "--target-env",
                 take_value(args, &mut i, "--target-env")?,
+            )?,
+            "--subgroup-size" => set_once(
+                &mut a.subgroup_size,
+                "--subgroup-size",
+                take_value(args, &mut i, "--subgroup-size")?,
             )?,
             "--stats" => set_once(
                 &mut a.stats,
@@ -169,6 +184,8 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                     set_once(&mut a.target, "--target", v.to_string())?;
                 } else if let Some(v) = arg.strip_prefix("--target-env=") {
                     set_once(&mut a.target_env, "--target-env", v.to_string())?;
+                } else if let Some(v) = arg.strip_prefix("--subgroup-size=") {
+                    set_once(&mut a.subgroup_size, "--subgroup-size", v.to_string())?;
                 } else if let Some(v) = arg.strip_prefix("--stats=") {
                     set_once(&mut a.stats, "--stats", v.to_string())?;
                 } else if let Some(v) = arg.strip_prefix("--passes=") {
@@ -275,12 +292,79 @@ pub fn list_passes() -> String {
 /// Runs spv-opt with `args` (without the program name). Returns the exit code; messages go to
 /// stderr, one line per error.
 pub fn run(args: &[String]) -> i32 {
+    if let Some(code) = crate::cli_doc::handle(args, tool_doc) {
+        return code;
+    }
     match run_inner(args) {
         Ok(()) => 0,
         Err(msg) => {
             eprintln!("spv-opt: error: {msg}");
             1
         }
+    }
+}
+
+/// spv-opt's flags for completions and the man page: [`USAGE`], and from the registry
+/// `--PASS` for every pass and `--KEY=VALUE` for every pass option.
+pub fn tool_doc() -> crate::cli_doc::Tool<'static> {
+    use crate::cli_doc::{Flag, Tool};
+    let mut extra = Vec::new();
+    for p in registry::REGISTRY {
+        extra.push(Flag {
+            names: vec![format!("--{}", p.name)],
+            value: None,
+            joined: false,
+            help: format!("pass: {}", p.description),
+        });
+        for o in p.options {
+            extra.push(Flag {
+                names: vec![format!("--{}", o.key)],
+                value: Some("VALUE".into()),
+                joined: true,
+                help: format!(
+                    "{} (option of {}; default {})",
+                    o.description, p.name, o.default
+                ),
+            });
+        }
+    }
+    Tool {
+        program: "spv-opt",
+        usage: USAGE,
+        extra,
+        subcommands: &[],
+        choices: vec![
+            (
+                "--target",
+                Target::all().into_iter().map(|t| t.name).collect(),
+            ),
+            ("--format", vec!["text".into(), "dot".into()]),
+            (
+                "--print-analysis",
+                spvopt_analysis::print::ANALYSIS_NAMES
+                    .map(String::from)
+                    .to_vec(),
+            ),
+            (
+                "--completions",
+                vec!["bash".into(), "zsh".into(), "fish".into()],
+            ),
+        ],
+        sections: vec![
+            ("passes", list_passes()),
+            (
+                "exit status",
+                "0 success; 1 error (one line on stderr, nothing written; --check-env: a \
+                 violation found)"
+                    .into(),
+            ),
+            (
+                "see also",
+                "README.md and docs/guide.md in the spv-opt repository; spv-sim(1), spv-ab(1), \
+                 spv-bench(1)"
+                    .into(),
+            ),
+        ],
     }
 }
 
@@ -402,6 +486,11 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         }
         pipeline.set_option(k, v);
     }
+    if let Some(n) = &a.subgroup_size {
+        pipeline
+            .declare_subgroup_size(n)
+            .map_err(|e| format!("--subgroup-size {n}: {e}"))?;
+    }
     if let Some(n) = a.max_changes {
         pipeline.set_max_changes(n);
     }
@@ -414,13 +503,28 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     // Whether the module before the pass being validated was valid: a pass is blamed for an
     // invalid output only then (an error already in the input is reported once, not blamed).
     let mut input_valid = true;
+    let mut warnings = Warnings {
+        quiet: a.quiet,
+        werror: a.werror,
+        count: 0,
+    };
     if !a.skip_validation || a.validate_after_each {
-        match validate_module(&module, val_env) {
-            Ok(warnings) => {
-                for w in warnings.iter().filter(|_| !a.quiet) {
-                    eprintln!("spv-opt: warning: {input}: {}", names.annotate(w));
+        match validate_tolerating(&module, val_env) {
+            Ok(tolerated) if a.verbose => {
+                for t in &tolerated {
+                    warnings.emit(&format!("{input}: {}", names.annotate(&t.line())));
                 }
             }
+            Ok(tolerated) if !tolerated.is_empty() => {
+                // One line for all (each in a few words); -v prints spirv-val's messages.
+                let list: Vec<String> = tolerated.iter().map(|t| t.short()).collect();
+                warnings.emit(&format!(
+                    "{input}: spirv-val rejects, Intel's drivers accept: {} (-v: spirv-val's \
+                     messages)",
+                    list.join("; ")
+                ));
+            }
+            Ok(_) => {}
             Err(e) if !a.skip_validation => {
                 return Err(format!(
                     "{input}: input does not validate: {} (--skip-validation to optimize it \
@@ -430,16 +534,14 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
             }
             Err(e) => {
                 input_valid = false;
-                if !a.quiet {
-                    eprintln!(
-                        "spv-opt: warning: {input}: input does not validate ({}); passes are not \
-                     blamed for it",
-                        names.annotate(&e)
-                    );
-                }
+                warnings.emit(&format!(
+                    "{input}: input does not validate ({}); passes are not blamed for it",
+                    names.annotate(&e)
+                ));
             }
         }
     }
+    warnings.stop_if_errors()?;
     let previous_valid = Cell::new(input_valid);
     let validate = |m: &Module| match validate_module(m, val_env) {
         Ok(_) => {
@@ -505,9 +607,10 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
             eprintln!("spv-opt: {}", names.annotate(&p.summary()));
         }
     }
-    for g in report.warning_groups().iter().filter(|_| !a.quiet) {
-        eprintln!("spv-opt: warning: {}", names.annotate(&g.line()));
+    for g in report.warning_groups() {
+        warnings.emit(&names.annotate(&g.line()));
     }
+    warnings.stop_if_errors()?;
     if a.validate_after_each {
         validate(&module).map_err(|e| format!("output does not validate: {e}"))?;
     }
@@ -530,6 +633,36 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         io::write_output_atomically(stats_path, s.as_bytes())?;
     }
     io::write_output_atomically(&output, &data)
+}
+
+/// Where warnings go: stderr as `spv-opt: warning: …` (none with `-q`), or with `--Werror`
+/// as errors that stop the run before anything is written.
+struct Warnings {
+    quiet: bool,
+    werror: bool,
+    count: usize,
+}
+
+impl Warnings {
+    fn emit(&mut self, line: &str) {
+        self.count += 1;
+        if self.werror {
+            eprintln!("spv-opt: error: {line} [--Werror]");
+        } else if !self.quiet {
+            eprintln!("spv-opt: warning: {line}");
+        }
+    }
+
+    /// With `--Werror` and a warning so far: the error that ends the run.
+    fn stop_if_errors(&self) -> Result<(), String> {
+        match (self.werror, self.count) {
+            (false, _) | (true, 0) => Ok(()),
+            (true, 1) => Err("1 warning treated as an error (--Werror): nothing written".into()),
+            (true, n) => Err(format!(
+                "{n} warnings treated as errors (--Werror): nothing written"
+            )),
+        }
+    }
 }
 
 /// The input's `OpName`s for messages, built on first use from the input bytes (which stay

@@ -33,10 +33,25 @@ usage: spv-sim run MODULE --launch L.json --out DIR [--counters C.json] [--summa
        spv-sim bench MODULE --launch L.json [--reps N]
        spv-sim --help | --version
 
-Every command also takes --block-layout hardware|spec; `spv-sim COMMAND --help` for details.
-Launch format: sim/README.md. Exit status: 0 success (compare: identical or within the
-tolerance), 1 compare found a difference, 2 error (one line on stderr).
+Every command also takes:
+    --block-layout hardware|spec   how 2D block IO deals rows wider than subgroup-size dwords
+                                   (overrides the launch's \"block_layout\")
+    --subgroup-size N              the subgroup size of a kernel that declares none (overrides
+                                   the launch's \"subgroup_size\"; default 16)
+    --max-work-groups N            refuse a launch of more than N work-groups (default 4096;
+                                   0: no limit): the simulator runs them one after another
+    --max-buffer-bytes N           refuse a launch whose global buffers hold more than N bytes
+                                   together (default 1G; suffixes K, M, G; 0: no limit)
+A run longer than a second shows a progress bar on stderr when stderr is a terminal.
+`spv-sim COMMAND --help` for details. Launch format: sim/README.md. Exit status: 0 success
+(compare: identical or within the tolerance), 1 compare found a difference, 2 error (one line
+on stderr).
 ";
+
+/// Default `--max-work-groups`: about four minutes of the corpus GEMM's work-groups.
+const DEFAULT_MAX_WORK_GROUPS: u64 = 4096;
+/// Default `--max-buffer-bytes`: 1 GiB.
+const DEFAULT_MAX_BUFFER_BYTES: u64 = 1 << 30;
 
 /// The options any command takes, for "did you mean".
 const OPTIONS: &[&str] = &[
@@ -48,6 +63,9 @@ const OPTIONS: &[&str] = &[
     "--ulp",
     "--reps",
     "--block-layout",
+    "--subgroup-size",
+    "--max-work-groups",
+    "--max-buffer-bytes",
     "--help",
 ];
 
@@ -104,6 +122,9 @@ struct Opts {
     ulp: Option<u64>,
     reps: usize,
     block_layout: Option<spvopt_sim::block_io_2d::BlockLayout>,
+    subgroup_size: Option<u32>,
+    max_work_groups: u64,
+    max_buffer_bytes: u64,
     help: bool,
 }
 
@@ -118,6 +139,9 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         ulp: None,
         reps: 1,
         block_layout: None,
+        subgroup_size: None,
+        max_work_groups: DEFAULT_MAX_WORK_GROUPS,
+        max_buffer_bytes: DEFAULT_MAX_BUFFER_BYTES,
         help: false,
     };
     let mut it = args.iter();
@@ -146,6 +170,27 @@ fn parse(args: &[String]) -> Result<Opts, String> {
                     || format!("--block-layout must be `hardware` or `spec`, not `{v}`"),
                 )?)
             }
+            "--subgroup-size" => {
+                let v = val("--subgroup-size")?;
+                o.subgroup_size = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|n: &u32| (1..=64).contains(n))
+                        .ok_or_else(|| format!("--subgroup-size {v}: expected 1 to 64"))?,
+                )
+            }
+            "--max-work-groups" => {
+                let v = val("--max-work-groups")?;
+                o.max_work_groups = v
+                    .parse()
+                    .map_err(|_| format!("--max-work-groups {v}: expected a number"))?
+            }
+            "--max-buffer-bytes" => {
+                let v = val("--max-buffer-bytes")?;
+                o.max_buffer_bytes = parse_bytes(&v).ok_or_else(|| {
+                    format!("--max-buffer-bytes {v}: expected a number of bytes (K, M, G allowed)")
+                })?
+            }
             "--reps" => {
                 o.reps = val("--reps")?
                     .parse()
@@ -162,6 +207,17 @@ fn parse(args: &[String]) -> Result<Opts, String> {
         }
     }
     Ok(o)
+}
+
+/// `1073741824`, `1024K`, `256M`, `1G` (binary multiples).
+fn parse_bytes(v: &str) -> Option<u64> {
+    let (digits, unit) = match v.char_indices().last()? {
+        (i, 'k' | 'K') => (&v[..i], 1u64 << 10),
+        (i, 'm' | 'M') => (&v[..i], 1 << 20),
+        (i, 'g' | 'G') => (&v[..i], 1 << 30),
+        _ => (v, 1),
+    };
+    digits.parse::<u64>().ok()?.checked_mul(unit)
 }
 
 /// Loads a module from a binary or `.spvasm` file.
@@ -185,15 +241,74 @@ pub fn load_module(path: &str) -> Result<spvopt_ir::Module, String> {
 
 fn simulate(module: &str, launch: &Launch) -> Result<(spvopt_ir::Module, RunOutput), String> {
     let m = load_module(module)?;
-    let r = spvopt_sim::run(&m, launch).map_err(|e| format!("{module}: {e}"))?;
+    let r = run_showing_progress(&m, launch, module)?;
     Ok((m, r))
+}
+
+/// Runs the simulator; on a terminal, a run longer than a second shows a progress bar of
+/// work-groups on stderr (cleared at the end). Not on a terminal: nothing is printed.
+fn run_showing_progress(
+    m: &spvopt_ir::Module,
+    launch: &Launch,
+    module: &str,
+) -> Result<RunOutput, String> {
+    use std::io::IsTerminal;
+    let start = Instant::now();
+    let tty = std::io::stderr().is_terminal();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut progress = |done: u64, total: u64| {
+        if !tty || done >= total {
+            return;
+        }
+        if bar.is_none() && start.elapsed().as_secs() >= 1 {
+            let b = indicatif::ProgressBar::new(total);
+            b.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{msg} {bar:30} {pos}/{len} work-groups {elapsed} (about {eta} left)",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            b.set_message(module.to_string());
+            bar = Some(b);
+        }
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+    };
+    let r = spvopt_sim::run_with_progress(m, launch, &mut progress);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    r.map_err(|e| format!("{module}: {e}"))
 }
 
 fn launch_of(o: &Opts) -> Result<Launch, String> {
     let l = o.launch.as_ref().ok_or("--launch L.json is required")?;
-    let mut launch = Launch::from_file(Path::new(l)).map_err(|e| e.to_string())?;
+    let path = Path::new(l);
+    // The limits are checked before any buffer is read, generated or allocated.
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{l}: {e}"))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let f = spvopt_sim::launch::footprint(&text, base).map_err(|e| format!("{l}: {e}"))?;
+    if o.max_work_groups > 0 && f.work_groups > o.max_work_groups {
+        return Err(format!(
+            "{l}: {} work-groups, more than --max-work-groups {} (the simulator runs them one \
+             after another; give a larger --max-work-groups, or 0 for no limit)",
+            f.work_groups, o.max_work_groups
+        ));
+    }
+    if o.max_buffer_bytes > 0 && f.buffer_bytes > o.max_buffer_bytes {
+        return Err(format!(
+            "{l}: global buffers of {} bytes together, more than --max-buffer-bytes {} (give a \
+             larger --max-buffer-bytes, or 0 for no limit)",
+            f.buffer_bytes, o.max_buffer_bytes
+        ));
+    }
+    let mut launch = Launch::from_json(&text, base).map_err(|e| e.to_string())?;
     if let Some(b) = o.block_layout {
         launch.block_layout = b;
+    }
+    if let Some(n) = o.subgroup_size {
+        launch.subgroup_size = Some(n);
     }
     Ok(launch)
 }
@@ -521,7 +636,7 @@ fn cmd_bench(o: &Opts) -> Result<i32, String> {
     let mut instructions = 0;
     for _ in 0..o.reps.max(1) {
         let t = Instant::now();
-        let r = spvopt_sim::run(&m, &launch).map_err(|e| format!("{module}: {e}"))?;
+        let r = run_showing_progress(&m, &launch, module)?;
         best = best.min(t.elapsed().as_secs_f64());
         instructions = r.counters.instructions;
     }

@@ -331,3 +331,49 @@ fn usage_errors_exit_2_with_one_line() {
         .unwrap();
     assert!(o.status.success());
 }
+
+/// `--subgroup-size N` (issue 29 item 8): a cooperative-matrix kernel that declares no
+/// subgroup size fails `-O` without it; with it the original, A and B all declare N and are
+/// proven equivalent on the simulator.
+#[test]
+fn subgroup_size_declares_one_on_kernels_without() {
+    let case = corpus("tensor-hw/bt_a_interior");
+    let dir = tempfile::Builder::new()
+        .prefix("spvopt-ab-sg-")
+        .tempdir()
+        .unwrap();
+    for f in std::fs::read_dir(&case).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+    }
+    let kernel = dir.path().join("kernel.spvasm");
+    let src = std::fs::read_to_string(&kernel).unwrap();
+    let declared = "OpExecutionMode %main SubgroupSize 16\n";
+    assert!(src.contains(declared));
+    std::fs::write(&kernel, src.replacen(declared, "", 1)).unwrap();
+    let opts = |sg: Option<&str>| Options {
+        a: "-O".into(),
+        b: "-O,dce".into(),
+        target: Some("pvc".into()),
+        launch: Some(dir.path().join("launch.json")),
+        kernels: vec![kernel.clone()],
+        jobs: Some(1),
+        quiet: true,
+        subgroup_size: sg.map(String::from),
+        ..Options::default()
+    };
+    let report = ab::compare(&opts(None)).unwrap();
+    assert!(
+        matches!(&report.kernels[0].verdict, Verdict::Error(e) if e.contains("SubgroupSize")),
+        "{:?}",
+        report.kernels[0].verdict
+    );
+    let report = ab::compare(&opts(Some("16"))).unwrap();
+    assert!(
+        matches!(report.kernels[0].verdict, Verdict::Equivalent),
+        "{:?}",
+        report.kernels[0].verdict
+    );
+    let e = ab::compare(&opts(Some("8"))).err().unwrap();
+    assert!(e.contains("not one of target pvc's"), "{e}");
+}

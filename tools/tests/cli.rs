@@ -580,3 +580,218 @@ fn check_env_reports_violations_with_locations() {
     let o = spv_opt().arg("--check-env").arg(&ok).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// `--subgroup-size N` declares a size on kernels that declare none, so the shipped
+/// tensor-addressing kernels (issue 29 item 8) optimize; it is refused twice or when the
+/// target lacks it, and -v reports the step.
+#[test]
+fn subgroup_size_lets_tensor_kernels_without_one_optimize() {
+    let d = tmpdir("sg");
+    let k = corpus("tensor/kernel_k1_tile_copy_crossworkgroup.spv");
+    let out = d.join("out.spv");
+    let run = |extra: &[&str]| {
+        spv_opt()
+            .args(["-O", "--target", "pvc", "--skip-validation"])
+            .args(extra)
+            .arg(&k)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--subgroup-size N"), "{}", stderr(&o));
+    assert!(!out.exists());
+    for form in [&["--subgroup-size", "16"][..], &["--subgroup-size=16"]] {
+        let o = run(&[form, &["-v"]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let first = stderr(&o).lines().next().unwrap_or("").to_string();
+        assert!(
+            first.starts_with("spv-opt: declare-subgroup-size: changed")
+                && first.contains("kernels_declared: 1"),
+            "{first}"
+        );
+        let dis = spv_opt()
+            .args(["--emit-text", "-o", "-"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&dis.stdout);
+        assert!(text.contains("SubgroupSize 16"), "{text}");
+        std::fs::remove_file(&out).unwrap();
+    }
+    for (extra, expect) in [
+        (
+            &["--subgroup-size", "8"][..],
+            "not one of target pvc's (16, 32)",
+        ),
+        (
+            &["--subgroup-size", "16", "--subgroup-size=32"],
+            "given twice",
+        ),
+        (&["--subgroup-size", "x"], "power of two"),
+    ] {
+        let o = run(extra);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}");
+        let e = stderr(&o);
+        assert!(
+            e.contains(expect) && e.lines().count() == 1,
+            "{extra:?}: {e}"
+        );
+        assert!(!out.exists());
+    }
+}
+
+/// The validator's two warnings on every Triton kernel are one short line (each in a few
+/// words); -v gives spirv-val's messages; --Werror makes warnings errors: exit 1, nothing
+/// written (also with -q).
+#[test]
+fn triton_warnings_are_one_short_line_and_werror_stops() {
+    let d = tmpdir("werror");
+    let gemm = corpus("triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv");
+    let out = d.join("out.spv");
+    let run = |extra: &[&str]| {
+        spv_opt()
+            .args(["-O", "--target", "pvc"])
+            .args(extra)
+            .arg(&gemm)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[]);
+    assert!(o.status.success());
+    let e = stderr(&o);
+    let warnings: Vec<&str> = e.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{e}");
+    assert!(
+        warnings[0].contains("Function variables outside the entry block (legalize moves them)")
+            && warnings[0].contains("invalid debug info (strip-debug removes it)")
+            && warnings[0].len() - gemm.display().to_string().len() < 220,
+        "{} characters: {}",
+        warnings[0].len(),
+        warnings[0]
+    );
+    let o = run(&["-v"]);
+    let e = stderr(&o);
+    assert!(
+        e.contains("All OpVariable instructions in a function must be the first"),
+        "{e}"
+    );
+    std::fs::remove_file(&out).unwrap();
+    for extra in [&["--Werror"][..], &["--Werror", "-q"]] {
+        let o = run(extra);
+        assert_eq!(o.status.code(), Some(1), "{extra:?}");
+        let e = stderr(&o);
+        assert!(
+            e.lines().all(|l| l.starts_with("spv-opt: error: "))
+                && e.contains("[--Werror]")
+                && e.contains("treated as an error (--Werror): nothing written"),
+            "{e}"
+        );
+        assert!(!out.exists(), "{extra:?} wrote the output");
+    }
+    // A module without warnings passes --Werror.
+    let small = d.join("small.spvasm");
+    std::fs::write(&small, SMALL).unwrap();
+    let o = spv_opt()
+        .args(["--Werror", "--dce", "-o"])
+        .arg(&out)
+        .arg(&small)
+        .output()
+        .unwrap();
+    assert!(o.status.success() && out.exists(), "{}", stderr(&o));
+}
+
+/// Completions and the man page come from the usage text and the pass registry: every flag of
+/// --help and every pass is in each; a shell we do not know is a one-line error.
+#[test]
+fn completions_and_man_page_are_generated_from_the_flag_table() {
+    let help =
+        String::from_utf8_lossy(&spv_opt().arg("--help").output().unwrap().stdout).into_owned();
+    let passes = [
+        "--dce",
+        "--convert-tensor-addressing",
+        "--declare-subgroup-size",
+    ];
+    for shell in ["bash", "zsh", "fish"] {
+        let o = spv_opt().args(["--completions", shell]).output().unwrap();
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let s = String::from_utf8_lossy(&o.stdout);
+        for flag in [
+            "--target",
+            "--subgroup-size",
+            "--Werror",
+            "--stats",
+            "--man",
+        ] {
+            assert!(help.contains(flag), "{flag} not in --help");
+            let name = if shell == "fish" {
+                format!("-l {}", &flag[2..])
+            } else {
+                flag.to_string()
+            };
+            assert!(s.contains(&name), "{shell}: {flag} missing");
+        }
+        for p in passes {
+            let name = if shell == "fish" {
+                format!("-l {}", &p[2..])
+            } else {
+                p.to_string()
+            };
+            assert!(s.contains(&name), "{shell}: {p} missing");
+        }
+        assert!(s.contains("pvc") && s.contains("dg2"), "{shell}: targets");
+    }
+    if std::path::Path::new("/bin/bash").exists() {
+        let script = spv_opt()
+            .args(["--completions", "bash"])
+            .output()
+            .unwrap()
+            .stdout;
+        let d = tmpdir("completion");
+        std::fs::write(d.join("c.bash"), &script).unwrap();
+        let o = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "source {}/c.bash; COMP_WORDS=(spv-opt --targ); COMP_CWORD=1; _spv_opt; \
+                 echo \"${{COMPREPLY[@]}}\"; COMP_WORDS=(spv-opt --target d); COMP_CWORD=2; \
+                 _spv_opt; echo \"${{COMPREPLY[@]}}\"",
+                d.display()
+            ))
+            .output()
+            .unwrap();
+        let s = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            s.contains("--target ") && s.contains("--target-env="),
+            "{s}{}",
+            stderr(&o)
+        );
+        assert!(s.lines().nth(1) == Some("dg2"), "{s}");
+    }
+    let o = spv_opt().arg("--man").output().unwrap();
+    assert!(o.status.success());
+    let man = String::from_utf8_lossy(&o.stdout);
+    assert!(man.starts_with(".TH SPV-OPT 1"), "{man}");
+    for section in [
+        ".SH NAME",
+        ".SH SYNOPSIS",
+        ".SH OPTIONS",
+        ".SH PASSES",
+        ".SH EXIT STATUS",
+    ] {
+        assert!(man.contains(section), "{section}");
+    }
+    assert!(
+        man.contains("\\-\\-subgroup\\-size") && man.contains("\\-\\-declare\\-subgroup\\-size")
+    );
+    let o = spv_opt().args(["--completions", "bsh"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("did you mean \"bash\"") && e.lines().count() == 1,
+        "{e}"
+    );
+}

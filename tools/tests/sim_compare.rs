@@ -266,3 +266,91 @@ fn errors_exit_2_with_one_line() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("shape"), "{e}");
 }
+
+/// Limits (issue 29 item 9): a launch of more work-groups or buffer bytes than
+/// `--max-work-groups` / `--max-buffer-bytes` (defaults 4096 and 1G) is refused in one line
+/// before anything is allocated or run; 0 lifts a limit. Not on a terminal, no progress bar is
+/// drawn (stderr stays empty). `--subgroup-size N` is the size of a kernel that declares none.
+#[test]
+fn limits_refuse_big_launches_and_subgroup_size_applies() {
+    let c = Case::new("limits", "1", "%float", "{}");
+    let launch = |global: u64, args: &str| {
+        std::fs::write(
+            c.dir.join("l.json"),
+            format!(
+                "{{\"kernel\": \"fill\", \"global_size\": [{global}, 1, 1], \"local_size\": [8, 1, \
+                 1], \"args\": [{args}]}}"
+            ),
+        )
+        .unwrap();
+    };
+    let run = |extra: &[&str]| {
+        spv_sim()
+            .arg("run")
+            .arg(c.dir.join("a.spvasm"))
+            .arg("--launch")
+            .arg(c.dir.join("l.json"))
+            .arg("--out")
+            .arg(c.dir.join("out"))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let err = |o: &Output| String::from_utf8_lossy(&o.stderr).into_owned();
+    // 5000 work-groups: above the default limit; fine with --max-work-groups 0.
+    launch(
+        8 * 5000,
+        r#"{"buffer_zeros": 160000}, {"buffer_zeros": 16}"#,
+    );
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = err(&o);
+    assert!(
+        e.contains("5000 work-groups, more than --max-work-groups 4096") && e.lines().count() == 1,
+        "{e}"
+    );
+    assert!(!c.dir.join("out").exists());
+    let o = run(&["--max-work-groups", "0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    assert_eq!(
+        err(&o),
+        "",
+        "no progress output when stderr is not a terminal"
+    );
+    // 4 GiB of buffers: refused at once (nothing allocated); a small limit with suffix.
+    launch(8, r#"{"buffer_zeros": 4294967296}, {"buffer_zeros": 16}"#);
+    let t = std::time::Instant::now();
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(t.elapsed().as_secs() < 5);
+    let e = err(&o);
+    assert!(
+        e.contains("4294967312 bytes together, more than --max-buffer-bytes 1073741824"),
+        "{e}"
+    );
+    launch(8, r#"{"buffer_zeros": 2048}, {"buffer_zeros": 16}"#);
+    let o = run(&["--max-buffer-bytes", "2K"]);
+    assert!(
+        err(&o).contains("more than --max-buffer-bytes 2048"),
+        "{}",
+        err(&o)
+    );
+    let o = run(&["--max-buffer-bytes", "3K"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let o = run(&["--max-buffer-bytes", "lots"]);
+    assert_eq!(o.status.code(), Some(2));
+    // The kernel declares no SubgroupSize: 8 invocations are 2 subgroups of 4.
+    let subgroups = |extra: &[&str]| {
+        let o = run(&[extra, &["--summary"]].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+        out(&o)
+            .lines()
+            .find(|l| l.starts_with("subgroups"))
+            .map(|l| l.split_whitespace().last().unwrap().to_string())
+            .unwrap()
+    };
+    assert_eq!(subgroups(&["--subgroup-size", "4"]), "2");
+    assert_eq!(subgroups(&["--subgroup-size", "8"]), "1");
+    let o = run(&["--subgroup-size", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+}

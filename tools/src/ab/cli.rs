@@ -20,6 +20,8 @@ PIPELINE is a pipeline string as in spv-opt --passes (\"-O\" or \"O\" for -O), e
 
 OPTIONS:
     --target NAME       target device profile (default generic)
+    --subgroup-size N   declare SubgroupSize N on every kernel that declares none, before
+                        anything runs (as spv-opt --subgroup-size; the original too)
     --launch L.json     the launch for every kernel
     --launches DIR      where NAME.launch.json files are
     --json FILE         write the whole report as JSON (`-` for stdout)
@@ -80,6 +82,8 @@ pub struct Options {
     /// `--device-max-bytes`: modules above this size are not run on the device.
     pub device_max_bytes: Option<usize>,
     pub python: Option<String>,
+    /// `--subgroup-size N`: declared on kernels that declare none.
+    pub subgroup_size: Option<String>,
 }
 
 impl Default for Options {
@@ -103,6 +107,7 @@ impl Default for Options {
             device_ulp: 0,
             device_max_bytes: None,
             python: None,
+            subgroup_size: None,
         }
     }
 }
@@ -163,6 +168,7 @@ pub fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
             "--device-max-bytes" => o.device_max_bytes = Some(number(flag, &value(&mut i)?)?),
             "--python" => o.python = Some(value(&mut i)?),
             "--ulp" => o.ulp = number(flag, &value(&mut i)?)?,
+            "--subgroup-size" => o.subgroup_size = Some(value(&mut i)?),
             _ if arg.starts_with('-') && arg.len() > 1 => {
                 let flags = crate::opt_cli::usage_flags(USAGE);
                 return Err(format!(

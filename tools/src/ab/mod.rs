@@ -215,6 +215,17 @@ pub fn load_kernel(path: &Path) -> Result<Module, String> {
     spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{name}: {e}"))
 }
 
+/// `m` with `--subgroup-size N` declared on its kernels that declare none (`m` without it).
+fn declare_subgroup_size(m: Module, opts: &Options, target: &Target) -> Result<Module, String> {
+    let Some(n) = &opts.subgroup_size else {
+        return Ok(m);
+    };
+    let mut p = Pipeline::new();
+    p.declare_subgroup_size(n)
+        .map_err(|e| format!("--subgroup-size {n}: {e}"))?;
+    optimize(&m, &p, target)
+}
+
 /// Runs `pipeline` on a copy of `m`.
 pub fn optimize(m: &Module, pipeline: &Pipeline, target: &Target) -> Result<Module, String> {
     let mut out = m.clone();
@@ -331,7 +342,7 @@ pub fn evaluate_kernel(
         elems: Vec::new(),
     };
     let report = &mut ev.report;
-    let original = match load_kernel(path) {
+    let original = match load_kernel(path).and_then(|m| declare_subgroup_size(m, opts, target)) {
         Ok(m) => m,
         Err(e) => {
             report.verdict = Verdict::Error(e);
@@ -455,6 +466,10 @@ pub fn compare(opts: &Options) -> Result<Report, String> {
         Some(t) => Target::by_name(t).map_err(|e| e.to_string())?,
         None => Target::default(),
     };
+    if opts.subgroup_size.is_some() {
+        // A bad value (or one the target lacks) is a usage error, not an error per kernel.
+        declare_subgroup_size(Module::new(0x0001_0400), opts, &target)?;
+    }
     let kernels = find_kernels(&opts.kernels)?;
     if kernels.is_empty() {
         return Err("no kernels (.spv / .spvasm) found".into());
