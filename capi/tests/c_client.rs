@@ -1,7 +1,10 @@
 //! The C client (`capi/examples/optimize.c`) compiled with the system C compiler against the
-//! static library and run: it optimizes a corpus kernel with `-O` for pvc, checks the output
-//! against the bytes spv-opt's command line writes, exercises the error paths, and runs 8
-//! threads at once.
+//! library as `capi/install.sh` installs it — the archive named on the command line, and
+//! through pkg-config both ways (`spvopt`: shared, found at run time through the .pc's rpath;
+//! `spvopt-static`, and `--static` on an archive-only install: static) — and run without
+//! LD_LIBRARY_PATH: it optimizes a corpus kernel with `-O` for pvc, checks the output against
+//! the bytes spv-opt's command line writes, exercises the error paths, and runs 8 threads at
+//! once. The installed archive must stay within 20 MB (no debug info, no LLVM bitcode).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -55,21 +58,40 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
             String::from_utf8_lossy(&o.stderr)
         );
     }
-    // Install as a user would (header, libraries, pkg-config file), from this build.
+    // Install as a user would (header, libraries, pkg-config files), from this build: once
+    // with the shared library, once (`--no-shared`) with the archive only.
+    let install = |prefix: &Path, extra: &[&str]| {
+        let o = Command::new("bash")
+            .arg(here.join("install.sh"))
+            .args(extra)
+            .arg(prefix)
+            .env("SPVOPT_LIB_DIR", &lib_dir)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "install.sh: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
     let prefix = dir.join("prefix");
-    let o = Command::new("bash")
-        .arg(here.join("install.sh"))
-        .arg(&prefix)
-        .env("SPVOPT_LIB_DIR", &lib_dir)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "install.sh: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    install(&prefix, &[]);
+    let static_prefix = dir.join("prefix-static");
+    install(&static_prefix, &["--no-shared"]);
     let pc = std::fs::read_to_string(prefix.join("lib/pkgconfig/spvopt.pc")).unwrap();
-    assert!(pc.contains("Libs: -L${libdir} -lspvopt"), "{pc}");
+    assert!(
+        pc.contains("Libs: -L${libdir} -lspvopt -Wl,-rpath,${libdir}"),
+        "{pc}"
+    );
+    // The installed archive: no debug information, no LLVM bitcode (issue 29: at most 20 MB).
+    let archive = prefix.join("lib/libspvopt.a");
+    let archive_bytes = std::fs::metadata(&archive).unwrap().len();
+    if Command::new("objcopy").arg("--version").output().is_ok() {
+        assert!(
+            archive_bytes <= 20 << 20,
+            "installed libspvopt.a has {archive_bytes} bytes"
+        );
+    }
     // `CC` may carry a wrapper or flags (`ccache cc`), as build tools accept it.
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let mut cc_words = cc.split_whitespace();
@@ -88,12 +110,12 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
             .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
         assert!(
             o.status.success(),
-            "compiling the C client failed:\n{}",
+            "compiling the C client with {flags:?} failed:\n{}",
             String::from_utf8_lossy(&o.stderr)
         );
     };
-    // Both builds run as a user runs them: no LD_LIBRARY_PATH (the shared one finds the library
-    // through the rpath its link line gives, as capi/install.sh documents).
+    // Every build runs as a user runs it: no LD_LIBRARY_PATH (the shared one finds the
+    // library through the rpath spvopt.pc gives).
     let run = |exe: &Path| {
         let o = Command::new(exe)
             .arg(&input)
@@ -109,16 +131,34 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
             String::from_utf8_lossy(&o.stderr)
         );
     };
-    // 1. Static: the installed libspvopt.a.
+    // Whether `exe` loads libspvopt.so (readelf's NEEDED entries; None without readelf).
+    let needs_shared = |exe: &Path| -> Option<bool> {
+        let o = Command::new("readelf").arg("-d").arg(exe).output().ok()?;
+        Some(String::from_utf8_lossy(&o.stdout).contains("[libspvopt.so"))
+    };
+    // The flags pkg-config gives for `args` with the .pc files of `prefix`.
+    let pkg_config = |prefix: &Path, args: &[&str]| -> Option<Vec<String>> {
+        let o = Command::new("pkg-config")
+            .args(args)
+            .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        Some(
+            String::from_utf8_lossy(&o.stdout)
+                .split_whitespace()
+                .map(String::from)
+                .collect(),
+        )
+    };
     let include = format!("-I{}", prefix.join("include/spvopt").display());
-    let mut flags = vec![
-        include.clone(),
-        prefix.join("lib/libspvopt.a").display().to_string(),
-    ];
+    // 1. Static, the archive named on the command line (no pkg-config needed).
+    let mut flags = vec![include.clone(), archive.display().to_string()];
     flags.extend(["-lstdc++", "-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s"].map(String::from));
     let exe = dir.join("optimize-static");
     compile(&flags, &exe);
     run(&exe);
+    assert_ne!(needs_shared(&exe), Some(true));
     // The shared library is installed under its SONAME (libspvopt.so.<ABI version>), with the
     // libspvopt.so link the linker's -lspvopt finds.
     let soname = format!("libspvopt.so.{}", spvopt::spvopt_abi_version());
@@ -128,6 +168,7 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
         std::fs::read_link(lib.join("libspvopt.so")).unwrap(),
         Path::new(&soname)
     );
+    assert!(!static_prefix.join("lib/libspvopt.so").exists());
     if let Ok(o) = Command::new("readelf")
         .arg("-d")
         .arg(lib.join(&soname))
@@ -139,25 +180,28 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
             "{dynamic}"
         );
     }
-    // 2. Shared, with the flags pkg-config reads from the installed spvopt.pc, and an rpath.
-    let pkg = Command::new("pkg-config")
-        .args(["--cflags", "--libs", "spvopt"])
-        .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig"))
-        .output();
-    match pkg {
-        Ok(o) if o.status.success() => {
-            let mut flags: Vec<String> = String::from_utf8_lossy(&o.stdout)
-                .split_whitespace()
-                .map(String::from)
-                .collect();
-            flags.push(format!("-Wl,-rpath,{}", lib.display()));
-            assert!(flags.contains(&include), "{flags:?}");
-            let exe = dir.join("optimize-shared");
-            compile(&flags, &exe);
-            run(&exe);
+    // 2. Through pkg-config, both ways: shared (spvopt), static (spvopt-static, with and
+    // without --static), and --static on an archive-only install (spvopt).
+    let builds: [(&Path, &[&str], bool); 4] = [
+        (&prefix, &["--cflags", "--libs", "spvopt"], true),
+        (&prefix, &["--cflags", "--libs", "spvopt-static"], false),
+        (&prefix, &["--static", "--cflags", "--libs", "spvopt-static"], false),
+        (&static_prefix, &["--static", "--cflags", "--libs", "spvopt"], false),
+    ];
+    for (k, (prefix, args, shared)) in builds.into_iter().enumerate() {
+        let Some(flags) = pkg_config(prefix, args) else {
+            eprintln!("NOTE: pkg-config not found: the pkg-config builds of the C client were not tested");
+            break;
+        };
+        assert!(
+            flags.iter().any(|f| f.starts_with("-I") && f.ends_with("include/spvopt")),
+            "{flags:?}"
+        );
+        let exe = dir.join(format!("optimize-pkg-config-{k}"));
+        compile(&flags, &exe);
+        run(&exe);
+        if let Some(needs) = needs_shared(&exe) {
+            assert_eq!(needs, shared, "pkg-config {args:?}: {flags:?}");
         }
-        _ => eprintln!(
-            "NOTE: pkg-config not found: the shared-library build of the C client was not tested"
-        ),
     }
 }
