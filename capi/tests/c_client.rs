@@ -185,16 +185,28 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     let builds: [(&Path, &[&str], bool); 4] = [
         (&prefix, &["--cflags", "--libs", "spvopt"], true),
         (&prefix, &["--cflags", "--libs", "spvopt-static"], false),
-        (&prefix, &["--static", "--cflags", "--libs", "spvopt-static"], false),
-        (&static_prefix, &["--static", "--cflags", "--libs", "spvopt"], false),
+        (
+            &prefix,
+            &["--static", "--cflags", "--libs", "spvopt-static"],
+            false,
+        ),
+        (
+            &static_prefix,
+            &["--static", "--cflags", "--libs", "spvopt"],
+            false,
+        ),
     ];
     for (k, (prefix, args, shared)) in builds.into_iter().enumerate() {
         let Some(flags) = pkg_config(prefix, args) else {
-            eprintln!("NOTE: pkg-config not found: the pkg-config builds of the C client were not tested");
+            eprintln!(
+                "NOTE: pkg-config not found: the pkg-config builds of the C client were not tested"
+            );
             break;
         };
         assert!(
-            flags.iter().any(|f| f.starts_with("-I") && f.ends_with("include/spvopt")),
+            flags
+                .iter()
+                .any(|f| f.starts_with("-I") && f.ends_with("include/spvopt")),
             "{flags:?}"
         );
         let exe = dir.join(format!("optimize-pkg-config-{k}"));

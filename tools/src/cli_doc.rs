@@ -40,7 +40,12 @@ pub struct Tool<'a> {
 pub fn flags(usage: &str) -> Vec<Flag> {
     let mut out: Vec<Flag> = Vec::new();
     let mut in_flag = false;
-    for line in usage.lines() {
+    // With an `OPTIONS:` heading, only what follows it (examples above it are not flags).
+    let from = usage
+        .lines()
+        .position(|l| l.trim() == "OPTIONS:")
+        .unwrap_or(0);
+    for line in usage.lines().skip(from) {
         let indent = line.len() - line.trim_start().len();
         let text = line.trim();
         if indent == 4 && text.starts_with('-') {
@@ -254,8 +259,19 @@ impl Tool<'_> {
         let mut synopsis = Vec::new();
         let mut description = Vec::new();
         let mut section = "";
+        let mut in_option = false;
         for line in self.usage.lines().skip(1) {
             let t = line.trim();
+            // Option lines and their continuations go to OPTIONS, not to the description.
+            let indent = line.len() - line.trim_start().len();
+            if indent == 4 && t.starts_with('-') && section != "synopsis" {
+                in_option = true;
+                continue;
+            }
+            if in_option && indent > 4 {
+                continue;
+            }
+            in_option = false;
             let lower = t.to_ascii_lowercase();
             if lower == "usage:" || lower == "options:" || lower.starts_with("usage: ") {
                 section = if lower.starts_with("usage") {
@@ -371,6 +387,46 @@ pub fn handle(args: &[String], tool: impl FnOnce() -> Tool<'static>) -> Option<i
             1
         }
     })
+}
+
+/// A flag that takes `value`, for the `extra` of a [`Tool`].
+pub fn flag(name: &str, value: Option<&str>, help: &str) -> Flag {
+    Flag {
+        names: vec![name.to_string()],
+        value: value.map(String::from),
+        joined: false,
+        help: help.to_string(),
+    }
+}
+
+/// spv-ab's (its flags are all in its usage; `bisect` is its subcommand).
+pub fn ab_tool() -> Tool<'static> {
+    Tool {
+        program: "spv-ab",
+        usage: crate::ab::USAGE,
+        extra: vec![
+            flag("--a", Some("PIPELINE"), "pipeline A (a pipeline string, -O or O for -O)"),
+            flag("--b", Some("PIPELINE"), "pipeline B"),
+        ],
+        subcommands: &["bisect"],
+        choices: vec![
+            (
+                "--target",
+                spvopt_analysis::Target::all()
+                    .into_iter()
+                    .map(|t| t.name)
+                    .collect(),
+            ),
+            (
+                "--completions",
+                vec!["bash".into(), "zsh".into(), "fish".into()],
+            ),
+        ],
+        sections: vec![(
+            "exit status",
+            "0 every kernel equivalent; 1 a kernel differs or failed; 2 usage error".into(),
+        )],
+    }
 }
 
 #[cfg(test)]

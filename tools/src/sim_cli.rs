@@ -43,6 +43,8 @@ Every command also takes:
     --max-buffer-bytes N           refuse a launch whose global buffers hold more than N bytes
                                    together (default 1G; suffixes K, M, G; 0: no limit)
 A run longer than a second shows a progress bar on stderr when stderr is a terminal.
+    --completions SHELL            print a completion script for bash, zsh or fish
+    --man                          print the man page (roff)
 `spv-sim COMMAND --help` for details. Launch format: sim/README.md. Exit status: 0 success
 (compare: identical or within the tolerance), 1 compare found a difference, 2 error (one line
 on stderr).
@@ -66,6 +68,8 @@ const OPTIONS: &[&str] = &[
     "--subgroup-size",
     "--max-work-groups",
     "--max-buffer-bytes",
+    "--completions",
+    "--man",
     "--help",
 ];
 
@@ -649,8 +653,64 @@ fn cmd_bench(o: &Opts) -> Result<i32, String> {
     Ok(0)
 }
 
+/// spv-sim's flags for completions and the man page: [`USAGE`] and each command's options.
+fn tool_doc() -> crate::cli_doc::Tool<'static> {
+    use crate::cli_doc::flag;
+    crate::cli_doc::Tool {
+        program: "spv-sim",
+        usage: USAGE,
+        extra: vec![
+            flag(
+                "--launch",
+                Some("L.json"),
+                "the launch (kernel, NDRange, arguments)",
+            ),
+            flag(
+                "--out",
+                Some("DIR"),
+                "run: write every buffer to DIR/arg<i>.bin",
+            ),
+            flag(
+                "--counters",
+                Some("C.json"),
+                "run: write the execution counters as JSON",
+            ),
+            flag("--summary", None, "run: print the counters as text"),
+            flag(
+                "--inputs",
+                Some("DIR"),
+                "run: write the initial buffers and their launch",
+            ),
+            flag(
+                "--ulp",
+                Some("N"),
+                "compare: float tolerance in units in the last place",
+            ),
+            flag("--reps", Some("N"), "bench: runs (the best is reported)"),
+            flag("--help", None, "this text, or a command's"),
+            flag("--version", None, "the version"),
+        ],
+        subcommands: &["run", "compare", "bench"],
+        choices: vec![
+            ("--block-layout", vec!["hardware".into(), "spec".into()]),
+            (
+                "--completions",
+                vec!["bash".into(), "zsh".into(), "fish".into()],
+            ),
+        ],
+        sections: vec![
+            ("run", RUN_USAGE.into()),
+            ("compare", COMPARE_USAGE.into()),
+            ("bench", BENCH_USAGE.into()),
+        ],
+    }
+}
+
 /// Runs the CLI; returns the exit status.
 pub fn run(args: &[String]) -> i32 {
+    if let Some(code) = crate::cli_doc::handle(args, tool_doc) {
+        return code;
+    }
     let result = (|| -> Result<i32, String> {
         let (cmd, rest) = args
             .split_first()

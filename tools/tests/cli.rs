@@ -795,3 +795,48 @@ fn completions_and_man_page_are_generated_from_the_flag_table() {
         "{e}"
     );
 }
+
+/// spv-sim, spv-ab and spv-bench generate theirs the same way, each from its own usage text.
+#[test]
+fn every_tool_prints_completions_and_a_man_page() {
+    let tools: [(&str, &str, &[&str]); 3] = [
+        (
+            env!("CARGO_BIN_EXE_spv-sim"),
+            "SPV-SIM",
+            &["--launch", "--max-work-groups", "run"],
+        ),
+        (
+            env!("CARGO_BIN_EXE_spv-ab"),
+            "SPV-AB",
+            &["--subgroup-size", "--launches", "bisect"],
+        ),
+        (
+            env!("CARGO_BIN_EXE_spv-bench"),
+            "SPV-BENCH",
+            &["--sizes", "--spirv-opt", "jit"],
+        ),
+    ];
+    for (exe, title, words) in tools {
+        for shell in ["bash", "zsh", "fish"] {
+            let o = std::process::Command::new(exe)
+                .args(["--completions", shell])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{exe} {shell}: {}", stderr(&o));
+            let s = String::from_utf8_lossy(&o.stdout);
+            for w in words {
+                let w = match (shell, w.strip_prefix("--")) {
+                    ("fish", Some(long)) => format!("-l {long}"),
+                    _ => w.to_string(),
+                };
+                assert!(s.contains(&w), "{exe} {shell}: {w} missing");
+            }
+        }
+        let o = std::process::Command::new(exe)
+            .arg("--man")
+            .output()
+            .unwrap();
+        let man = String::from_utf8_lossy(&o.stdout);
+        assert!(man.starts_with(&format!(".TH {title} 1")), "{man}");
+    }
+}

