@@ -111,7 +111,8 @@ enum spvopt_result spvopt_optimizer_set_message_consumer(struct spvopt_optimizer
 /*
  Registers passes by command-line flag, as spv-opt takes them: `"--fuse-block-loads"`,
  `"-O"`, or a pass option `"--prefetch-distance=3"` (applied to every registered pass that
- takes it).
+ takes it); `"--subgroup-size=16"` declares that size on kernels that declare none, before
+ the other passes (as spv-opt's `--subgroup-size`).
 
  # Safety
  `opt` is a live optimizer not being run; `flag` is a NUL-terminated string.

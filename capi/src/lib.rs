@@ -116,6 +116,11 @@ impl SpvoptOptimizer {
                 .map_err(|e| spvopt_passes::registry::error_text(&e))?;
         }
         for (k, v) in &self.options {
+            if k == spvopt_passes::declare_subgroup_size::OPTION {
+                p.declare_subgroup_size(v)
+                    .map_err(|e| format!("--{k}={v}: {e}"))?;
+                continue;
+            }
             if !p
                 .steps
                 .iter()
@@ -239,7 +244,8 @@ pub unsafe extern "C" fn spvopt_optimizer_set_message_consumer(
 
 /// Registers passes by command-line flag, as spv-opt takes them: `"--fuse-block-loads"`,
 /// `"-O"`, or a pass option `"--prefetch-distance=3"` (applied to every registered pass that
-/// takes it).
+/// takes it); `"--subgroup-size=16"` declares that size on kernels that declare none, before
+/// the other passes (as spv-opt's `--subgroup-size`).
 ///
 /// # Safety
 /// `opt` is a live optimizer not being run; `flag` is a NUL-terminated string.

@@ -217,3 +217,55 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
         }
     }
 }
+
+/// `--subgroup-size=N` through the C API's flags (issue 29 item 8): a tensor-addressing kernel
+/// that declares no subgroup size converts with it and fails without it.
+#[test]
+fn subgroup_size_flag_through_the_c_api() {
+    use spvopt::SpvoptResult::SPVOPT_SUCCESS;
+    use spvopt::*;
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bytes =
+        std::fs::read(here.join("../tests/corpus/tensor/kernel_k1_tile_copy_crossworkgroup.spv"))
+            .unwrap();
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let run = |flags: &[&str]| -> SpvoptResult {
+        let target = std::ffi::CString::new("pvc").unwrap();
+        let mut opt: *mut SpvoptOptimizer = std::ptr::null_mut();
+        // SAFETY: valid strings and out-pointers; every object is destroyed below.
+        unsafe {
+            assert_eq!(
+                spvopt_optimizer_create(target.as_ptr(), &mut opt),
+                SPVOPT_SUCCESS
+            );
+            // CrossWorkgroup tensor pointers: SPIRV-Tools rejects them (tests/corpus/README.md).
+            spvopt_optimizer_set_validation(opt, 0);
+            for f in flags {
+                let f = std::ffi::CString::new(*f).unwrap();
+                assert_eq!(
+                    spvopt_optimizer_register_pass_from_flag(opt, f.as_ptr()),
+                    SPVOPT_SUCCESS
+                );
+            }
+            let mut out: *mut SpvoptBinary = std::ptr::null_mut();
+            let r = spvopt_optimizer_run(
+                opt,
+                words.as_ptr(),
+                words.len(),
+                &mut out,
+                std::ptr::null_mut(),
+            );
+            if !out.is_null() {
+                spvopt_binary_destroy(out);
+            }
+            spvopt_optimizer_destroy(opt);
+            r
+        }
+    };
+    assert_ne!(run(&["-O"]), SPVOPT_SUCCESS);
+    assert_eq!(run(&["-O", "--subgroup-size=16"]), SPVOPT_SUCCESS);
+    assert_ne!(run(&["-O", "--subgroup-size=8"]), SPVOPT_SUCCESS);
+}

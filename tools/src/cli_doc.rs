@@ -405,7 +405,11 @@ pub fn ab_tool() -> Tool<'static> {
         program: "spv-ab",
         usage: crate::ab::USAGE,
         extra: vec![
-            flag("--a", Some("PIPELINE"), "pipeline A (a pipeline string, -O or O for -O)"),
+            flag(
+                "--a",
+                Some("PIPELINE"),
+                "pipeline A (a pipeline string, -O or O for -O)",
+            ),
             flag("--b", Some("PIPELINE"), "pipeline B"),
         ],
         subcommands: &["bisect"],
