@@ -278,7 +278,21 @@ fn corpus_ab_run_is_equivalent_in_all_formats() {
     assert!(sim["memory"]["local"]["load"]["messages"].as_u64().unwrap() > 0);
     assert!(sim["memory_messages"].as_u64().unwrap() > 0 && sim["memory_lines"].is_u64());
     assert!(table.contains("local memory messages"), "{table}");
+    // The table leads with the kernels that changed (each measure A -> B), then the ones the
+    // same in A and B, one line each (issue 29 item 7: 832 lines before for 118 kernels).
+    let changed_at = table.find("changed between A and B, or failed: ").unwrap();
+    let same_at = table.find("the same in A and B").unwrap();
+    assert!(changed_at < table.find("_pvc_no2d.spv  [equivalent]\n    ").unwrap());
+    assert!(table.find("_pvc_no2d.spv  [equivalent]\n    ").unwrap() < same_at);
+    assert!(
+        table.lines().count() < 300,
+        "{} lines",
+        table.lines().count()
+    );
     let page = std::fs::read_to_string(&html).unwrap();
+    // The HTML summary: A -> B with the change per measure, and totals.
+    assert!(page.contains("<tr class=\"totals-row\"><th>total (118 kernels simulated)"));
+    assert!(page.contains("2D block messages A &rarr; B"));
     assert_eq!(page.matches("<section class=\"kernel\">").count(), 118);
     assert!(page.contains("<svg") && page.contains("data-measure=\"2D block messages\""));
     assert!(page.contains("data-measure=\"local memory lines\""));

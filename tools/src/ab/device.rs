@@ -76,7 +76,32 @@ pub struct Timing {
     pub max_us: f64,
     /// Interquartile range (75th minus 25th percentile).
     pub iqr_us: f64,
+    /// The 25th and 75th percentiles: two variants' times differ beyond the noise when these
+    /// ranges do not overlap ([`Timing::compare`]).
+    pub q1_us: f64,
+    pub q3_us: f64,
 }
+
+/// How two variants' device times compare ([`Timing::compare`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Speed {
+    /// The interquartile ranges overlap: no difference beyond the run-to-run noise.
+    WithinNoise,
+    /// B's runs are all-but-a-quarter faster than A's: B's 75th percentile below A's 25th.
+    Faster,
+    Slower,
+    /// Fewer than [`MIN_REPS_TO_COMPARE`] timed runs of one of them: no claim either way.
+    TooFewRuns,
+}
+
+/// Timed runs each variant needs before a difference is claimed.
+pub const MIN_REPS_TO_COMPARE: usize = 5;
+
+/// The smallest change of the median claimed as a difference, also with disjoint
+/// interquartile ranges: runs of A and B are not interleaved, so a drift of the machine between
+/// them separates tight ranges (two byte-identical modules on Intel's CPU runtime: medians
+/// 80.0 and 78.8 us, IQRs 0.2, docs/guide.md).
+pub const MIN_CHANGE_PERCENT: f64 = 5.0;
 
 impl Timing {
     /// The statistics of `times_ns` (`None` when empty).
@@ -98,7 +123,58 @@ impl Timing {
             min_us: round(t[0]),
             max_us: round(t[t.len() - 1]),
             iqr_us: round(at(0.75) - at(0.25)),
+            q1_us: round(at(0.25)),
+            q3_us: round(at(0.75)),
         })
+    }
+
+    /// B (`self` is A) against A: a difference is reported only when the interquartile ranges
+    /// do not overlap (half of each variant's runs lie in its range; disjoint ranges mean the
+    /// typical run of one is outside the spread of the other) and the medians differ by
+    /// [`MIN_CHANGE_PERCENT`] or more, never from the medians alone:
+    /// issue 29 saw the medians of two byte-identical modules differ by 9.4% on Intel's CPU runtime.
+    pub fn compare(&self, b: &Timing) -> Speed {
+        let change = if self.median_us > 0.0 {
+            ((b.median_us - self.median_us) / self.median_us * 100.0).abs()
+        } else {
+            0.0
+        };
+        if self.reps < MIN_REPS_TO_COMPARE || b.reps < MIN_REPS_TO_COMPARE {
+            Speed::TooFewRuns
+        } else if change < MIN_CHANGE_PERCENT {
+            Speed::WithinNoise
+        } else if b.q3_us < self.q1_us {
+            Speed::Faster
+        } else if b.q1_us > self.q3_us {
+            Speed::Slower
+        } else {
+            Speed::WithinNoise
+        }
+    }
+
+    /// `A -> B us` and what that means (`within noise`, `B 12.3% faster, beyond the noise`).
+    pub fn compare_text(&self, b: &Timing) -> String {
+        let change = if self.median_us > 0.0 {
+            (b.median_us - self.median_us) / self.median_us * 100.0
+        } else {
+            0.0
+        };
+        let ranges = format!(
+            "IQR A {}-{}, B {}-{}",
+            self.q1_us, self.q3_us, b.q1_us, b.q3_us
+        );
+        let verdict = match self.compare(b) {
+            Speed::WithinNoise => {
+                format!("within noise ({ranges}; a claim needs disjoint IQRs and a change of {MIN_CHANGE_PERCENT}% or more)")
+            }
+            Speed::Faster => format!("B {:.1}% faster, beyond the noise ({ranges})", -change),
+            Speed::Slower => format!("B {change:.1}% slower, beyond the noise ({ranges})"),
+            Speed::TooFewRuns => format!(
+                "too few runs to tell (n={} and {}; --reps {MIN_REPS_TO_COMPARE} or more)",
+                self.reps, b.reps
+            ),
+        };
+        format!("{} -> {} us: {verdict}", self.median_us, b.median_us)
     }
 }
 
@@ -484,5 +560,32 @@ fn check(s: &Staged, ulp: u64) -> (String, bool) {
         ("identical".into(), true)
     } else {
         (format!("within {ulp} ulp ({})", within.join("; ")), true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_difference_is_claimed_only_beyond_the_interquartile_ranges() {
+        let t = |ns: &[u64]| Timing::of(ns).unwrap();
+        let a = t(&[100_000, 101_000, 102_000, 103_000, 104_000]);
+        // Medians 9% apart, ranges overlapping: within noise.
+        let noisy = t(&[95_000, 100_000, 111_000, 112_000, 130_000]);
+        assert_eq!(a.compare(&noisy), Speed::WithinNoise);
+        assert!(a.compare_text(&noisy).contains("within noise"));
+        let fast = t(&[80_000, 81_000, 82_000, 83_000, 84_000]);
+        assert_eq!(a.compare(&fast), Speed::Faster);
+        assert!(a
+            .compare_text(&fast)
+            .contains("B 19.6% faster, beyond the noise"));
+        assert_eq!(fast.compare(&a), Speed::Slower);
+        // Disjoint but tight ranges 1.5% apart (identical code, docs/guide.md): within noise.
+        let drift = t(&[78_700, 78_800, 78_800, 78_800, 81_400]);
+        let base = t(&[79_200, 79_900, 80_000, 80_100, 150_400]);
+        assert_eq!(base.compare(&drift), Speed::WithinNoise);
+        let few = t(&[1_000, 2_000, 3_000]);
+        assert_eq!(a.compare(&few), Speed::TooFewRuns);
     }
 }

@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 
-use super::device::DeviceRun;
+use super::device::{DeviceRun, Speed};
+use super::stats::mma_in_words;
 use super::{KernelReport, Options, Report, SimStats, Variant, Verdict};
 use crate::io;
 
@@ -78,7 +79,118 @@ fn delta(a: f64, b: f64) -> String {
     format!("{a} -> {b} ({:+.1}%)", (b - a) / a * 100.0)
 }
 
-/// The terminal table: per kernel, A vs B on each measure, and the verdict.
+/// Whether a kernel leads the terminal report: its verdict is a failure, or A and B differ in
+/// a static or simulated measure, in their agreement with spv-sim on the device, or in device
+/// time beyond the noise.
+pub fn changed(k: &KernelReport) -> bool {
+    let failed = matches!(k.verdict, Verdict::Differs(_) | Verdict::Error(_));
+    let device = match (&k.a.device, &k.b.device) {
+        (Some(a), Some(b)) => {
+            a.agrees != b.agrees
+                || matches!(
+                    (&a.time, &b.time),
+                    (Some(ta), Some(tb)) if matches!(ta.compare(tb), Speed::Faster | Speed::Slower)
+                )
+        }
+        _ => false,
+    };
+    failed || k.a.static_stats != k.b.static_stats || k.a.sim != k.b.sim || device
+}
+
+/// The MMA shapes of A and B in words with their counts (`m8n16k16 bf16: 32 -> 16`), or `-`.
+fn mma_shapes(k: &KernelReport) -> String {
+    let (a, b) = (&k.a.static_stats, &k.b.static_stats);
+    let mut keys: Vec<&String> = a.mma.keys().chain(b.mma.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let shapes: Vec<String> = keys
+        .into_iter()
+        .map(|key| {
+            let words = mma_in_words(key, a.subgroup_size.or(b.subgroup_size));
+            let (x, y) = (
+                a.mma.get(key).copied().unwrap_or(0),
+                b.mma.get(key).copied().unwrap_or(0),
+            );
+            if x == y {
+                format!("{words}: {x}")
+            } else {
+                format!("{words}: {x} -> {y}")
+            }
+        })
+        .collect();
+    if shapes.is_empty() {
+        "-".into()
+    } else {
+        shapes.join(", ")
+    }
+}
+
+/// The device-time line of a kernel: medians and whether they differ beyond the noise.
+fn device_time_text(k: &KernelReport) -> String {
+    match (device_time(&k.a), device_time(&k.b)) {
+        (Some(a), Some(b)) => a.compare_text(b),
+        _ => "-".into(),
+    }
+}
+
+/// One kernel's block of the terminal table: every measure A -> B, the device runs, bisection.
+fn kernel_block(s: &mut String, k: &KernelReport) {
+    let _ = writeln!(s, "{}  [{}]", k.kernel, verdict_text(&k.verdict));
+    let mut rows: Vec<(&str, String)> = vec![
+        (
+            "instructions (static)",
+            delta(
+                k.a.static_stats.instructions as f64,
+                k.b.static_stats.instructions as f64,
+            ),
+        ),
+        (
+            "prefetch ops (static)",
+            delta(
+                k.a.static_stats.prefetches as f64,
+                k.b.static_stats.prefetches as f64,
+            ),
+        ),
+        ("MMA shapes (static)", mma_shapes(k)),
+        ("instructions executed", pair(k, |s| s.instructions as f64)),
+        ("2D block messages", pair(k, |s| s.block2d_messages as f64)),
+        ("2D block bytes", pair(k, |s| s.block2d_bytes as f64)),
+    ];
+    rows.extend(MEMORY_MEASURES.map(|(name, f)| (name, pair(k, f))));
+    rows.push(("other memory messages", pair(k, other_messages)));
+    rows.push((
+        "prefetch coverage",
+        pair(k, |s| (s.prefetch_coverage * 1000.0).round() / 1000.0),
+    ));
+    for (name, value) in rows {
+        let _ = writeln!(s, "    {name:<24} {value}");
+    }
+    if k.a.device.is_some() {
+        let _ = writeln!(
+            s,
+            "    {:<24} {}",
+            "device time (median us)",
+            device_time_text(k)
+        );
+        for (name, v) in [("original", &k.original), ("A", &k.a), ("B", &k.b)] {
+            let _ = writeln!(s, "    {:<24} {}", format!("device {name}"), device_text(v));
+        }
+    }
+    if let Some(b) = &k.bisect {
+        let text = match &b.finding {
+            Ok(t) => t.clone(),
+            Err(e) => format!("bisection failed: {e}\n"),
+        };
+        let _ = writeln!(s, "    bisect {}:", b.pipeline);
+        for line in text.lines() {
+            let _ = writeln!(s, "      {line}");
+        }
+    }
+}
+
+/// The terminal table. It leads with the kernels that changed ([`changed`]: failures, and
+/// A/B differences in any measure or beyond the noise in device time), each with every
+/// measure A -> B; then the kernels that are the same in A and B, one line each.
 pub fn table(report: &Report) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -89,61 +201,35 @@ pub fn table(report: &Report) -> String {
     if let Some(d) = &report.device {
         let _ = writeln!(s, "device: {d}");
     }
-    s.push('\n');
-    for k in &report.kernels {
-        let _ = writeln!(s, "{}  [{}]", k.kernel, verdict_text(&k.verdict));
-        let mut rows: Vec<(&str, String)> = vec![
-            (
-                "instructions (static)",
-                delta(
-                    k.a.static_stats.instructions as f64,
-                    k.b.static_stats.instructions as f64,
-                ),
-            ),
-            (
-                "prefetch ops (static)",
-                delta(
-                    k.a.static_stats.prefetches as f64,
-                    k.b.static_stats.prefetches as f64,
-                ),
-            ),
-            ("instructions executed", pair(k, |s| s.instructions as f64)),
-            ("2D block messages", pair(k, |s| s.block2d_messages as f64)),
-            ("2D block bytes", pair(k, |s| s.block2d_bytes as f64)),
-        ];
-        rows.extend(MEMORY_MEASURES.map(|(name, f)| (name, pair(k, f))));
-        rows.push(("other memory messages", pair(k, other_messages)));
-        rows.push((
-            "prefetch coverage",
-            pair(k, |s| (s.prefetch_coverage * 1000.0).round() / 1000.0),
-        ));
-        for (name, value) in rows {
-            let _ = writeln!(s, "    {name:<24} {value}");
-        }
-        if k.a.device.is_some() {
-            let time = match (device_time(&k.a), device_time(&k.b)) {
-                (Some(a), Some(b)) => format!(
-                    "{} (IQR {}, n={})",
-                    delta(a.median_us, b.median_us),
-                    b.iqr_us,
-                    b.reps
-                ),
-                _ => "-".into(),
-            };
-            let _ = writeln!(s, "    {:<24} {time}", "device time (median us)");
-            for (name, v) in [("original", &k.original), ("A", &k.a), ("B", &k.b)] {
-                let _ = writeln!(s, "    {:<24} {}", format!("device {name}"), device_text(v));
+    let (changed_kernels, same): (Vec<&KernelReport>, Vec<&KernelReport>) =
+        report.kernels.iter().partition(|k| changed(k));
+    let _ = writeln!(
+        s,
+        "\nchanged between A and B, or failed: {} of {} kernels",
+        changed_kernels.len(),
+        report.kernels.len()
+    );
+    for k in &changed_kernels {
+        s.push('\n');
+        kernel_block(&mut s, k);
+    }
+    if !same.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nthe same in A and B (static and simulated measures equal{}): {} kernels",
+            if report.device.is_some() {
+                ", device times within noise"
+            } else {
+                ""
+            },
+            same.len()
+        );
+        for k in &same {
+            let mut line = format!("  {}  [{}]", k.kernel, verdict_text(&k.verdict));
+            if k.a.device.is_some() {
+                let _ = write!(line, "  device time (median us) {}", device_time_text(k));
             }
-        }
-        if let Some(b) = &k.bisect {
-            let text = match &b.finding {
-                Ok(t) => t.clone(),
-                Err(e) => format!("bisection failed: {e}\n"),
-            };
-            let _ = writeln!(s, "    bisect {}:", b.pipeline);
-            for line in text.lines() {
-                let _ = writeln!(s, "      {line}");
-            }
+            let _ = writeln!(s, "{line}");
         }
     }
     let count = |f: fn(&Verdict) -> bool| report.kernels.iter().filter(|k| f(&k.verdict)).count();
@@ -291,8 +377,28 @@ pub fn html(report: &Report) -> String {
     if let Some(d) = &report.device {
         let _ = write!(s, "<p>device: <span id=\"device\">{}</span></p>", escape(d));
     }
-    s.push_str("<table id=\"summary\"><tr><th>kernel</th><th>verdict</th><th>2D messages A</th><th>2D messages B</th><th>instructions executed A</th><th>instructions executed B</th></tr>");
-    for k in &report.kernels {
+    // The summary: changed kernels first (as in the terminal table), A -> B with the change
+    // per measure, and a totals row over the kernels both variants were simulated on.
+    let measures: [(&str, Measure); 3] = [
+        ("2D block messages", |s| s.block2d_messages as f64),
+        ("instructions executed", |s| s.instructions as f64),
+        ("global memory messages", |s| {
+            s.memory.global.all().messages as f64
+        }),
+    ];
+    s.push_str("<table id=\"summary\"><tr><th>kernel</th><th>verdict</th><th>A vs B</th>");
+    for (name, _) in measures {
+        let _ = write!(s, "<th>{} A &rarr; B</th>", escape(name));
+    }
+    if report.device.is_some() {
+        s.push_str("<th>device time (median us) A &rarr; B</th>");
+    }
+    s.push_str("</tr>");
+    let mut order: Vec<&KernelReport> = report.kernels.iter().collect();
+    order.sort_by_key(|k| !changed(k));
+    let mut totals = [(0.0f64, 0.0f64); 3];
+    let mut simulated = 0;
+    for k in order {
         let class = match k.verdict {
             Verdict::Equivalent => "equivalent",
             Verdict::Within(_) => "within",
@@ -300,27 +406,59 @@ pub fn html(report: &Report) -> String {
             Verdict::NoLaunch => "nolaunch",
             Verdict::Error(_) => "error",
         };
-        let g = |v: &Option<SimStats>, f: fn(&SimStats) -> u64| {
-            v.as_ref().map_or("-".to_string(), |s| f(s).to_string())
-        };
         let _ = write!(
             s,
-            "<tr class=\"kernel-row\"><td>{}</td><td class=\"verdict {class}\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr class=\"kernel-row\"><td>{}</td><td class=\"verdict {class}\">{}</td><td>{}</td>",
             escape(&k.kernel),
             escape(&verdict_text(&k.verdict)),
-            g(&k.a.sim, |s| s.block2d_messages),
-            g(&k.b.sim, |s| s.block2d_messages),
-            g(&k.a.sim, |s| s.instructions),
-            g(&k.b.sim, |s| s.instructions),
+            if changed(k) { "changed" } else { "same" }
         );
+        if let (Some(a), Some(b)) = (&k.a.sim, &k.b.sim) {
+            simulated += 1;
+            for (t, (_, f)) in totals.iter_mut().zip(measures) {
+                t.0 += f(a);
+                t.1 += f(b);
+            }
+        }
+        for (_, f) in measures {
+            let _ = write!(s, "<td>{}</td>", escape(&pair(k, f)));
+        }
+        if report.device.is_some() {
+            let _ = write!(s, "<td>{}</td>", escape(&device_time_text(k)));
+        }
+        s.push_str("</tr>");
     }
-    s.push_str("</table>");
+    let _ = write!(
+        s,
+        "<tr class=\"totals-row\"><th>total ({simulated} kernels simulated)</th><th></th><th></th>"
+    );
+    for (a, b) in totals {
+        let _ = write!(s, "<th>{}</th>", escape(&delta(a, b)));
+    }
+    if report.device.is_some() {
+        s.push_str("<th></th>");
+    }
+    s.push_str("</tr></table>");
     for k in &report.kernels {
         let _ = write!(
             s,
             "<section class=\"kernel\"><h2>{}</h2>",
             escape(&k.kernel)
         );
+        if !k.a.static_stats.mma.is_empty() || !k.b.static_stats.mma.is_empty() {
+            let _ = write!(
+                s,
+                "<p class=\"mma\">MMA shapes (static, A &rarr; B): {}</p>",
+                escape(&mma_shapes(k))
+            );
+        }
+        if k.a.device.is_some() {
+            let _ = write!(
+                s,
+                "<p class=\"device-time\">device time (median us): {}</p>",
+                escape(&device_time_text(k))
+            );
+        }
         let vs = [&k.original, &k.a, &k.b];
         let stat = |f: fn(&super::StaticStats) -> f64| vs.map(|v| Some(f(&v.static_stats)));
         let sim = |f: fn(&SimStats) -> f64| vs.map(|v| v.sim.as_ref().map(f));
