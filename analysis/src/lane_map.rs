@@ -77,11 +77,22 @@ pub struct LaneMap {
     /// `0 ≤ a < b` for every invocation, which the user of the map must establish (the
     /// dividend and divisor mention no loop phi, so it can be checked before the kernel body).
     pub assumptions: Vec<(Id, Poly, Poly)>,
+    /// Widening conversions of lane-invariant values taken as the exact (wide) polynomial of
+    /// their operand: (result, narrow operand, signed). Exact when the operand's value at its
+    /// width is its polynomial's value (no wrap), which the user of the map must establish
+    /// (like `assumptions`, the operand mentions no loop phi). Empty unless asked for
+    /// ([`LaneMap::build`]).
+    pub widenings: Vec<(Id, Poly, bool)>,
 }
 
 impl LaneMap {
     /// The map of function `f` for a work-group of `lanes` invocations in x (y = z = 1) and
-    /// subgroups of `subgroup_size`.
+    /// subgroups of `subgroup_size`. With `exact_widenings`, a widening conversion of a
+    /// lane-invariant polynomial (not a lone atom, mentioning no loop phi) is that polynomial
+    /// at the new width under an assumption recorded in [`LaneMap::widenings`] instead of a new
+    /// atom: strides scaled in 32 bits and then sign-extended for a pointer step stay
+    /// multiples of the stride.
+    #[allow(clippy::too_many_arguments)]
     pub fn build(
         m: &Module,
         f: FuncId,
@@ -90,6 +101,7 @@ impl LaneMap {
         dec: &Decorations,
         lanes: usize,
         subgroup_size: usize,
+        exact_widenings: bool,
     ) -> LaneMap {
         let names = debug_names(m, &|_| true);
         let mut builtins = HashMap::default();
@@ -127,6 +139,8 @@ impl LaneMap {
                 subst: &subst,
                 placeholders: Vec::new(),
                 assumptions: Vec::new(),
+                exact_widenings,
+                widenings: Vec::new(),
                 pending_conds: Vec::new(),
                 derived_tz: HashMap::default(),
                 nonneg: &nonneg,
@@ -190,6 +204,7 @@ impl LaneMap {
             }
             // Alignment of loop phis: min(alignment of the initial value, of the step).
             let assumptions = std::mem::take(&mut w.assumptions);
+            let widenings = std::mem::take(&mut w.widenings);
             let derived = std::mem::take(&mut w.derived_tz);
             let (values, no_wrap) = (w.values, w.no_wrap);
             let mut grew = false;
@@ -227,6 +242,7 @@ impl LaneMap {
                 atom_tz,
                 inductions,
                 assumptions,
+                widenings,
             };
         }
     }
@@ -358,6 +374,8 @@ struct Walker<'a> {
     /// Lane-varying loop phis taken tentatively as atoms this walk: (phi, initial value).
     placeholders: Vec<(Id, Poly)>,
     assumptions: Vec<(Id, Poly, Poly)>,
+    exact_widenings: bool,
+    widenings: Vec<(Id, Poly, bool)>,
     /// Loop phis taken as atoms assuming a branch condition evaluated later is uniform.
     pending_conds: Vec<(Id, Id)>,
     /// Alignment of atoms made from conversions of aligned uniform values.
@@ -543,6 +561,15 @@ impl Walker<'_> {
                             if m.len() == 1 && (signed || self.nonneg.contains(&m[0])) {
                                 return int(Some(a.with_width(w)));
                             }
+                        }
+                        let lone_atom = matches!(a.terms(), [(m, Coef::Same(1))] if m.len() == 1);
+                        if self.exact_widenings
+                            && !lone_atom
+                            && !a.terms().is_empty()
+                            && self.free_of_phis(&a)
+                        {
+                            self.widenings.push((r, a.clone(), signed));
+                            return int(Some(a.with_width(w)));
                         }
                     }
                     let tz = a.trailing_zeros_with(|x| self.atom_tz_of(x));

@@ -240,19 +240,29 @@ impl Pass for RaiseBlockIo {
                 stats.add("not_staged", n);
                 continue;
             }
+            let checkable_poly = |p: &Poly| {
+                p.terms()
+                    .iter()
+                    .all(|(mono, _)| mono.iter().all(|&x| emit::copyable(m, *f, x)))
+            };
             let lanes = lane_maps
                 .entry(*f)
                 .or_insert_with(|| {
-                    LaneMap::build(m, *f, &cfg, &pdom, &dec, nx as usize, sg as usize)
+                    // Widenings taken exactly need a run-time check of their operand; where
+                    // one cannot be checked before the body, they stay atoms.
+                    let (nx, sg) = (nx as usize, sg as usize);
+                    let exact = LaneMap::build(m, *f, &cfg, &pdom, &dec, nx, sg, true);
+                    if exact.widenings.iter().all(|(_, a, _)| checkable_poly(a)) {
+                        exact
+                    } else {
+                        LaneMap::build(m, *f, &cfg, &pdom, &dec, nx, sg, false)
+                    }
                 })
                 .clone();
-            let checkable = lanes.assumptions.iter().all(|(_, a, b)| {
-                [a, b].iter().all(|p| {
-                    p.terms()
-                        .iter()
-                        .all(|(mono, _)| mono.iter().all(|&x| emit::copyable(m, *f, x)))
-                })
-            });
+            let checkable = lanes
+                .assumptions
+                .iter()
+                .all(|(_, a, b)| checkable_poly(a) && checkable_poly(b));
             if !checkable {
                 reject_all(
                     &mut stats,
@@ -806,15 +816,28 @@ fn apply(
             ));
         }
     }
+    // The masked loads' branches are empty now; their conditions go with them.
+    let folded = crate::cfg_edit::fold_empty_branches(m, fast);
+    if folded > 0 {
+        remove_dead(m, fast);
+        stats.add("branches_folded", folded as u64);
+    }
     // The dispatch: run the copy when the run-time conditions hold.
     let wg_var = builtin_var(m, dec, BuiltIn::WorkgroupSize);
-    let plans: Vec<&OperandPlan> = p
+    // Plans of one surface (every A operand of both K loops, say) need one check.
+    let mut plans: Vec<&OperandPlan> = Vec::new();
+    for pl in p
         .loops
         .iter()
         .flat_map(|l| l.plans.iter().map(|(_, pl, _)| pl))
-        .collect();
+    {
+        if !plans.iter().any(|q| same_checks(q, pl)) {
+            plans.push(pl);
+        }
+    }
     let (lanes, exact, func) = (p.lanes, p.exact, p.func);
     let assumptions = p.lane_map.assumptions.clone();
+    let widenings = p.lane_map.widenings.clone();
     dispatch(m, types, func, fast_id, |m, types, at| {
         let mut b = Builder {
             m,
@@ -930,6 +953,23 @@ fn apply(
             conds.push(b.op(Op::SGreaterThanEqual, bt, &[smin.word(), z.word()]));
             conds.push(b.op(Op::SLessThan, bt, &[smax.word(), bv.word()]));
         }
+        // Widenings taken exactly: the operand at its own width, extended, is its polynomial.
+        for (_, a, signed) in &widenings {
+            for (mono, _) in a.terms() {
+                for &x in mono {
+                    let v = emit::copy_tree(b.m, func, x, b.at, &mut memo)?;
+                    b.atom_map.insert(x, v);
+                }
+            }
+            let narrow = b.poly(a, a.width)?;
+            let extended = if *signed {
+                b.resize(narrow, 64)
+            } else {
+                b.op(Op::UConvert, i64t, &[narrow.word()])
+            };
+            let exact = b.poly(a, 64)?;
+            conds.push(b.op(Op::IEqual, bt, &[extended.word(), exact.word()]));
+        }
         let mut g = *conds.first()?;
         for &c in &conds[1..] {
             g = b.op(Op::LogicalAnd, bt, &[g.word(), c.word()]);
@@ -939,6 +979,24 @@ fn apply(
     .ok_or("the run-time check could not be built")?;
     stats.add("kernels_versioned", 1);
     Ok(())
+}
+
+/// Whether two plans need the same run-time checks (same surface and conditions).
+fn same_checks(a: &OperandPlan, b: &OperandPlan) -> bool {
+    let same_pairs = |x: &[(Poly, Poly)], y: &[(Poly, Poly)]| {
+        x.len() == y.len()
+            && x.iter()
+                .zip(y)
+                .all(|((a0, a1), (b0, b1))| a0.same_as(b0) && a1.same_as(b1))
+    };
+    a.base == b.base
+        && a.shape.0 == b.shape.0
+        && a.width_multiple == b.width_multiple
+        && a.width.same_as(&b.width)
+        && a.height.same_as(&b.height)
+        && a.pitch.same_as(&b.pitch)
+        && a.nonneg_checks == b.nonneg_checks
+        && same_pairs(&a.at_least, &b.at_least)
 }
 
 /// Makes `Builder::atom_map[a]` a value of the clone available at the builder's insertion point

@@ -669,8 +669,11 @@ impl Planner<'_> {
                 if (dim == 0 && row_bound.is_some()) || (dim == 1 && col_bound.is_some()) {
                     continue;
                 }
-                let (b, g) = self.implied_bound(dim, &all, ys, xs)?;
+                let (b, g, v) = self.implied_bound(dim, &all, ys, xs)?;
                 guards.extend(g);
+                if dim == 1 {
+                    multiple = multiple.max(v);
+                }
                 if dim == 0 {
                     row_bound = Some(b);
                 } else {
@@ -731,7 +734,8 @@ impl Planner<'_> {
     }
 
     /// A bound every element's row (`dim` 0) or column (1) is below (see `bounds`), with the
-    /// run-time checks it needs.
+    /// run-time checks it needs and the multiple of elements the bound must be (checked at
+    /// run time).
     #[allow(clippy::type_complexity)]
     fn implied_bound(
         &self,
@@ -739,9 +743,11 @@ impl Planner<'_> {
         elems: &[(usize, i64, i64, u32)],
         ys: &[Poly],
         xs: &[Poly],
-    ) -> Result<(Poly, Option<(Poly, Poly)>), OperandReject> {
+    ) -> Result<(Poly, Option<(Poly, Poly)>, u32), OperandReject> {
         let n = self.lanes.lanes;
         let mut bound: Option<Poly> = None;
+        let mut span = 0i64;
+        let mut min_tz = u32::MAX;
         let mut via_counter: Vec<(Poly, i64)> = Vec::new();
         for &(s, row, col, w) in elems {
             let v = if dim == 0 {
@@ -750,17 +756,30 @@ impl Planner<'_> {
                 xs[s].add(&Poly::constant(col, 64, n))
             }
             .ok_or(OperandReject::NoBound)?;
-            if let Some(b) = self.assumed_bound(&v, w) {
+            if let Some((b, t, tz)) = self.assumed_bound(&v, w) {
                 if bound.as_ref().is_some_and(|x| !x.same_as(&b)) {
                     return Err(OperandReject::MixedMasks);
                 }
                 bound = Some(b);
+                // Element `a + t` of a vector read at column `a` (`a < b`): below `b` when
+                // `a` and `b` are multiples of the vector's span.
+                span = span.max(t + 1);
+                min_tz = min_tz.min(tz);
+                if dim == 0 && t != 0 {
+                    return Err(OperandReject::NoBound);
+                }
                 continue;
             }
             via_counter.push((v.with_constant_part(Coef::Same(0)), v.constant_part().at(0)));
         }
+        let multiple = (span.max(1) as u64).next_power_of_two() as u32;
+        if span > 1 && multiple.trailing_zeros() > min_tz {
+            return Err(OperandReject::Misaligned);
+        }
         if via_counter.is_empty() {
-            return bound.map(|b| (b, None)).ok_or(OperandReject::NoBound);
+            return bound
+                .map(|b| (b, None, multiple))
+                .ok_or(OperandReject::NoBound);
         }
         if bound.is_some() {
             return Err(OperandReject::MixedMasks);
@@ -773,17 +792,25 @@ impl Planner<'_> {
         let (b, g) = self
             .counter_bound(&sym, max_c)
             .ok_or(OperandReject::NoBound)?;
-        Ok((b, Some(g)))
+        Ok((b, Some(g), 1))
     }
 
-    /// The bound `b` when `v` (a row or column of invocation `w`'s element, 64-bit) is a
-    /// remainder the lane map took as its dividend under `0 ≤ a < b`.
-    fn assumed_bound(&self, v: &Poly, w: u32) -> Option<Poly> {
-        self.lanes.assumptions.iter().find_map(|(_, a, b)| {
-            let av = a.at_lane(w as usize);
-            av.same_as(&v.with_width(av.width))
-                .then(|| b.with_width(64))
-        })
+    /// `(b, t, z)` when `v` (a row or column of invocation `w`'s element, 64-bit) is `a + t`
+    /// (`0 ≤ t < 64`) for a remainder's dividend `a` the lane map took under `0 ≤ a < b`; `z`:
+    /// the trailing zero bits `a` is known to have.
+    /// The assumption with the smallest `t` is taken (each is sound on its own).
+    fn assumed_bound(&self, v: &Poly, w: u32) -> Option<(Poly, i64, u32)> {
+        self.lanes
+            .assumptions
+            .iter()
+            .filter_map(|(_, a, b)| {
+                let av = a.at_lane(w as usize);
+                let t = v.with_width(av.width).sub(&av)?.as_constant()?;
+                (0..64)
+                    .contains(&t)
+                    .then(|| (b.with_width(64), t, self.lanes.trailing_zeros(&av)))
+            })
+            .min_by_key(|(_, t, _)| *t)
     }
 
     /// For `sym + c` with `sym = u·q` (u > 0 constant, q a counter of its loop starting at a
