@@ -63,12 +63,6 @@ fn shared(build: &mut Build) {
     );
 }
 
-fn opt(build: &mut Build) {
-    build.file("src/c/opt.cpp");
-
-    add_sources_glob(build, "spirv-tools/source/opt");
-}
-
 fn val(build: &mut Build) {
     add_sources_glob(build, "spirv-tools/source/val");
 }
@@ -100,7 +94,6 @@ fn main() {
 
     shared(&mut build);
     val(&mut build);
-    opt(&mut build);
 
     build.define("SPIRV_CHECK_CONTEXT", None);
 

@@ -5,6 +5,5 @@ compile_error!("Enable at least one of `use-compiled-tools` or `use-installed-to
 
 pub mod assembler;
 pub mod diagnostics;
-pub mod opt;
 pub mod shared;
 pub mod val;
