@@ -40,6 +40,7 @@ mod sim_block_io;
 mod sim_crosscheck;
 mod sim_tensor;
 mod sim_triton;
+mod spv_ab_reduce;
 mod tensor_convert_mutations;
 mod tensor_gemm;
 mod tensor_hw_convert;
