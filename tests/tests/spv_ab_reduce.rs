@@ -33,13 +33,13 @@ fn input(kernel: &str) -> Candidate {
     .unwrap()
 }
 
-/// A miscompiling pass (test only): negates the result of the first `OpFConvert` (in the
-/// GEMMs, the conversion of an accumulator element to the stored f16/bf16).
-struct NegateFirstConvert;
+/// A test-only pass: a function that rewrites the module (asking `Changes` before each
+/// rewrite) and says whether it did.
+struct FnPass(&'static str, fn(&mut Module, &mut Changes) -> bool);
 
-impl Pass for NegateFirstConvert {
+impl Pass for FnPass {
     fn name(&self) -> &'static str {
-        "negate-first-convert"
+        self.0
     }
     fn run(
         &mut self,
@@ -48,98 +48,76 @@ impl Pass for NegateFirstConvert {
         _: &Target,
         changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
-        let first = m.all_insts().find(|&i| m.inst(i).is(Op::FConvert));
-        let mut stats = Statistics::default();
-        if let Some(i) = first.filter(|_| changes.allow()) {
-            let (ty, r) = (
-                m.inst(i).result_type().unwrap(),
-                m.inst(i).result_id().unwrap(),
-            );
-            let negated = m.fresh_id();
-            m.replace_all_uses(r, negated);
-            m.insert_after(
-                i,
-                Inst::new(Op::FNegate, Some(ty), Some(negated), &[r.word()]),
-            );
-            stats.add("negated", 1);
-        }
         Ok(PassResult {
-            changed: stats.get("negated") > 0,
-            preserved: AnalysisSet::NONE,
-            stats,
-        })
-    }
-}
-
-static NEGATE_FIRST_CONVERT: PassInfo = PassInfo {
-    name: "negate-first-convert",
-    description: "test only: miscompiles the first OpFConvert",
-    options: &[],
-    construct: |_| Ok(Box::new(NegateFirstConvert)),
-};
-
-/// A miscompiling pass (test only): swaps the operands of the first `OpFSub`.
-struct SwapFirstFSub;
-
-impl Pass for SwapFirstFSub {
-    fn name(&self) -> &'static str {
-        "swap-first-fsub"
-    }
-    fn run(
-        &mut self,
-        m: &mut Module,
-        _: &mut Analyses,
-        _: &Target,
-        changes: &mut Changes,
-    ) -> Result<PassResult, PassError> {
-        let first = m
-            .all_insts()
-            .find(|&i| m.inst(i).is(Op::FSub))
-            .filter(|_| changes.allow());
-        if let Some(i) = first {
-            m.inst_mut(i).operands_mut().swap(0, 1);
-        }
-        Ok(PassResult {
-            changed: first.is_some(),
+            changed: (self.1)(m, changes),
             preserved: AnalysisSet::NONE,
             stats: Statistics::default(),
         })
     }
 }
 
+/// Miscompiles (test only): negates the result of the first `OpFConvert` (in the GEMMs, the
+/// conversion of an accumulator element to the stored f16).
+fn negate_first_convert(m: &mut Module, changes: &mut Changes) -> bool {
+    let first = m.all_insts().find(|&i| m.inst(i).is(Op::FConvert));
+    let Some(i) = first.filter(|_| changes.allow()) else {
+        return false;
+    };
+    let (ty, r) = (
+        m.inst(i).result_type().unwrap(),
+        m.inst(i).result_id().unwrap(),
+    );
+    let negated = m.fresh_id();
+    m.replace_all_uses(r, negated);
+    m.insert_after(
+        i,
+        Inst::new(Op::FNegate, Some(ty), Some(negated), &[r.word()]),
+    );
+    true
+}
+
+/// Miscompiles (test only): swaps the operands of the first `OpFSub`.
+fn swap_first_fsub(m: &mut Module, changes: &mut Changes) -> bool {
+    let first = m.all_insts().find(|&i| m.inst(i).is(Op::FSub));
+    let Some(i) = first.filter(|_| changes.allow()) else {
+        return false;
+    };
+    m.inst_mut(i).operands_mut().swap(0, 1);
+    true
+}
+
+/// Crashes (test only): panics on any module with an `OpSRem`.
+fn panic_on_srem(m: &mut Module, _: &mut Changes) -> bool {
+    if m.all_insts().any(|i| m.inst(i).is(Op::SRem)) {
+        panic!("test pass: OpSRem");
+    }
+    false
+}
+
+static NEGATE_FIRST_CONVERT: PassInfo = PassInfo {
+    name: "negate-first-convert",
+    description: "test only: miscompiles the first OpFConvert",
+    options: &[],
+    construct: |_| {
+        Ok(Box::new(FnPass(
+            "negate-first-convert",
+            negate_first_convert,
+        )))
+    },
+};
+
 static SWAP_FIRST_FSUB: PassInfo = PassInfo {
     name: "swap-first-fsub",
     description: "test only: miscompiles the first OpFSub",
     options: &[],
-    construct: |_| Ok(Box::new(SwapFirstFSub)),
+    construct: |_| Ok(Box::new(FnPass("swap-first-fsub", swap_first_fsub))),
 };
-
-/// A crashing pass (test only): panics on any module with an `OpSRem`.
-struct PanicOnSRem;
-
-impl Pass for PanicOnSRem {
-    fn name(&self) -> &'static str {
-        "panic-on-srem"
-    }
-    fn run(
-        &mut self,
-        m: &mut Module,
-        _: &mut Analyses,
-        _: &Target,
-        _: &mut Changes,
-    ) -> Result<PassResult, PassError> {
-        if m.all_insts().any(|i| m.inst(i).is(Op::SRem)) {
-            panic!("test pass: OpSRem");
-        }
-        Ok(PassResult::unchanged(Statistics::default()))
-    }
-}
 
 static PANIC_ON_SREM: PassInfo = PassInfo {
     name: "panic-on-srem",
     description: "test only: panics on OpSRem",
     options: &[],
-    construct: |_| Ok(Box::new(PanicOnSRem)),
+    construct: |_| Ok(Box::new(FnPass("panic-on-srem", panic_on_srem))),
 };
 
 fn pipeline_of(info: &'static PassInfo) -> Pipeline {
@@ -387,72 +365,49 @@ fn bad_input_is_one_error_line_and_the_input_is_untouched() {
         out.to_str().unwrap(),
     );
     let before = std::fs::read(&kernel).unwrap();
-    let cases: Vec<(Vec<&str>, fn(&ReduceError) -> bool)> = vec![
-        (vec![k, "-o", o], |e| matches!(e, ReduceError::Usage(_))),
-        (vec![k, "--differs", "dce"], |e| {
-            matches!(e, ReduceError::Usage(_))
-        }),
-        (vec![k, "--differs", "dce", "-o", k], |e| {
-            matches!(e, ReduceError::Usage(_))
-        }),
-        (vec![k, "--differs", "no-such-pass", "-o", o], |e| {
-            matches!(e, ReduceError::Usage(_))
-        }),
-        (vec![k, "--differs", "dce", "-o", o], |e| {
-            matches!(e, ReduceError::NeedsLaunch)
-        }),
-        (vec![k, "--launch", l, "--differs", "dce", "-o", o], |e| {
-            matches!(e, ReduceError::NotInteresting(_))
-        }),
-        (vec![g, "--pass-fails", "dce", "-o", o], |e| {
-            matches!(e, ReduceError::Input(_))
-        }),
-        (vec![k, "--pass-fails", "dce", "-o", o], |e| {
-            matches!(e, ReduceError::NotInteresting(_))
-        }),
-        (vec![k, "--command", "true {}", "-o", o], |e| {
-            matches!(e, ReduceError::NotInteresting(_))
-        }),
+    let py = "/nonexistent/python";
+    // (the error's variant, the arguments)
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("Usage", vec![k, "-o", o]),
+        ("Usage", vec![k, "--differs", "dce"]),
+        ("Usage", vec![k, "--differs", "dce", "-o", k]),
+        ("Usage", vec![k, "--differs", "no-such-pass", "-o", o]),
         (
+            "Usage",
             vec![k, "--command", "false", "--pattern", "(", "-o", o],
-            |e| matches!(e, ReduceError::Usage(_)),
         ),
+        ("NeedsLaunch", vec![k, "--differs", "dce", "-o", o]),
         (
+            "NotInteresting",
+            vec![k, "--launch", l, "--differs", "dce", "-o", o],
+        ),
+        ("NotInteresting", vec![k, "--pass-fails", "dce", "-o", o]),
+        ("NotInteresting", vec![k, "--command", "true {}", "-o", o]),
+        ("Input", vec![g, "--pass-fails", "dce", "-o", o]),
+        (
+            "Device",
             vec![
                 k,
                 "--launch",
                 l,
                 "--device-differs",
                 "--python",
-                "/nonexistent/python",
+                py,
                 "-o",
                 o,
             ],
-            |e| matches!(e, ReduceError::Device(_)),
         ),
         (
-            vec![
-                k,
-                "--launch",
-                "/nonexistent.json",
-                "--differs",
-                "dce",
-                "-o",
-                o,
-            ],
-            |e| matches!(e, ReduceError::Launch(_)),
+            "Launch",
+            vec![k, "--launch", "/no.json", "--differs", "dce", "-o", o],
         ),
     ];
-    for (args, expected) in cases {
+    for (expected, args) in cases {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        match reduce::run_cli(&args) {
-            Err(e) => {
-                let text = e.to_string();
-                assert!(expected(&e), "{args:?}: {e:?}");
-                assert!(!text.contains('\n') && !text.is_empty(), "{args:?}: {text}");
-            }
-            Ok(code) => panic!("{args:?}: exit {code}"),
-        }
+        let e: ReduceError = reduce::run_cli(&args).expect_err(&format!("{args:?}"));
+        let text = e.to_string();
+        assert!(format!("{e:?}").starts_with(expected), "{args:?}: {e:?}");
+        assert!(!text.contains('\n') && !text.is_empty(), "{args:?}: {text}");
         assert_eq!(reduce::main(&args), 1);
     }
     assert_eq!(std::fs::read(&kernel).unwrap(), before);

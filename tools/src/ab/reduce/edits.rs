@@ -17,7 +17,8 @@ use spvopt_ir::{FuncId, Id, Inst, InstId, Interner, Module, Section};
 
 use super::inline::inline_call;
 use super::state::{
-    clean_up, entry_points, function_of, remove_phi_entries, scalar_value, successors, Candidate,
+    clean_up, entry_points, function_of, params, remove_phi_entries, scalar_value, successors,
+    Candidate,
 };
 
 /// The kinds of reduction, in the order one round tries them.
@@ -205,8 +206,7 @@ pub fn opportunities(kind: Reduction, c: &Candidate, kernel: Option<&str>) -> Ve
         }
         Reduction::Parameters => param_functions(c, kernel)
             .into_iter()
-            .flat_map(|f| m.function(f).header.clone())
-            .filter(|&p| m.inst(p).is(Op::FunctionParameter))
+            .flat_map(|f| params(m, f))
             .filter_map(|p| m.inst(p).result_id())
             .map(Opportunity::RemoveParam)
             .collect(),
@@ -295,7 +295,7 @@ fn launch_sizes(c: &Candidate) -> Vec<Opportunity> {
         if g[d] / loc[d].max(1) > 1 {
             v.push(Opportunity::HalveGroups(d));
         }
-        if loc[d] > 1 && loc[d] % 2 == 0 {
+        if loc[d] > 1 && loc[d].is_multiple_of(2) {
             v.push(Opportunity::HalveLocal(d));
         }
     }
@@ -422,7 +422,7 @@ fn apply_one(c: &mut Candidate, op: &Opportunity, kernel: Option<&str>) -> bool 
             match *op {
                 Opportunity::OneWorkGroup => g = loc,
                 Opportunity::HalveGroups(d) => g[d] = loc[d] * (g[d] / loc[d].max(1) / 2).max(1),
-                Opportunity::HalveLocal(d) if loc[d] % 2 == 0 => {
+                Opportunity::HalveLocal(d) if loc[d].is_multiple_of(2) => {
                     loc[d] /= 2;
                     g[d] = (g[d] / 2).max(loc[d]);
                 }
@@ -686,12 +686,9 @@ fn remove_param(c: &mut Candidate, p: Id, kernel: Option<&str>) -> bool {
     m.erase(inst_id);
     let def = m.function(f).def;
     let ret = m.inst(def).result_type();
-    let params: Vec<Id> = m
-        .function(f)
-        .header
-        .iter()
-        .filter(|&&i| m.inst(i).is(Op::FunctionParameter))
-        .filter_map(|&i| m.inst(i).result_type())
+    let params: Vec<Id> = params(m, f)
+        .into_iter()
+        .filter_map(|i| m.inst(i).result_type())
         .collect();
     let Some(ret) = ret else { return false };
     let fty = interner.function_type(m, ret, &params);
@@ -717,7 +714,7 @@ fn remove_param(c: &mut Candidate, p: Id, kernel: Option<&str>) -> bool {
 fn scalar_constant(m: &mut Module, interner: &mut Interner, ty: Id, a: &Value) -> Option<Id> {
     let t = m.def_inst(ty)?;
     let bits = t.operand_word(0)? as usize;
-    if !(t.is(Op::TypeInt) || t.is(Op::TypeFloat)) || bits % 32 != 0 {
+    if !(t.is(Op::TypeInt) || t.is(Op::TypeFloat)) || !bits.is_multiple_of(32) {
         return None;
     }
     let bytes =

@@ -16,7 +16,9 @@ use spvopt_ir::grammar::SlotKind;
 use spvopt_ir::spirv::Op;
 use spvopt_ir::{Id, Inst, InstId, Module};
 
-use super::state::{function_of, rename_phi_predecessor, successors};
+use spvopt_passes::cfg_edit::split_block_after;
+
+use super::state::{function_of, params};
 
 /// Inlines the call `call`; `false` when it cannot (callee without body, recursion, operands
 /// that do not match).
@@ -36,12 +38,9 @@ pub fn inline_call(m: &mut Module, call: InstId) -> bool {
         .iter()
         .filter_map(|&w| Id::new(w))
         .collect();
-    let params: Vec<Id> = m
-        .function(callee)
-        .header
-        .iter()
-        .filter(|&&p| m.inst(p).is(Op::FunctionParameter))
-        .filter_map(|&p| m.inst(p).result_id())
+    let params: Vec<Id> = params(m, callee)
+        .into_iter()
+        .filter_map(|p| m.inst(p).result_id())
         .collect();
     if args.len() != params.len() {
         return false;
@@ -59,24 +58,11 @@ pub fn inline_call(m: &mut Module, call: InstId) -> bool {
         }
     }
     // Split the caller's block after the call.
-    let cont_label = m.fresh_id();
-    let cont = m.insert_block_after(block, cont_label);
-    let mut after = Vec::new();
-    let mut next = m.next_inst(call);
-    while let Some(i) = next {
-        after.push(i);
-        next = m.next_inst(i);
-    }
-    for i in after {
-        m.move_to_end(i, cont);
-    }
-    let old_label = m.block_label(block);
-    let f_blocks = m.function(caller).blocks.clone();
-    for s in successors(m, cont) {
-        if let Some(&sb) = f_blocks.iter().find(|&&x| m.block_label(x) == s) {
-            rename_phi_predecessor(m, sb, old_label, cont_label);
-        }
-    }
+    let Some(split) = split_block_after(m, call) else {
+        return false;
+    };
+    split.keep_loop_header(m);
+    let (cont, cont_label) = (split.after, split.after_label);
     // Copy the callee's blocks between them.
     let mut prev = block;
     let mut returns: Vec<(Option<Id>, Id)> = Vec::new();

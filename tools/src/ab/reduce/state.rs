@@ -270,13 +270,26 @@ pub fn remove_unreachable_blocks(m: &mut Module, f: FuncId) {
     }
 }
 
+/// The phis at the start of block `b`.
+fn phis(m: &Module, b: BlockId) -> Vec<InstId> {
+    m.block_insts(b)
+        .take_while(|&i| m.inst(i).is(Op::Phi))
+        .collect()
+}
+
+/// The parameters (`OpFunctionParameter`) of function `f`.
+pub fn params(m: &Module, f: FuncId) -> Vec<InstId> {
+    m.function(f)
+        .header
+        .iter()
+        .copied()
+        .filter(|&p| m.inst(p).is(Op::FunctionParameter))
+        .collect()
+}
+
 /// Removes from the phis of block `b` the entries whose predecessor is `pred`.
 pub fn remove_phi_entries(m: &mut Module, b: BlockId, pred: Id) {
-    let phis: Vec<InstId> = m
-        .block_insts(b)
-        .take_while(|&i| m.inst(i).is(Op::Phi))
-        .collect();
-    for p in phis {
+    for p in phis(m, b) {
         let inst = m.inst_mut(p);
         let start = inst.operand_start();
         let mut kept: Vec<u32> = inst.words[..start].to_vec();
@@ -346,12 +359,8 @@ fn merge_straight_blocks(m: &mut Module, f: FuncId) {
 }
 
 /// In the phis of block `b`, predecessor `old` becomes `new`.
-pub fn rename_phi_predecessor(m: &mut Module, b: BlockId, old: Id, new: Id) {
-    let phis: Vec<InstId> = m
-        .block_insts(b)
-        .take_while(|&i| m.inst(i).is(Op::Phi))
-        .collect();
-    for p in phis {
+fn rename_phi_predecessor(m: &mut Module, b: BlockId, old: Id, new: Id) {
+    for p in phis(m, b) {
         let inst = m.inst_mut(p);
         let start = inst.operand_start();
         let mut k = start + 1;
