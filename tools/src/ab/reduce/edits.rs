@@ -746,7 +746,10 @@ pub fn describe(m: &Module, op: &Opportunity) -> String {
         Opportunity::HalveGroups(d) => format!("launch: half the work-groups in dimension {d}"),
         Opportunity::HalveLocal(d) => format!("launch: half the local size in dimension {d}"),
         Opportunity::HalveArg(a) => format!("launch: argument {a} halved"),
-        Opportunity::RemoveEntryPoint(i) => format!("entry point ({})", inst_text(*i)),
+        Opportunity::RemoveEntryPoint(i) => {
+            let name = entry_points(m).into_iter().find(|e| e.0 == *i).map(|e| e.1);
+            format!("entry point \"{}\"", name.unwrap_or_default())
+        }
         Opportunity::RemoveFunction(id) => format!("function %{}", id.word()),
         Opportunity::Inline(i) => format!("inlined call {}", inst_text(*i)),
         Opportunity::FoldBranch { terminator, keep } => {

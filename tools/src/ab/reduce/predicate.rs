@@ -288,7 +288,9 @@ impl Oracle {
             .output();
         let _ = std::fs::remove_file(&path);
         let Ok(out) = out else { return false };
-        if out.status.success() {
+        // Ctrl-C reaches the command too: a command it ended says nothing about the module.
+        use std::os::unix::process::ExitStatusExt;
+        if out.status.success() || out.status.signal() == Some(libc::SIGINT) {
             return false;
         }
         match pattern {
