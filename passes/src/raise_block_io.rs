@@ -60,6 +60,7 @@ use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 mod emit;
 mod plan;
 mod staging;
+mod tidy;
 mod trace;
 
 use emit::{
@@ -822,6 +823,10 @@ fn apply(
         remove_dead(m, fast);
         stats.add("branches_folded", folded as u64);
     }
+    // The loads' coordinates: computed once, outside the loop.
+    let tidied = tidy::tidy(m, fast);
+    stats.add("loop_invariants_hoisted", tidied.hoisted);
+    stats.add("subexpressions_merged", tidied.merged);
     // The dispatch: run the copy when the run-time conditions hold.
     let wg_var = builtin_var(m, dec, BuiltIn::WorkgroupSize);
     // Plans of one surface (every A operand of both K loops, say) need one check.
