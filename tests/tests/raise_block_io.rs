@@ -126,9 +126,21 @@ fn staged_gemms_get_2d_block_loads_and_keep_their_results() {
                     assert!(after.instructions < before.instructions);
                     assert!(after.barriers < before.barriers);
                 }
+                let msgs = |c: &spvopt_sim::Counters| {
+                    let (g, l) = (&c.memory.global, &c.memory.local);
+                    format!(
+                        "global load/store {}/{}, local load/store {}/{}",
+                        g.load.messages, g.store.messages, l.load.messages, l.store.messages
+                    )
+                };
                 println!(
-                    "{file} {target} {m}x{n}x{k}: instructions {} -> {}, barriers {} -> {}, 2D block loads {loads}",
-                    before.instructions, after.instructions, before.barriers, after.barriers
+                    "{file} {target} {m}x{n}x{k}: instructions {} -> {}, barriers {} -> {}, 2D block loads {loads}; messages {} -> {}",
+                    before.instructions,
+                    after.instructions,
+                    before.barriers,
+                    after.barriers,
+                    msgs(&before),
+                    msgs(&after)
                 );
             }
             // Idempotent.
