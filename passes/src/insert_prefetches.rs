@@ -7,7 +7,11 @@
 //!   the loop counter `i` (induction analysis) gets, right before it, an
 //!   `OpSubgroup2DBlockPrefetchINTEL` of the same memory rectangle at `coord + d·step`
 //!   (`d` = `prefetch-distance`, default 2), and the loop's preheader (the unique predecessor
-//!   of the header outside the loop) gets prologue prefetches of iterations `0..d`. The
+//!   of the header outside the loop) gets prologue prefetches of iterations `0..d` when the
+//!   load runs whenever the loop is entered (its block dominates every latch and exit: a
+//!   prefetch needs the load's legal surface, which a load behind a guard, such as
+//!   convert-tensor-addressing's run-time check, or behind a top-tested trip count does not
+//!   guarantee). The
 //!   prefetch shape comes from the target's table: one block `W·Count` wide when supported,
 //!   else the load's own shape, else pieces of at most 64 bytes per row and 32 rows.
 //! - `OpSubgroupBlockReadINTEL` whose pointer is `root + step·i` bytes gets

@@ -12,7 +12,7 @@
 
 pub mod block_io;
 pub mod builtin_names;
-mod cfg_edit;
+pub mod cfg_edit;
 pub mod convert_tensor_addressing;
 pub mod dce;
 pub mod declare_subgroup_size;

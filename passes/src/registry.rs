@@ -230,7 +230,7 @@ pub static REGISTRY: &[PassInfo] = &[
 
 /// The passes of `-O`, in order (for the `--target` device).
 pub const OPTIMIZE_PIPELINE: &str =
-    "raise-builtins,convert-tensor-addressing,lower-mma,legalize,raise-block-io,fuse-block-loads,dce";
+    "raise-builtins,convert-tensor-addressing,lower-mma,legalize,raise-block-io,fuse-block-loads,insert-prefetches,dce";
 
 /// Passes that work on the native 2D block IO / MMA instructions. On a module that holds
 /// calls to the OpenCL builtins instead (what Triton and clang/llvm-spirv emit), the pass

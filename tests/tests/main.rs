@@ -43,6 +43,7 @@ mod sim_long_vector;
 mod sim_split_barrier;
 mod sim_tensor;
 mod sim_triton;
+mod spv_ab_reduce;
 mod subgroup_size;
 mod tensor_convert_mutations;
 mod tensor_gemm;

@@ -91,10 +91,12 @@ fn flags_mean_what_they_mean_on_the_command_line() {
         changes.len() == 2 && changes.iter().all(|&(_, n)| n <= 1),
         "{changes:?}"
     );
+    // -O runs insert-prefetches: its options apply.
+    assert!(Optimizer::new(target.clone(), "-O --prefetch-distance=2").is_ok());
     for bad in [
         "--no-such-pass",
         "--fuse-block-loads --max-changes=many",
-        "-O --prefetch-distance=2",
+        "--fuse-block-loads --prefetch-distance=2",
         "fuse-block-loads(x=1)",
         "-X",
     ] {

@@ -4,10 +4,10 @@
 //! - `_no2d`: A and B reach the MMAs through 2D block loads (B transformed), the K loop's
 //!   Workgroup stores and barriers are gone from the path that runs (the C epilogue still stages
 //!   through local memory);
-//! - `bf16_ptr`: A's elements match 2D block loads in both of Triton's K loops (rows through the
-//!   `% M` wrap-around checked at run time, the unmasked loop's columns through its trip count),
-//!   but B's do not yet (`rejected_no_bound`), so the staging would stay and nothing is rewritten
-//!   (`rejected_staging_kept`): results identical, no gain yet;
+//! - `bf16_ptr`: A and B reach the MMAs through 2D block loads in both of Triton's K loops (rows
+//!   of A and columns of B through the `% M` / `% N` wrap-around checked at run time, B's columns
+//!   read 8 at a time, the unmasked loop's K through its trip count, B's pointer step
+//!   `sext(32·stride)` taken exactly under a run-time check);
 //! - spv-sim gives identical results at square and ragged sizes (masks active) and on a size the
 //!   run-time check sends to the unchanged body; the pass is idempotent; dg2 is left alone.
 
@@ -93,14 +93,12 @@ fn staged_gemms_get_2d_block_loads_and_keep_their_results() {
                     "{file} {target}: the staging stayed"
                 );
             } else {
-                // A would be raised in both K loops, but B is not (yet), and a loop is only
-                // rewritten when its whole staging goes: every candidate is accounted for.
+                // Two K loops (K a multiple of 32 or not), 8 + 8 operands each.
                 assert_eq!(
-                    stat(&rep, "raise-block-io", "rejected_staging_kept"),
-                    16,
-                    "{file} {target}"
+                    (plain, transformed),
+                    (16, 16),
+                    "{file} {target}: A/B operands raised"
                 );
-                assert_eq!(plain + transformed, 0, "{file} {target}");
             }
             for (m, n, k) in [(256, 256, 64), (200, 136, 72)] {
                 let launch = gemm_launch(g, m, n, k);
@@ -114,7 +112,13 @@ fn staged_gemms_get_2d_block_loads_and_keep_their_results() {
                     .filter(|(k, _)| k.starts_with("load"))
                     .map(|(_, c)| c.ops)
                     .sum();
-                if no2d {
+                // Triton's `offs % M` reads wrapped rows in an edge tile, which a 2D block
+                // load (zeros past the surface) does not: there the run-time check keeps the
+                // original body (at 200x136 every work-group has an edge tile in M or N).
+                let edge_falls_back = !no2d && (m % 128 != 0 || n % 128 != 0);
+                if edge_falls_back {
+                    assert_eq!(loads, 0, "{file} {target} {m}x{n}x{k}");
+                } else {
                     assert!(
                         loads > 0,
                         "{file} {target} {m}x{n}x{k}: no 2D block load ran"
@@ -122,9 +126,21 @@ fn staged_gemms_get_2d_block_loads_and_keep_their_results() {
                     assert!(after.instructions < before.instructions);
                     assert!(after.barriers < before.barriers);
                 }
+                let msgs = |c: &spvopt_sim::Counters| {
+                    let (g, l) = (&c.memory.global, &c.memory.local);
+                    format!(
+                        "global load/store {}/{}, local load/store {}/{}",
+                        g.load.messages, g.store.messages, l.load.messages, l.store.messages
+                    )
+                };
                 println!(
-                    "{file} {target} {m}x{n}x{k}: instructions {} -> {}, barriers {} -> {}, 2D block loads {loads}",
-                    before.instructions, after.instructions, before.barriers, after.barriers
+                    "{file} {target} {m}x{n}x{k}: instructions {} -> {}, barriers {} -> {}, 2D block loads {loads}; messages {} -> {}",
+                    before.instructions,
+                    after.instructions,
+                    before.barriers,
+                    after.barriers,
+                    msgs(&before),
+                    msgs(&after)
                 );
             }
             // Idempotent.
@@ -169,5 +185,41 @@ fn dg2_is_left_alone() {
             .unwrap();
         assert!(!p.changed, "{file}: dg2 has no 2D block IO");
         assert!(accounted(&rep));
+    }
+}
+
+/// The K loop after `-O` against the 2D-block twin's (Triton's `..._pvc` build of the same
+/// GEMM): executed instructions per invocation and K step (32), from the difference between
+/// K = 256 and K = 64 at 256×256 on spv-sim. The raised loop's only extra work over the twin's
+/// is insert-prefetches' per-iteration coordinates (the twin's cooperative prefetches are
+/// Triton's own).
+#[test]
+fn the_raised_k_loop_costs_about_what_the_2d_twins_costs() {
+    let per_step = |file: &str, module: &spvopt_ir::Module| {
+        let g = GEMMS.iter().find(|g| g.file == file).unwrap();
+        let count = |k| {
+            spvopt_sim::run(module, &gemm_launch(g, 256, 256, k))
+                .unwrap()
+                .counters
+                .instructions
+        };
+        // 4 work-groups of 128 invocations, 6 more K steps.
+        (count(256) - count(64)) as f64 / 6.0 / 512.0
+    };
+    let twin_file = "gemm_fp16_blockptr_128x128x32_w8__pvc.spv";
+    let twin = per_step(twin_file, &kernel(twin_file));
+    for file in STAGED {
+        let original = kernel(file);
+        let (out, _) = run(&original, OPTIMIZE_PIPELINE, "pvc");
+        let before = per_step(file, &original);
+        let after = per_step(file, &out);
+        println!(
+            "{file}: instructions per invocation and K step {before:.0} -> {after:.0} (2D twin {twin:.0}, {:.2}x)",
+            after / twin
+        );
+        assert!(
+            after <= 1.3 * twin,
+            "{file}: {after:.0} per K step, twin {twin:.0}"
+        );
     }
 }

@@ -116,6 +116,27 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
+    /// Whether `load` runs in the first iteration whenever loop `l` is entered: its block
+    /// dominates every latch and every block that leaves the loop (or ends the function). A
+    /// prologue prefetch has the load's preconditions (a legal surface); with the surface
+    /// invariant in the loop, the load running on every entry guarantees them. A load behind
+    /// a guard in the loop (a run-time legality check, say) gets no prologue.
+    pub(super) fn runs_every_entry(&self, m: &Module, l: LoopId, load: InstId) -> bool {
+        let Some(lb) = m.inst_block(load) else {
+            return false;
+        };
+        self.loops.blocks(l).iter().all(|&b| {
+            let leaves = self
+                .cfg
+                .succs(b)
+                .iter()
+                .any(|&s| !self.loops.contains(l, s))
+                || self.cfg.succs(b).is_empty()
+                || self.loops.get(l).is_some_and(|d| d.latches.contains(&b));
+            !leaves || self.dom.dominates(lb, b)
+        })
+    }
+
     /// The preheader of `l` where a prologue may go.
     pub(super) fn preheader(&self, m: &Module, l: LoopId) -> Option<Preheader> {
         let block = self.loops.preheader(l, self.cfg)?;
@@ -334,22 +355,25 @@ impl<'a> Ctx<'a> {
             shape.height,
         )
         .ok_or("skipped_unsupported_shape")?;
-        let prologue = pre.as_mut().and_then(|p| {
-            let steps: Vec<&AffineExpr> = comps.iter().map(|c| &c.step).collect();
-            self.plan_prologue(
-                m,
-                l,
-                p,
-                &[
-                    ops.coordinate,
-                    ops.base,
-                    ops.memory_width,
-                    ops.memory_height,
-                    ops.memory_pitch,
-                ],
-                &steps,
-            )
-        });
+        let prologue = pre
+            .as_mut()
+            .filter(|_| self.runs_every_entry(m, l, i))
+            .and_then(|p| {
+                let steps: Vec<&AffineExpr> = comps.iter().map(|c| &c.step).collect();
+                self.plan_prologue(
+                    m,
+                    l,
+                    p,
+                    &[
+                        ops.coordinate,
+                        ops.base,
+                        ops.memory_width,
+                        ops.memory_height,
+                        ops.memory_pitch,
+                    ],
+                    &steps,
+                )
+            });
         let (split, pieces) = match self.coop {
             None => (None, pieces),
             Some(c) => match self.split_2d(
@@ -562,6 +586,7 @@ impl<'a> Ctx<'a> {
         }
         let prologue = pre
             .as_mut()
+            .filter(|_| self.runs_every_entry(m, l, i))
             .and_then(|p| self.plan_prologue(m, l, p, &[ptr], &[&step]));
         done.push(ptr);
         Ok(Plan {

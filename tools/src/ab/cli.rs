@@ -10,6 +10,7 @@ spv-ab — compare two pass pipelines over many kernels, proving equivalence on 
 USAGE:
     spv-ab --a PIPELINE --b PIPELINE [OPTIONS] KERNELS...
     spv-ab bisect --pipeline PIPELINE [--target T] [--launch L.json] KERNEL
+    spv-ab reduce MODULE [--launch L.json] PREDICATE -o SMALL.spv   (spv-ab reduce --help)
 
 KERNELS are .spv / .spvasm files or folders (searched recursively). A kernel's launch
 (spv-sim's launch JSON, see sim/README.md) is NAME.launch.json beside it, or in --launches DIR,
@@ -198,6 +199,9 @@ pub fn main(args: &[String]) -> i32 {
     }
     if args.first().map(String::as_str) == Some("bisect") {
         return bisect::main(&args[1..]);
+    }
+    if args.first().map(String::as_str) == Some("reduce") {
+        return super::reduce::main(&args[1..]);
     }
     if args.iter().any(|a| a == "--version") {
         let v = format!("spv-ab {}\n", env!("CARGO_PKG_VERSION"));

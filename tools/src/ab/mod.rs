@@ -10,7 +10,8 @@
 //! pipeline after which a kernel's results differ and the single rewrite inside that pass
 //! (see [`bisect`]); `--bisect` does it for every kernel that differs. `--device opencl[:N]`
 //! also runs the original, A and B on an OpenCL device, checks them against spv-sim and times
-//! them (see [`device`]).
+//! them (see [`device`]). `spv-ab reduce` shrinks a module to a small one that still shows a
+//! problem (see [`reduce`]).
 //!
 //! Exit code: 0 when every kernel with a launch is proven equivalent (and, with `--device`,
 //! every run on the device agrees with spv-sim), 1 when one differs or fails, 2 for a usage
@@ -19,6 +20,7 @@
 pub mod bisect;
 mod cli;
 pub mod device;
+pub mod reduce;
 pub mod report;
 mod stats;
 

@@ -142,50 +142,6 @@ impl Message {
         }
     }
 
-    #[cfg(feature = "use-compiled-tools")]
-    pub(crate) fn from_parts(
-        level: MessageLevel,
-        source: *const std::os::raw::c_char,
-        source_pos: *const diagnostics::Position,
-        msg: *const std::os::raw::c_char,
-    ) -> Self {
-        unsafe {
-            let source = if source.is_null() {
-                None
-            } else {
-                Some(std::ffi::CStr::from_ptr(source).to_string_lossy())
-            };
-
-            let (message, notes) = Self::message_and_notes_from_cstr(msg);
-
-            let (line, column, index) = if source_pos.is_null() {
-                (0, 0, 0)
-            } else {
-                (
-                    (*source_pos).line,
-                    (*source_pos).column,
-                    (*source_pos).index,
-                )
-            };
-
-            Self {
-                level,
-                source: source.and_then(|source| {
-                    if source.is_empty() {
-                        None
-                    } else {
-                        Some(source.into_owned())
-                    }
-                }),
-                line,
-                column,
-                index,
-                message,
-                notes,
-            }
-        }
-    }
-
     #[cfg(feature = "use-installed-tools")]
     pub(crate) fn parse(s: &str) -> Option<Self> {
         s.find(": ")

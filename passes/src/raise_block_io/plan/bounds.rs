@@ -1,0 +1,536 @@
+//! The bounds of a planned 2D block load: the surface height and width its elements' masks
+//! state (row and column bounds, uniform conditions kept as a select), or, for a dimension no
+//! mask bounds, what bounds it anyway (a `% M` remainder the lane map took as its dividend,
+//! a loop's trip count), with the run-time checks each needs (see `plan.rs`).
+
+use std::collections::HashMap;
+
+use spirv::Op;
+use spvopt_analysis::lane_map::{Coef, LaneValue, Poly};
+use spvopt_ir::Id;
+
+use super::{Element, OperandReject, Planner};
+use crate::legalize::lower_block_io::Layout;
+
+/// One conjunct of a mask.
+#[derive(Clone, Copy, Debug)]
+enum Conjunct {
+    /// A work-group-uniform condition.
+    Uniform(Id),
+    /// `a < b` (signed), with the comparison's id.
+    Less(Id, Id, Id),
+    /// `a ≥ 0`, with the comparison's id.
+    NonNeg(Id, Id),
+}
+
+impl Planner<'_> {
+    /// The surface bounds the masks state (see the module documentation): (rows, columns in
+    /// elements, uniform conditions, the multiple the column bound must be).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn bounds(
+        &self,
+        lay: &Layout,
+        place: &[(usize, usize, i64, i64)],
+        elems: &[Vec<Option<Element>>],
+        ys: &[Poly],
+        xs: &[Poly],
+    ) -> Result<(Poly, Poly, Vec<(Id, bool)>, u32, Vec<Id>, Vec<(Poly, Poly)>), OperandReject> {
+        let sg = lay.subgroup_size as usize;
+        let n = self.lanes.lanes;
+        let mut uniform: Vec<(Id, bool)> = Vec::new();
+        let mut nonneg_uniform: Vec<Poly> = Vec::new();
+        // Per masked element: its `a < b` conjuncts as (bound on Yr, bound on Xc, a) and its
+        // `a ≥ 0` conjuncts as (a - Yr, a - Xc, a).
+        #[allow(clippy::type_complexity)]
+        let mut per_elem: Vec<(Vec<(Poly, Poly, Poly)>, Vec<(Poly, Poly, Poly)>)> = Vec::new();
+        let mut cache: HashMap<Id, Vec<Conjunct>> = HashMap::new();
+        let mut masked = 0usize;
+        let mut unmasked: Vec<(usize, i64, i64, u32)> = Vec::new();
+        for (s, (y, x)) in ys.iter().zip(xs).enumerate() {
+            for &(l, k, row, col) in place {
+                let Some(el) = elems[s * sg + l][k].as_ref() else {
+                    continue;
+                };
+                let Some((cond, polarity, w)) = el.mask else {
+                    unmasked.push((s, row, col, el.writer));
+                    continue;
+                };
+                if !polarity {
+                    return Err(OperandReject::MaskNotABound);
+                }
+                masked += 1;
+                per_elem.push((Vec::new(), Vec::new()));
+                if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(cond) {
+                    let mut v = Vec::new();
+                    self.conjuncts(cond, &mut v)?;
+                    slot.insert(v);
+                }
+                for &c in &cache[&cond] {
+                    let (cmp, a, b, less) = match c {
+                        Conjunct::Uniform(id) => {
+                            if !uniform.contains(&(id, true)) {
+                                uniform.push((id, true));
+                            }
+                            if let Some(v) = self.nonneg_operand(id) {
+                                if !nonneg_uniform.iter().any(|p| p.same_as(&v)) {
+                                    nonneg_uniform.push(v);
+                                }
+                            }
+                            continue;
+                        }
+                        Conjunct::Less(cmp, a, b) => (cmp, a, Some(b), true),
+                        Conjunct::NonNeg(cmp, a) => (cmp, a, None, false),
+                    };
+                    let av = self.poly_of(a)?.at_lane(w as usize);
+                    let wd = av.width;
+                    let yr = y
+                        .add(&Poly::constant(row, 64, n))
+                        .ok_or(OperandReject::MaskNotABound)?
+                        .with_width(wd);
+                    let xc = x
+                        .add(&Poly::constant(col, 64, n))
+                        .ok_or(OperandReject::MaskNotABound)?
+                        .with_width(wd);
+                    // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
+                    // `a ≥ 0`: a - Yr and a - Xc.
+                    let (rv, cv) = match b {
+                        Some(b) => {
+                            let bv = self.poly_of(b)?.at_lane(w as usize);
+                            let d = bv.sub(&av).ok_or(OperandReject::MaskNotABound)?;
+                            (
+                                d.add(&yr).ok_or(OperandReject::MaskNotABound)?,
+                                d.add(&xc).ok_or(OperandReject::MaskNotABound)?,
+                            )
+                        }
+                        None => (
+                            av.sub(&yr).ok_or(OperandReject::MaskNotABound)?,
+                            av.sub(&xc).ok_or(OperandReject::MaskNotABound)?,
+                        ),
+                    };
+                    let entry = per_elem.last_mut().expect("pushed for this element");
+                    if less {
+                        entry.0.push((rv, cv, av));
+                    } else {
+                        entry.1.push((rv, cv, av));
+                    }
+                    let _ = cmp;
+                }
+            }
+        }
+        let mut row_bound: Option<Poly> = None;
+        let mut col_bound: Option<Poly> = None;
+        let mut guards: Vec<(Poly, Poly)> = Vec::new();
+        if !unmasked.is_empty() && masked > 0 {
+            // Masked and unmasked elements in one operand.
+            return Err(OperandReject::MixedMasks);
+        }
+        let mut row_lower = false;
+        let mut multiple = 1u32;
+        // The row bound: a bound on Yr every element's mask states.
+        let mut cands: Vec<Poly> = per_elem
+            .first()
+            .map(|e| e.0.iter().map(|c| c.0.clone()).collect())
+            .unwrap_or_default();
+        for e in &per_elem[1.min(per_elem.len())..] {
+            cands.retain(|r| e.0.iter().any(|c| c.0.same_as(r)));
+        }
+        let mut chosen = None;
+        for rb in cands
+            .iter()
+            .chain(std::iter::once(&Poly::constant(i64::MIN, 64, n)))
+        {
+            let is_none = rb.as_constant() == Some(i64::MIN);
+            // Every other `a < b` is a column bound: Bc + t with 0 ≤ t < V.
+            let mut cols: Vec<(Poly, Poly)> = Vec::new();
+            let mut ok = true;
+            for e in &per_elem {
+                for (rv, cv, a) in &e.0 {
+                    if !is_none && rv.same_as(rb) {
+                        continue;
+                    }
+                    if cols.len() > 4096 {
+                        ok = false;
+                    }
+                    cols.push((cv.clone(), a.clone()));
+                }
+            }
+            if !ok {
+                continue;
+            }
+            if cols.is_empty() {
+                chosen = Some(((!is_none).then(|| rb.clone()), None, 1u32));
+                break;
+            }
+            let first = cols[0].0.clone();
+            let offs: Option<Vec<i64>> = cols
+                .iter()
+                .map(|(c, _)| c.sub(&first).and_then(|d| d.as_constant()))
+                .collect();
+            let Some(offs) = offs else { continue };
+            let (lo, hi) = (
+                *offs.iter().min().unwrap_or(&0),
+                *offs.iter().max().unwrap_or(&0),
+            );
+            if hi - lo >= 64 {
+                continue;
+            }
+            let v = ((hi - lo + 1) as u64).next_power_of_two() as u32;
+            if v > 1
+                && cols
+                    .iter()
+                    .any(|(_, a)| self.lanes.trailing_zeros(a) < v.trailing_zeros())
+            {
+                return Err(OperandReject::Misaligned);
+            }
+            // The vector at c0 is loaded iff c0 < B; element c0 + t is in bounds iff c0 + t < B:
+            // the same when c0 and B are multiples of V (B is checked at run time).
+            let bc = first
+                .add(&Poly::constant(lo, first.width, n))
+                .ok_or(OperandReject::MaskNotABound)?;
+            chosen = Some(((!is_none).then(|| rb.clone()), Some(bc), v));
+            break;
+        }
+        if masked > 0 {
+            let Some((rb, cb, v)) = chosen else {
+                return Err(OperandReject::MaskNotABound);
+            };
+            row_bound = rb;
+            col_bound = cb;
+            multiple = multiple.max(v);
+        }
+        // `a ≥ 0` conjuncts: the row (a = Yr) or the vector's first column (a = Xc - t, the
+        // vector start a multiple of the vector's span, so a ≥ 0 iff Xc ≥ 0).
+        let mut col_lower_all = !per_elem.is_empty();
+        for e in &per_elem {
+            let mut has_col_lower = false;
+            for (dr, dc, a) in &e.1 {
+                if dr.terms().is_empty() {
+                    row_lower = true;
+                } else if let Some(t) = dc.as_constant().filter(|t| (-63..=0).contains(t)) {
+                    let v = ((1 - t) as u64).next_power_of_two();
+                    if self.lanes.trailing_zeros(a) < v.trailing_zeros() {
+                        return Err(OperandReject::Misaligned);
+                    }
+                    has_col_lower = true;
+                } else {
+                    return Err(OperandReject::MaskNotABound);
+                }
+            }
+            col_lower_all &= has_col_lower;
+        }
+        let col_lower = col_lower_all;
+        let _ = &per_elem;
+        // A dimension no mask bounds: the kernel reads those elements whenever it reads the
+        // element at all, so every one must be inside the surface: a remainder the lane map took
+        // as its dividend (`offs % M` < M) or a value growing with a loop counter of known trip
+        // count.
+        if row_bound.is_none() || col_bound.is_none() {
+            let mut all: Vec<(usize, i64, i64, u32)> = unmasked.clone();
+            for (s, _) in ys.iter().enumerate() {
+                for &(l, k, row, col) in place {
+                    if let Some(Element {
+                        mask: Some((_, _, w)),
+                        ..
+                    }) = elems[s * sg + l][k].as_ref()
+                    {
+                        all.push((s, row, col, *w));
+                    }
+                }
+            }
+            for dim in 0..2 {
+                if (dim == 0 && row_bound.is_some()) || (dim == 1 && col_bound.is_some()) {
+                    continue;
+                }
+                let (b, g, v) = self.implied_bound(dim, &all, ys, xs)?;
+                guards.extend(g);
+                if dim == 1 {
+                    multiple = multiple.max(v);
+                }
+                if dim == 0 {
+                    row_bound = Some(b);
+                } else {
+                    col_bound = Some(b);
+                }
+            }
+        }
+        // Rows below 0 need no mask: with the column in 0..width ≤ pitch their address is
+        // below the base, which the kernel may not read. Columns below 0 (in a row ≥ 1) are
+        // in the buffer, so the masks must exclude them or they must not occur: the origin's
+        // symbolic part is a sum of non-negative terms (an atom a mask requires ≥ 0, a loop
+        // counter that only grows, or an atom checked ≥ 0 at run time) and the rest ≥ 0.
+        let mut nonneg_checks: Vec<Id> = Vec::new();
+        if !col_lower {
+            for x in xs {
+                let cst = x.constant_part();
+                if (0..n).any(|l| cst.at(l) < 0) {
+                    return Err(OperandReject::NoBound);
+                }
+                for (mono, c) in x.terms() {
+                    if mono.is_empty() {
+                        continue;
+                    }
+                    let Coef::Same(c) = c else {
+                        return Err(OperandReject::NoBound);
+                    };
+                    let [a] = mono.as_slice() else {
+                        return Err(OperandReject::NoBound);
+                    };
+                    if *c < 0 {
+                        return Err(OperandReject::NoBound);
+                    }
+                    let atom = Poly::atom(*a, 64, n);
+                    let by_mask = nonneg_uniform
+                        .iter()
+                        .any(|v| v.with_width(64).same_as(&atom));
+                    if by_mask || self.lanes.is_nonneg_counter(self.m, *a) {
+                        continue;
+                    }
+                    if !nonneg_checks.contains(a) {
+                        nonneg_checks.push(*a);
+                    }
+                }
+            }
+        }
+        let (Some(rb), Some(cb)) = (row_bound, col_bound) else {
+            return Err(OperandReject::NoBound);
+        };
+        let _ = row_lower;
+        Ok((
+            rb.with_width(64),
+            cb.with_width(64),
+            uniform,
+            multiple,
+            nonneg_checks,
+            guards,
+        ))
+    }
+
+    /// A bound every element's row (`dim` 0) or column (1) is below (see `bounds`), with the
+    /// run-time checks it needs and the multiple of elements the bound must be (checked at
+    /// run time).
+    #[allow(clippy::type_complexity)]
+    fn implied_bound(
+        &self,
+        dim: usize,
+        elems: &[(usize, i64, i64, u32)],
+        ys: &[Poly],
+        xs: &[Poly],
+    ) -> Result<(Poly, Option<(Poly, Poly)>, u32), OperandReject> {
+        let n = self.lanes.lanes;
+        let mut bound: Option<Poly> = None;
+        let mut span = 0i64;
+        let mut min_tz = u32::MAX;
+        let mut via_counter: Vec<(Poly, i64)> = Vec::new();
+        for &(s, row, col, w) in elems {
+            let v = if dim == 0 {
+                ys[s].add(&Poly::constant(row, 64, n))
+            } else {
+                xs[s].add(&Poly::constant(col, 64, n))
+            }
+            .ok_or(OperandReject::NoBound)?;
+            if let Some((b, t, tz)) = self.assumed_bound(&v, w) {
+                if bound.as_ref().is_some_and(|x| !x.same_as(&b)) {
+                    return Err(OperandReject::MixedMasks);
+                }
+                bound = Some(b);
+                // Element `a + t` of a vector read at column `a` (`a < b`): below `b` when
+                // `a` and `b` are multiples of the vector's span.
+                span = span.max(t + 1);
+                min_tz = min_tz.min(tz);
+                if dim == 0 && t != 0 {
+                    return Err(OperandReject::NoBound);
+                }
+                continue;
+            }
+            via_counter.push((v.with_constant_part(Coef::Same(0)), v.constant_part().at(0)));
+        }
+        let multiple = (span.max(1) as u64).next_power_of_two() as u32;
+        if span > 1 && multiple.trailing_zeros() > min_tz {
+            return Err(OperandReject::Misaligned);
+        }
+        if via_counter.is_empty() {
+            return bound
+                .map(|b| (b, None, multiple))
+                .ok_or(OperandReject::NoBound);
+        }
+        if bound.is_some() {
+            return Err(OperandReject::MixedMasks);
+        }
+        let sym = via_counter[0].0.clone();
+        if via_counter.iter().any(|(p, _)| !p.same_as(&sym)) {
+            return Err(OperandReject::NoBound);
+        }
+        let max_c = via_counter.iter().map(|(_, c)| *c).max().unwrap_or(0);
+        let (b, g) = self
+            .counter_bound(&sym, max_c)
+            .ok_or(OperandReject::NoBound)?;
+        Ok((b, Some(g), 1))
+    }
+
+    /// `(b, t, z)` when `v` (a row or column of invocation `w`'s element, 64-bit) is `a + t`
+    /// (`0 ≤ t < 64`) for a remainder's dividend `a` the lane map took under `0 ≤ a < b`; `z`:
+    /// the trailing zero bits `a` is known to have.
+    /// The assumption with the smallest `t` is taken (each is sound on its own).
+    fn assumed_bound(&self, v: &Poly, w: u32) -> Option<(Poly, i64, u32)> {
+        self.lanes
+            .assumptions
+            .iter()
+            .filter_map(|(_, a, b)| {
+                let av = a.at_lane(w as usize);
+                let t = v.with_width(av.width).sub(&av)?.as_constant()?;
+                (0..64)
+                    .contains(&t)
+                    .then(|| (b.with_width(64), t, self.lanes.trailing_zeros(&av)))
+            })
+            .min_by_key(|(_, t, _)| *t)
+    }
+
+    /// For `sym + c` with `sym = u·q` (u > 0 constant, q a counter of its loop starting at a
+    /// constant ≥ 0 and running while `q + 1 ≠ T` or `q + sq < T`): every value is below
+    /// `u·T + (c + 1 - u)`, given `T ≥ q0 + 1` (returned as a check: (T, q0 + 1)).
+    fn counter_bound(&self, sym: &Poly, c: i64) -> Option<(Poly, (Poly, Poly))> {
+        let [(mono, Coef::Same(u))] = sym.terms() else {
+            return None;
+        };
+        let [q] = mono.as_slice() else { return None };
+        if *u <= 0 || !self.lanes.is_nonneg_counter(self.m, *q) {
+            return None;
+        }
+        let (_, q0, sq) = self.lanes.inductions.iter().find(|(p, _, _)| p == q)?;
+        let (q0, sq) = (q0.as_constant()?, sq.as_constant()?);
+        let phi = self.m.def_inst(*q)?;
+        let header = self.m.inst_block(self.m.def(*q)?)?;
+        // The back-edge value and the latch's exit test.
+        let mut next = None;
+        for pair in phi.operands().chunks(2) {
+            let (v, label) = (Id::new(pair[0])?, Id::new(pair[1])?);
+            let pred = self.m.def(label).and_then(|l| self.m.inst_block(l))?;
+            if let Some(t) = self.m.block_terminator(pred) {
+                let term = self.m.inst(t);
+                if term.is(Op::BranchConditional)
+                    && term.operands()[1..].contains(&self.m.block_label(header).word())
+                {
+                    next = Some((v, term.clone()));
+                }
+            }
+        }
+        let (v, term) = next?;
+        let cond = self.m.def_inst(term.operand_id(0)?)?;
+        let (x, t) = (cond.operand_id(0)?, cond.operand_id(1)?);
+        if x != v {
+            return None;
+        }
+        let stays_on_true = term.operand_id(1)? == self.m.block_label(header);
+        let ok = match cond.op()? {
+            Op::IEqual => !stays_on_true && sq == 1,
+            Op::INotEqual => stays_on_true && sq == 1,
+            Op::SLessThan => stays_on_true && sq > 0,
+            _ => false,
+        };
+        if !ok {
+            return None;
+        }
+        let tp = self.poly_of(t).ok()?;
+        if !tp.is_lane_invariant() {
+            return None;
+        }
+        let tp = tp.with_width(64);
+        let bound = tp
+            .scale(*u)
+            .add(&Poly::constant(c + 1 - u, 64, self.lanes.lanes))?;
+        Some((bound, (tp, Poly::constant(q0 + 1, 64, self.lanes.lanes))))
+    }
+
+    fn poly_of(&self, id: Id) -> Result<Poly, OperandReject> {
+        if let Some(p) = self.lanes.poly(id) {
+            return Ok(p.clone());
+        }
+        let v = self
+            .m
+            .const_int_value(id)
+            .ok_or(OperandReject::MaskNotABound)?;
+        let w = self
+            .m
+            .type_of(id)
+            .and_then(|t| spvopt_analysis::types::int_width(self.m, t))
+            .ok_or(OperandReject::MaskNotABound)?;
+        Ok(Poly::constant(
+            spvopt_analysis::lane_map::sext(v as i64, w),
+            w,
+            self.lanes.lanes,
+        ))
+    }
+
+    /// `v` when `cond` is the uniform `v > -1` or `v ≥ 0`.
+    fn nonneg_operand(&self, cond: Id) -> Option<Poly> {
+        let inst = self.m.def_inst(cond)?;
+        let (a, b) = (inst.operand_id(0)?, inst.operand_id(1)?);
+        let c = |id| self.poly_of(id).ok().and_then(|p| p.as_constant());
+        match inst.op()? {
+            Op::SGreaterThan if c(b) == Some(-1) => self.poly_of(a).ok(),
+            Op::SGreaterThanEqual if c(b) == Some(0) => self.poly_of(a).ok(),
+            Op::SLessThan if c(a) == Some(-1) => self.poly_of(b).ok(),
+            Op::SLessThanEqual if c(a) == Some(0) => self.poly_of(b).ok(),
+            _ => None,
+        }
+    }
+
+    /// The conjuncts of `cond` (a tree of `OpLogicalAnd`).
+    fn conjuncts(&self, cond: Id, out: &mut Vec<Conjunct>) -> Result<(), OperandReject> {
+        if matches!(self.lanes.value(cond), Some(LaneValue::UniformBool)) {
+            out.push(Conjunct::Uniform(cond));
+            return Ok(());
+        }
+        if let Some(LaneValue::Bool(t)) = self.lanes.value(cond) {
+            if t.iter().all(|&v| v) {
+                return Ok(());
+            }
+        }
+        let inst = self.m.def_inst(cond).ok_or(OperandReject::MaskNotABound)?;
+        if inst.is(Op::Select) {
+            // `select(c, x, false)` is `c && x` (what clang emits for `&&`).
+            let (c, x, f) = (
+                inst.operand_id(0).ok_or(OperandReject::MaskNotABound)?,
+                inst.operand_id(1).ok_or(OperandReject::MaskNotABound)?,
+                inst.operand_id(2).ok_or(OperandReject::MaskNotABound)?,
+            );
+            if !self.m.def_inst(f).is_some_and(|d| d.is(Op::ConstantFalse)) {
+                return Err(OperandReject::MaskNotABound);
+            }
+            self.conjuncts(c, out)?;
+            return self.conjuncts(x, out);
+        }
+        let (a, b) = (
+            inst.operand_id(0).ok_or(OperandReject::MaskNotABound)?,
+            inst.operand_id(1).ok_or(OperandReject::MaskNotABound)?,
+        );
+        let c = |id| self.poly_of(id).ok().and_then(|p| p.as_constant());
+        match inst.op().ok_or(OperandReject::MaskNotABound)? {
+            Op::LogicalAnd => {
+                self.conjuncts(a, out)?;
+                self.conjuncts(b, out)
+            }
+            Op::SLessThan if c(a) == Some(-1) => {
+                out.push(Conjunct::NonNeg(cond, b));
+                Ok(())
+            }
+            Op::SLessThan => {
+                out.push(Conjunct::Less(cond, a, b));
+                Ok(())
+            }
+            Op::SGreaterThan if c(b) == Some(-1) => {
+                out.push(Conjunct::NonNeg(cond, a));
+                Ok(())
+            }
+            Op::SGreaterThanEqual if c(b) == Some(0) => {
+                out.push(Conjunct::NonNeg(cond, a));
+                Ok(())
+            }
+            Op::SGreaterThan => {
+                out.push(Conjunct::Less(cond, b, a));
+                Ok(())
+            }
+            _ => Err(OperandReject::MaskNotABound),
+        }
+    }
+}

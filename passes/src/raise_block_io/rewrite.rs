@@ -1,0 +1,488 @@
+//! raise-block-io's rewrite of one kernel function (see `raise_block_io.rs` for what the pass
+//! does and why it is correct): the function is copied, each raised operand of the copy is
+//! loaded with its 2D block load where the staged data became visible, the staging that no
+//! Workgroup load reads any more goes, the copy is tidied (empty branches folded, invariant code
+//! hoisted, equal instructions merged), and the original gets the run-time check that calls
+//! the copy when every assumption of the plans holds.
+
+use std::collections::HashMap;
+
+use spirv::{BuiltIn, Op, StorageClass};
+use spvopt_analysis::block_io::BlockKind;
+use spvopt_analysis::builtins::{builtin_of_variable, debug_names};
+use spvopt_analysis::decorations::Decorations;
+use spvopt_analysis::lane_map::{Coef, LaneMap, Poly};
+use spvopt_analysis::types::pointer_of;
+use spvopt_analysis::Dominators;
+use spvopt_ir::{FuncId, Id, Inst, InstId, Interner, Module};
+
+use super::emit::{
+    self, builtin_u32, builtin_vec3, clone_function, dispatch, load_opcode, remove_dead, Builder,
+};
+use super::plan::OperandPlan;
+use super::{loads_outside_are_rewritten, tidy, Slot};
+use crate::legalize::location;
+use crate::pass::Statistics;
+
+/// What one loop's rewrite needs.
+pub(super) struct LoopPlan {
+    pub(super) staging_stores: Vec<InstId>,
+    pub(super) staging_loads: Vec<InstId>,
+    pub(super) barriers: Vec<InstId>,
+    pub(super) barrier: InstId,
+    pub(super) plans: Vec<(Id, OperandPlan, Vec<Slot>)>,
+}
+
+/// What one kernel function's rewrite needs: its loops.
+pub(super) struct Planned {
+    pub(super) func: FuncId,
+    pub(super) sg: u32,
+    pub(super) lanes: u32,
+    pub(super) exact: bool,
+    pub(super) loops: Vec<LoopPlan>,
+    pub(super) lane_map: LaneMap,
+}
+
+fn kind_key(kind: BlockKind) -> &'static str {
+    match kind {
+        BlockKind::LoadTransform => "raised_load_transform",
+        BlockKind::LoadTranspose => "raised_load_transpose",
+        _ => "raised_load",
+    }
+}
+
+/// The local-id variable of the module, if any.
+fn builtin_var(m: &Module, dec: &Decorations, which: BuiltIn) -> Option<Id> {
+    let names = debug_names(m, &|_| true);
+    m.section_insts(spvopt_ir::Section::Global)
+        .filter(|(_, i)| i.is(Op::Variable))
+        .filter_map(|(_, i)| i.result_id())
+        .find(|&v| builtin_of_variable(dec, &names, v) == Some(which))
+}
+
+pub(super) fn apply(
+    m: &mut Module,
+    types: &mut Interner,
+    dec: &Decorations,
+    dom: &Dominators,
+    p: Planned,
+    stats: &mut Statistics,
+) -> Result<(), String> {
+    let outside_ok: Vec<bool> = p
+        .loops
+        .iter()
+        .map(|lp| loads_outside_are_rewritten(m, dec, dom, &p, lp))
+        .collect();
+    let (fast, map) = clone_function(m, p.func);
+    let fast_id = m.function_result(fast).ok_or("clone without a result id")?;
+    let sg_var = builtin_var(m, dec, BuiltIn::SubgroupId);
+    let sg_var = builtin_u32(m, types, BuiltIn::SubgroupId, sg_var);
+    let mapped = |id: Id| map.get(&id).copied().unwrap_or(id);
+    // The clone's instructions, in the original's order.
+    let all = |m: &Module, f: FuncId| -> Vec<InstId> {
+        m.function(f)
+            .blocks
+            .iter()
+            .flat_map(|&b| m.block_insts(b).collect::<Vec<_>>())
+            .collect()
+    };
+    let (orig_insts, new_insts) = (all(m, p.func), all(m, fast));
+    if orig_insts.len() != new_insts.len() {
+        return Err("the copy of the kernel function differs in size".into());
+    }
+    let corr: HashMap<InstId, InstId> = orig_insts.into_iter().zip(new_insts).collect();
+    for (lp, outside_ok) in p.loops.iter().zip(outside_ok) {
+        let at = corr[&lp.barrier];
+        let mut b = Builder {
+            m: &mut *m,
+            types: &mut *types,
+            at,
+            atom_map: map.clone(),
+            count: 0,
+        };
+        let u32t = b.int(32);
+        // The subgroup id (lid.x / SG in a (n, 1, 1) work-group, which the dispatch checks).
+        let sg_ty =
+            b.m.def_inst(sg_var)
+                .and_then(|v| v.result_type())
+                .and_then(|pt| pointer_of(b.m, pt))
+                .map(|(_, t)| t)
+                .ok_or("subgroup id type")?;
+        let sgid = b.op(Op::Load, sg_ty, &[sg_var.word()]);
+        let sgid = b.resize(sgid, 32);
+        let n_sub = (p.lanes / p.sg) as usize;
+        let mut bits = Vec::new();
+        let one = b.konst(32, 1);
+        let mut k = 0;
+        while (1usize << k) < n_sub {
+            let sh = b.konst(32, k as i64);
+            let v = b.op(Op::ShiftRightLogical, u32t, &[sgid.word(), sh.word()]);
+            bits.push(b.op(Op::BitwiseAnd, u32t, &[v.word(), one.word()]));
+            k += 1;
+        }
+        // Atoms defined where the insertion point does not see them: recomputed here.
+        for (_, plan, _) in &lp.plans {
+            for poly in plan
+                .x
+                .iter()
+                .chain(&plan.y)
+                .chain([&plan.pitch, &plan.width, &plan.height])
+            {
+                for (mono, _) in poly.terms() {
+                    for &a in mono {
+                        recompute_in_clone(&mut b, dom, lp.barrier, a, &corr);
+                    }
+                }
+            }
+        }
+        let v2 = b.types.vector(b.m, u32t, 2);
+        let mut replaced: Vec<(InstId, usize, Id)> = Vec::new();
+        for (x, plan, uses) in &lp.plans {
+            let xv = b
+                .subgroup_poly(&plan.x, &bits, 32)
+                .ok_or("column origin does not fit the subgroups")?;
+            let yv = b
+                .subgroup_poly(&plan.y, &bits, 32)
+                .ok_or("row origin does not fit the subgroups")?;
+            let wv = b.poly(&plan.width, 32).ok_or("width")?;
+            let hv = b.poly(&plan.height, 32).ok_or("height")?;
+            let pv = b.poly(&plan.pitch, 32).ok_or("pitch")?;
+            let coord = b.op(Op::CompositeConstruct, v2, &[xv.word(), yv.word()]);
+            let ty = b.m.type_of(*x).ok_or("operand type")?;
+            let pty = b.types.pointer(b.m, StorageClass::Function, ty);
+            let var = b.m.fresh_id();
+            let entry = *b.m.function(fast).blocks.first().ok_or("empty copy")?;
+            let first = b.m.block_first(entry).ok_or("empty entry")?;
+            b.m.insert_before(
+                first,
+                Inst::new(
+                    Op::Variable,
+                    Some(pty),
+                    Some(var),
+                    &[StorageClass::Function as u32],
+                ),
+            );
+            let (e, w, h, c) = plan.shape;
+            let ek = b.konst(32, i64::from(e));
+            let wk = b.konst(32, i64::from(w));
+            let hk = b.konst(32, i64::from(h));
+            let ck = b.konst(32, i64::from(c));
+            let base = mapped(plan.base);
+            // The destination as a byte pointer, as Intel's translator writes it.
+            let u8t = b.int(8);
+            let bptr = b.types.pointer(b.m, StorageClass::Function, u8t);
+            let dst = b.op(Op::Bitcast, bptr, &[var.word()]);
+            b.void(
+                load_opcode(plan.kind),
+                &[
+                    ek.word(),
+                    wk.word(),
+                    hk.word(),
+                    ck.word(),
+                    base.word(),
+                    wv.word(),
+                    hv.word(),
+                    pv.word(),
+                    coord.word(),
+                    dst.word(),
+                ],
+            );
+            let mut val = b.op(Op::Load, ty, &[var.word()]);
+            if !plan.uniform_conds.is_empty() {
+                let bt = b.types.bool(b.m);
+                let mut c: Option<Id> = None;
+                for &(cid, _) in &plan.uniform_conds {
+                    let cid = mapped(cid);
+                    c = Some(match c {
+                        None => cid,
+                        Some(a) => b.op(Op::LogicalAnd, bt, &[a.word(), cid.word()]),
+                    });
+                }
+                let zero = b.types.null_const(b.m, ty);
+                val = b.op(
+                    Op::Select,
+                    ty,
+                    &[c.expect("a condition").word(), val.word(), zero.word()],
+                );
+            }
+            for s in uses {
+                replaced.push((corr[&s.mma], s.index, val));
+            }
+            stats.add(kind_key(plan.kind), 1);
+            stats.note(format!(
+                "{}: operand %{} raised: {} {}b {}r{}x{}c",
+                location(b.m, uses[0].mma),
+                x.word(),
+                match plan.kind {
+                    BlockKind::LoadTransform => "load_transform",
+                    BlockKind::LoadTranspose => "load_transpose",
+                    _ => "load",
+                },
+                e * 8,
+                h,
+                w,
+                c
+            ));
+        }
+        for (mma, index, val) in replaced {
+            m.inst_mut(mma).operands_mut()[index] = val.word();
+        }
+        // The staging goes when nothing reads it any more.
+        remove_dead(m, fast);
+        let staged_loads_left = lp
+            .staging_loads
+            .iter()
+            .any(|l| m.inst_block(corr[l]).is_some());
+        if !staged_loads_left && outside_ok {
+            for s in &lp.staging_stores {
+                m.erase(corr[s]);
+            }
+            for bar in &lp.barriers {
+                m.erase(corr[bar]);
+            }
+            stats.add("staging_stores_removed", lp.staging_stores.len() as u64);
+            stats.add("barriers_removed", lp.barriers.len() as u64);
+            remove_dead(m, fast);
+        } else {
+            stats.note(format!(
+                "{}: the staging stays: {}",
+                location(m, lp.barrier),
+                if staged_loads_left {
+                    "some Workgroup loads of the loop are still used"
+                } else {
+                    "Workgroup loads after the loop may read what the loop stored"
+                }
+            ));
+        }
+    }
+    // The masked loads' branches are empty now; their conditions go with them.
+    let folded = crate::cfg_edit::fold_empty_branches(m, fast);
+    if folded > 0 {
+        remove_dead(m, fast);
+        stats.add("branches_folded", folded as u64);
+    }
+    // The loads' coordinates: computed once, outside the loop.
+    let tidied = tidy::tidy(m, fast);
+    stats.add("loop_invariants_hoisted", tidied.hoisted);
+    stats.add("subexpressions_merged", tidied.merged);
+    // The dispatch: run the copy when the run-time conditions hold.
+    let wg_var = builtin_var(m, dec, BuiltIn::WorkgroupSize);
+    // Plans of one surface (every A operand of both K loops, say) need one check.
+    let mut plans: Vec<&OperandPlan> = Vec::new();
+    for pl in p
+        .loops
+        .iter()
+        .flat_map(|l| l.plans.iter().map(|(_, pl, _)| pl))
+    {
+        if !plans.iter().any(|q| same_checks(q, pl)) {
+            plans.push(pl);
+        }
+    }
+    let (lanes, exact, func) = (p.lanes, p.exact, p.func);
+    let assumptions = p.lane_map.assumptions.clone();
+    let widenings = p.lane_map.widenings.clone();
+    dispatch(m, types, func, fast_id, |m, types, at| {
+        let mut b = Builder {
+            m,
+            types,
+            at,
+            atom_map: HashMap::new(),
+            count: 0,
+        };
+        let bt = b.types.bool(b.m);
+        let i64t = b.int(64);
+        let mut conds: Vec<Id> = Vec::new();
+        if !exact {
+            let var = builtin_vec3(b.m, b.types, BuiltIn::WorkgroupSize, wg_var);
+            let vt =
+                b.m.def_inst(var)
+                    .and_then(|v| v.result_type())
+                    .and_then(|pt| pointer_of(b.m, pt))
+                    .map(|(_, t)| t)?;
+            let ct = b.m.def_inst(vt).and_then(|t| t.operand_id(0))?;
+            let v = b.op(Op::Load, vt, &[var.word()]);
+            for (d, want) in [(0u32, i64::from(lanes)), (1, 1), (2, 1)] {
+                let c = b.op(Op::CompositeExtract, ct, &[v.word(), d]);
+                let c = b.resize(c, 64);
+                let k = b.konst(64, want);
+                conds.push(b.op(Op::IEqual, bt, &[c.word(), k.word()]));
+            }
+        }
+        let mut memo = HashMap::new();
+        for plan in &plans {
+            // Atoms of the surface are recomputed here from the kernel's arguments.
+            for poly in [&plan.width, &plan.height, &plan.pitch] {
+                for (mono, _) in poly.terms() {
+                    for &a in mono {
+                        let v = emit::copy_tree(b.m, func, a, b.at, &mut memo)?;
+                        b.atom_map.insert(a, v);
+                    }
+                }
+            }
+            let w = b.poly(&plan.width, 64)?;
+            let h = b.poly(&plan.height, 64)?;
+            let pitch = b.poly(&plan.pitch, 64)?;
+            let base = b.op(Op::ConvertPtrToU, i64t, &[plan.base.word()]);
+            let cmp = |b: &mut Builder, op: Op, v: Id, k: i64| {
+                let kk = b.konst(64, k);
+                b.op(op, bt, &[v.word(), kk.word()])
+            };
+            let low_bits_zero = |b: &mut Builder, v: Id, mask: i64| {
+                let kk = b.konst(64, mask);
+                let r = b.op(Op::BitwiseAnd, i64t, &[v.word(), kk.word()]);
+                let z = b.konst(64, 0);
+                b.op(Op::IEqual, bt, &[r.word(), z.word()])
+            };
+            conds.push(low_bits_zero(&mut b, base, 63));
+            conds.push(cmp(&mut b, Op::SGreaterThanEqual, w, 64));
+            conds.push(cmp(&mut b, Op::SLessThanEqual, w, 1 << 24));
+            conds.push(low_bits_zero(&mut b, w, 3));
+            conds.push(cmp(&mut b, Op::SGreaterThanEqual, pitch, 64));
+            conds.push(cmp(&mut b, Op::SLessThanEqual, pitch, 1 << 24));
+            conds.push(low_bits_zero(&mut b, pitch, 15));
+            conds.push(b.op(Op::SGreaterThanEqual, bt, &[pitch.word(), w.word()]));
+            conds.push(cmp(&mut b, Op::SGreaterThanEqual, h, 1));
+            conds.push(cmp(&mut b, Op::SLessThanEqual, h, 1 << 24));
+            let size = b.op(Op::IMul, i64t, &[h.word(), pitch.word()]);
+            conds.push(cmp(&mut b, Op::SLessThan, size, 1 << 31));
+            if plan.width_multiple > 1 {
+                let bytes = i64::from(plan.width_multiple * plan.shape.0);
+                conds.push(low_bits_zero(&mut b, w, bytes - 1));
+            }
+            for (lhs, rhs) in &plan.at_least {
+                for poly in [lhs, rhs] {
+                    for (mono, _) in poly.terms() {
+                        for &x in mono {
+                            let v = emit::copy_tree(b.m, func, x, b.at, &mut memo)?;
+                            b.atom_map.insert(x, v);
+                        }
+                    }
+                }
+                let l = b.poly(lhs, 64)?;
+                let r = b.poly(rhs, 64)?;
+                conds.push(b.op(Op::SGreaterThanEqual, bt, &[l.word(), r.word()]));
+            }
+            for &a in &plan.nonneg_checks {
+                let v = emit::copy_tree(b.m, func, a, b.at, &mut memo)?;
+                let v = b.resize(v, 32);
+                let z = b.konst(32, 0);
+                conds.push(b.op(Op::SGreaterThanEqual, bt, &[v.word(), z.word()]));
+            }
+        }
+        // The lane map's remainders taken as their dividend: 0 ≤ a < b in every invocation.
+        for (_, a, bound) in &assumptions {
+            let sym = a.with_constant_part(Coef::Same(0));
+            let cst = a.constant_part();
+            let (lo, hi) = (0..lanes as usize).fold((i64::MAX, i64::MIN), |(lo, hi), l| {
+                (lo.min(cst.at(l)), hi.max(cst.at(l)))
+            });
+            for poly in [&sym, bound] {
+                for (mono, _) in poly.terms() {
+                    for &x in mono {
+                        let v = emit::copy_tree(b.m, func, x, b.at, &mut memo)?;
+                        b.atom_map.insert(x, v);
+                    }
+                }
+            }
+            let sv = b.poly(&sym, a.width)?;
+            let sv = b.resize(sv, 64);
+            let bv = b.poly(bound, bound.width)?;
+            let bv = b.resize(bv, 64);
+            let lo_k = b.konst(64, lo);
+            let hi_k = b.konst(64, hi);
+            let smin = b.op(Op::IAdd, i64t, &[sv.word(), lo_k.word()]);
+            let smax = b.op(Op::IAdd, i64t, &[sv.word(), hi_k.word()]);
+            let z = b.konst(64, 0);
+            conds.push(b.op(Op::SGreaterThanEqual, bt, &[smin.word(), z.word()]));
+            conds.push(b.op(Op::SLessThan, bt, &[smax.word(), bv.word()]));
+        }
+        // Widenings taken exactly: the operand at its own width, extended, is its polynomial.
+        for (_, a, signed) in &widenings {
+            for (mono, _) in a.terms() {
+                for &x in mono {
+                    let v = emit::copy_tree(b.m, func, x, b.at, &mut memo)?;
+                    b.atom_map.insert(x, v);
+                }
+            }
+            let narrow = b.poly(a, a.width)?;
+            let extended = if *signed {
+                b.resize(narrow, 64)
+            } else {
+                b.op(Op::UConvert, i64t, &[narrow.word()])
+            };
+            let exact = b.poly(a, 64)?;
+            conds.push(b.op(Op::IEqual, bt, &[extended.word(), exact.word()]));
+        }
+        let mut g = *conds.first()?;
+        for &c in &conds[1..] {
+            g = b.op(Op::LogicalAnd, bt, &[g.word(), c.word()]);
+        }
+        Some(g)
+    })
+    .ok_or("the run-time check could not be built")?;
+    stats.add("kernels_versioned", 1);
+    Ok(())
+}
+
+/// Whether two plans need the same run-time checks (same surface and conditions).
+fn same_checks(a: &OperandPlan, b: &OperandPlan) -> bool {
+    let same_pairs = |x: &[(Poly, Poly)], y: &[(Poly, Poly)]| {
+        x.len() == y.len()
+            && x.iter()
+                .zip(y)
+                .all(|((a0, a1), (b0, b1))| a0.same_as(b0) && a1.same_as(b1))
+    };
+    a.base == b.base
+        && a.shape.0 == b.shape.0
+        && a.width_multiple == b.width_multiple
+        && a.width.same_as(&b.width)
+        && a.height.same_as(&b.height)
+        && a.pitch.same_as(&b.pitch)
+        && a.nonneg_checks == b.nonneg_checks
+        && same_pairs(&a.at_least, &b.at_least)
+}
+
+/// Makes `Builder::atom_map[a]` a value of the clone available at the builder's insertion point
+/// (`at` in the original): the clone's copy of `a` when `a` dominates `at`, else a recomputation
+/// of `a`'s pure definition there (operands first).
+fn recompute_in_clone(
+    b: &mut Builder,
+    dom: &Dominators,
+    at: InstId,
+    a: Id,
+    corr: &HashMap<InstId, InstId>,
+) {
+    let m = &*b.m;
+    let Some(d) = m.def(a) else { return };
+    let Some(db) = m.inst_block(d) else { return };
+    let Some(ab) = m.inst_block(at) else { return };
+    let before = if db == ab {
+        let mut i = m.prev_inst(at);
+        let mut found = false;
+        while let Some(x) = i {
+            if x == d {
+                found = true;
+                break;
+            }
+            i = m.prev_inst(x);
+        }
+        found
+    } else {
+        dom.dominates(db, ab)
+    };
+    if before || !corr.contains_key(&d) {
+        return;
+    }
+    let mut used = Vec::new();
+    m.for_each_used_id(d, |u| used.push(u));
+    let mut inst = m.inst(d).clone();
+    for u in used {
+        recompute_in_clone(b, dom, at, u, corr);
+    }
+    let r = b.m.fresh_id();
+    inst.set_result_id(r);
+    let ni = b.m.insert_before(b.at, inst);
+    let map = b.atom_map.clone();
+    b.m.map_used_ids(ni, |u| map.get(&u).copied().unwrap_or(u));
+    b.atom_map.insert(a, r);
+}
