@@ -497,6 +497,7 @@ fn optimize_pipeline_for_a_target_runs_on_triton_output() {
             "legalize",
             "raise-block-io",
             "fuse-block-loads",
+            "insert-prefetches",
             "dce"
         ]
     );
