@@ -354,3 +354,44 @@ fn limits_refuse_big_launches_and_subgroup_size_applies() {
     let o = run(&["--subgroup-size", "0"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// On a terminal (a pseudo-terminal from `script`, when installed), a run longer than a second
+/// draws a progress bar of work-groups on stderr.
+#[test]
+fn a_long_run_shows_progress_on_a_terminal() {
+    let script = std::path::Path::new("/usr/bin/script");
+    if !script.exists() {
+        eprintln!("NOTE: no /usr/bin/script: the terminal progress bar was not tested");
+        return;
+    }
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut l: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(examples.join("gemm_fp16_128x128x64.launch.json")).unwrap(),
+    )
+    .unwrap();
+    // 96 work-groups of the GEMM (the extra ones compute masked tiles): about two seconds.
+    l["global_size"][0] = serde_json::json!(128 * 96);
+    for a in l["args"].as_array_mut().unwrap() {
+        if let Some(f) = a["buffer"].as_str() {
+            a["buffer"] = serde_json::json!(examples.join(f).display().to_string());
+        }
+    }
+    let d = tmpdir("progress");
+    std::fs::write(d.join("l.json"), l.to_string()).unwrap();
+    let command = format!(
+        "{} bench {} --launch {}",
+        env!("CARGO_BIN_EXE_spv-sim"),
+        examples
+            .join("gemm_fp16_blockptr_128x128x32_w8__pvc.spv")
+            .display(),
+        d.join("l.json").display()
+    );
+    let o = Command::new(script)
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{s}");
+    assert!(s.contains("/96 work-groups"), "{s}");
+    assert!(s.contains("M instructions/s"), "{s}");
+}
