@@ -27,7 +27,7 @@ Passes run in the order given. The output is written atomically: on any error no
 OPTIONS:
     --PASS                  run pass PASS (see --list-passes), e.g. --strip-debug --dce
     -O                      run the optimization pipeline (see --list-passes)
-    --passes=PIPELINE       run a pipeline string, e.g. \"strip-debug,dce\"
+    --passes=PIPELINE       run a pipeline string, e.g. \"strip-debug,dce\" (or --passes PIPELINE)
     -Oconfig=FILE           read flags from FILE (whitespace-separated, # comments)
     -o OUT                  output file
     -f, --force             write a binary to stdout even when stdout is a terminal
@@ -162,6 +162,7 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                 "--stats",
                 take_value(args, &mut i, "--stats")?,
             )?,
+            "--passes" => a.pipeline.push(take_value(args, &mut i, "--passes")?),
             "-" => set_input(a, "-")?,
             _ => {
                 if let Some(file) = arg.strip_prefix("-Oconfig=") {

@@ -841,3 +841,32 @@ fn every_tool_prints_completions_and_a_man_page() {
         assert!(man.starts_with(&format!(".TH {title} 1")), "{man}");
     }
 }
+
+/// `--passes PIPELINE` (a separate word, like `--target pvc`) is `--passes=PIPELINE`.
+#[test]
+fn passes_takes_its_value_as_the_next_word_too() {
+    let d = tmpdir("passes-word");
+    let (a, b) = (d.join("a.spv"), d.join("b.spv"));
+    let input = corpus("triton/softmax_fp32_1024_w4_sg16__pvc.spv");
+    for (args, out) in [
+        (vec!["--passes=strip-debug,dce".to_string()], &a),
+        (vec!["--passes".into(), "strip-debug,dce".into()], &b),
+    ] {
+        let o = spv_opt()
+            .args(&args)
+            .arg(&input)
+            .arg("-o")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+    let o = spv_opt().arg(&input).arg("--passes").output().unwrap();
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--passes needs a value"),
+        "{}",
+        stderr(&o)
+    );
+}
