@@ -137,6 +137,7 @@ pub(super) fn apply(
         }
         let v2 = b.types.vector(b.m, u32t, 2);
         let mut replaced: Vec<(InstId, usize, Id)> = Vec::new();
+        let mut reads = Vec::new();
         for (x, plan, uses) in &lp.plans {
             let xv = b
                 .subgroup_poly(&plan.x, &bits, 32)
@@ -187,6 +188,26 @@ pub(super) fn apply(
                     dst.word(),
                 ],
             );
+            reads.push((var, ty, plan, uses));
+            stats.add(kind_key(plan.kind), 1);
+            stats.note(format!(
+                "{}: operand %{} raised: {} {}b {}r{}x{}c",
+                location(b.m, uses[0].mma),
+                x.word(),
+                match plan.kind {
+                    BlockKind::LoadTransform => "load_transform",
+                    BlockKind::LoadTranspose => "load_transpose",
+                    _ => "load",
+                },
+                e * 8,
+                h,
+                w,
+                c
+            ));
+        }
+        // The loaded values are read after all loads are issued: adjacent loads stay
+        // adjacent, so fuse-block-loads can merge them.
+        for (var, ty, plan, uses) in reads {
             let mut val = b.op(Op::Load, ty, &[var.word()]);
             if !plan.uniform_conds.is_empty() {
                 let bt = b.types.bool(b.m);
@@ -208,21 +229,6 @@ pub(super) fn apply(
             for s in uses {
                 replaced.push((corr[&s.mma], s.index, val));
             }
-            stats.add(kind_key(plan.kind), 1);
-            stats.note(format!(
-                "{}: operand %{} raised: {} {}b {}r{}x{}c",
-                location(b.m, uses[0].mma),
-                x.word(),
-                match plan.kind {
-                    BlockKind::LoadTransform => "load_transform",
-                    BlockKind::LoadTranspose => "load_transpose",
-                    _ => "load",
-                },
-                e * 8,
-                h,
-                w,
-                c
-            ));
         }
         for (mma, index, val) in replaced {
             m.inst_mut(mma).operands_mut()[index] = val.word();
