@@ -437,29 +437,12 @@ impl Emitter {
             Some((v, t)) => (v, t, false),
             None => {
                 let t = self.types.int(m, 32);
-                let pty = self.types.pointer(m, StorageClass::Input, t);
-                let v = m.fresh_id();
-                m.push_to_section(
-                    Section::Global,
-                    Inst::new(
-                        Op::Variable,
-                        Some(pty),
-                        Some(v),
-                        &[StorageClass::Input as u32],
-                    ),
-                );
-                m.push_to_section(
-                    Section::Annotation,
-                    Inst::new(
-                        Op::Decorate,
-                        None,
-                        None,
-                        &[
-                            v.word(),
-                            spirv::Decoration::BuiltIn as u32,
-                            BuiltIn::SubgroupId as u32,
-                        ],
-                    ),
+                let v = crate::util::builtin_input_variable(
+                    m,
+                    &mut self.types,
+                    BuiltIn::SubgroupId,
+                    |_, _| t,
+                    None,
                 );
                 (v, t, true)
             }
