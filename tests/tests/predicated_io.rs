@@ -8,11 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
-use spvopt_analysis::Target;
 use spvopt_ir::opcode_class::{OP_PREDICATED_LOAD_INTEL, OP_PREDICATED_STORE_INTEL};
 use spvopt_ir::text::{self, TargetEnv};
 use spvopt_ir::Module;
-use spvopt_passes::{run_pipeline, validate::validate_module, Hooks, Pipeline};
+use spvopt_passes::validate::validate_module;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/predicated_io")
@@ -124,14 +123,8 @@ fn a_true_predicate_checks_bounds() {
 
 #[test]
 fn keeps_its_results_through_o_on_every_target() {
-    let pipeline = Pipeline::parse("O").unwrap();
-    for target in Target::all() {
-        let mut m = spvopt_ir::load_words(&words()).unwrap();
-        run_pipeline(&pipeline, &mut m, &target, &mut Hooks::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", target.name));
+    for (target, m) in spvopt_tests::optimized_for_every_target(&words()) {
         let out = m.to_words();
-        text::validate(&out, TargetEnv::Universal_1_4)
-            .unwrap_or_else(|e| panic!("{}: output does not validate: {e}", target.name));
         let m = spvopt_ir::load_words(&out).unwrap();
         let dis = text::disassemble(&out).unwrap();
         if target.features.predicated_io {

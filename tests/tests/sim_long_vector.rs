@@ -5,10 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
 use spvopt_ir::Module;
-use spvopt_passes::{run_pipeline, validate::validate_module, Hooks, Pipeline};
+use spvopt_passes::validate::validate_module;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sim")
@@ -45,13 +44,7 @@ fn loads_validates_round_trips_and_simulates() {
 
 #[test]
 fn keeps_its_results_through_o_on_every_target() {
-    let pipeline = Pipeline::parse("O").unwrap();
-    for target in Target::all() {
-        let mut m = spvopt_ir::load_words(&words()).unwrap();
-        run_pipeline(&pipeline, &mut m, &target, &mut Hooks::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", target.name));
-        text::validate(&m.to_words(), TargetEnv::Universal_1_4)
-            .unwrap_or_else(|e| panic!("{}: {e}", target.name));
+    for (target, m) in spvopt_tests::optimized_for_every_target(&words()) {
         check(&m, &target.name);
     }
 }
