@@ -57,6 +57,7 @@ use crate::legalize::{capabilities, location};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 mod emit;
+mod epilogue;
 mod plan;
 mod rewrite;
 mod staging;
@@ -339,121 +340,19 @@ impl Pass for RaiseBlockIo {
             }
             // Where the block loads go: at the barrier after the stores; every atom they use
             // must be available there.
-            let at = st.barrier;
-            let at_block = m.inst_block(at).expect("barrier in a block");
-            let available = |a: Id| -> bool {
-                let Some(d) = m.def(a) else { return true };
-                match m.inst_block(d) {
-                    None => true,
-                    Some(b) if b == at_block => {
-                        let mut i = m.prev_inst(at);
-                        while let Some(x) = i {
-                            if x == d {
-                                return true;
-                            }
-                            i = m.prev_inst(x);
-                        }
-                        false
-                    }
-                    Some(b) => dom.dominates(b, at_block),
-                }
-            };
-            // An atom computed where the data is not visible (in a masked block) is recomputed
-            // at the insertion point when it is a pure function of available values.
-            let recomputable = |a: Id| -> bool {
-                let mut stack = vec![a];
-                let mut steps = 0;
-                while let Some(v) = stack.pop() {
-                    steps += 1;
-                    if steps > 64 {
-                        return false;
-                    }
-                    if available(v) {
-                        continue;
-                    }
-                    let Some(d) = m.def(v) else { return false };
-                    let inst = m.inst(d);
-                    if inst.is(Op::Phi)
-                        || !crate::util::is_side_effect_free(m, inst)
-                        || inst.is(Op::Load)
-                    {
-                        return false;
-                    }
-                    m.for_each_used_id(d, |u| {
-                        if m.def(u).and_then(|x| m.inst_block(x)).is_some() {
-                            stack.push(u);
-                        }
-                    });
-                }
-                true
-            };
             let mut ok_plans = Vec::new();
             for (x, p, uses) in plans {
-                let mut atoms: Vec<Id> = Vec::new();
-                for poly in
-                    p.x.iter()
-                        .chain(&p.y)
-                        .chain([&p.pitch, &p.width, &p.height])
-                {
-                    for (mono, _) in poly.terms() {
-                        atoms.extend(mono.iter().copied());
+                match unavailable(m, &dom, *f, st.barrier, &p, false) {
+                    None => ok_plans.push((x, p, uses)),
+                    Some((key, why)) => {
+                        stats.add(key, 1);
+                        stats.note(format!(
+                            "{}: operand %{} not raised: {why}",
+                            location(m, uses[0].mma),
+                            x.word()
+                        ));
                     }
                 }
-                let conds: Vec<Id> = p.uniform_conds.iter().map(|c| c.0).collect();
-                let params: Vec<Id> = m
-                    .function(*f)
-                    .header
-                    .iter()
-                    .filter_map(|&h| m.inst(h).result_id())
-                    .collect();
-                let surface_atoms_are_params =
-                    [&p.pitch, &p.width, &p.height].iter().all(|poly| {
-                        poly.terms()
-                            .iter()
-                            .all(|(mono, _)| mono.iter().all(|&a| emit::copyable(m, *f, a)))
-                    }) && p.nonneg_checks.iter().all(|&a| emit::copyable(m, *f, a))
-                        && p.at_least.iter().all(|(l, r)| {
-                            [l, r].iter().all(|poly| {
-                                poly.terms()
-                                    .iter()
-                                    .all(|(mono, _)| mono.iter().all(|&a| emit::copyable(m, *f, a)))
-                            })
-                        });
-                if !atoms.iter().all(|&a| recomputable(a))
-                    || !conds.iter().all(|&a| available(a))
-                    || !params.contains(&p.base)
-                {
-                    stats.add("rejected_not_available", 1);
-                    stats.note(format!(
-                        "{}: operand %{} not raised: a value its address needs is not available where the data is",
-                        location(m, uses[0].mma),
-                        x.word()
-                    ));
-                    continue;
-                }
-                if !surface_atoms_are_params {
-                    let mut bad: Vec<String> = Vec::new();
-                    for poly in [&p.pitch, &p.width, &p.height] {
-                        for (mono, _) in poly.terms() {
-                            for &a in mono {
-                                if !emit::copyable(m, *f, a)
-                                    && !bad.contains(&format!("%{}", a.word()))
-                                {
-                                    bad.push(format!("%{}", a.word()));
-                                }
-                            }
-                        }
-                    }
-                    stats.add("rejected_surface_not_invariant", 1);
-                    stats.note(format!(
-                        "{}: operand %{} not raised: the surface (width, height, pitch) is not a function of kernel arguments ({})",
-                        location(m, uses[0].mma),
-                        x.word(),
-                        bad.join(", ")
-                    ));
-                    continue;
-                }
-                ok_plans.push((x, p, uses));
             }
             if ok_plans.is_empty() {
                 continue;
@@ -473,6 +372,111 @@ impl Pass for RaiseBlockIo {
                     lanes: nx,
                     exact,
                     loops: vec![lp],
+                    epilogue: None,
+                    lane_map: lanes,
+                }),
+            }
+        }
+        // Result tiles stored through Workgroup memory after the loops.
+        for f in m.function_ids() {
+            let tracer = Tracer {
+                m,
+                dec: &dec,
+                cfg: &cfg,
+                func: f,
+            };
+            let stores = epilogue::candidates(m, &tracer, &loops, f);
+            if stores.is_empty() {
+                continue;
+            }
+            let n = stores.len() as u64;
+            stats.add("store_candidates", n);
+            if is_dispatcher(m, f) {
+                stats.add("store_skipped_fallback_body", n);
+                continue;
+            }
+            let reject = |stats: &mut Statistics, key: &'static str, why: &str, at: InstId| {
+                stats.add(key, n);
+                stats.note(format!(
+                    "{}: {n} global store(s) of staged data not raised: {why}",
+                    location(m, at)
+                ));
+            };
+            let sg = facts.subgroup_size(f).known();
+            let bound = facts.workgroup_size_bound(f).known();
+            let exact = facts.local_size(f).known().is_some();
+            let (Some(sg), Some([nx, 1, 1])) = (sg, bound) else {
+                reject(
+                    &mut stats,
+                    "store_rejected_workgroup_shape",
+                    "the kernel declares no subgroup size or no work-group bound of the form (n, 1, 1)",
+                    stores[0],
+                );
+                continue;
+            };
+            if nx == 0 || nx % sg != 0 || nx > 1024 {
+                reject(
+                    &mut stats,
+                    "store_rejected_workgroup_shape",
+                    "the work-group bound is not a multiple of the subgroup size",
+                    stores[0],
+                );
+                continue;
+            }
+            let lanes = lane_maps
+                .entry(f)
+                .or_insert_with(|| {
+                    LaneMap::build(m, f, &cfg, &pdom, &dec, nx as usize, sg as usize, false)
+                })
+                .clone();
+            if !lanes.assumptions.is_empty() || !lanes.widenings.is_empty() {
+                // Only a lane map whose assumptions the loops' plans check is taken.
+                if !plans_done.iter().any(|p| p.func == f) {
+                    reject(
+                        &mut stats,
+                        "store_rejected_unprovable_assumption",
+                        "the addresses need run-time checks no raised loop makes",
+                        stores[0],
+                    );
+                    continue;
+                }
+            }
+            let cx = epilogue::Context {
+                m,
+                dec: &dec,
+                cfg: &cfg,
+                dom: &dom,
+                pdom: &pdom,
+                loops: &loops,
+                lanes: &lanes,
+                tracer: &tracer,
+                target,
+            };
+            let plan = match cx.plan(&stores) {
+                Ok(p) => p,
+                Err((r, at)) => {
+                    let (key, why) = r.reason();
+                    reject(&mut stats, key, why, at.unwrap_or(stores[0]));
+                    continue;
+                }
+            };
+            if let Some((key, why)) = plan
+                .tiles
+                .iter()
+                .find_map(|t| unavailable(m, &dom, f, plan.barrier, &t.plan, true))
+            {
+                reject(&mut stats, epilogue::store_key(key), &why, stores[0]);
+                continue;
+            }
+            match plans_done.iter_mut().find(|p| p.func == f) {
+                Some(p) => p.epilogue = Some(plan),
+                None => plans_done.push(Planned {
+                    func: f,
+                    sg,
+                    lanes: nx,
+                    exact,
+                    loops: Vec::new(),
+                    epilogue: Some(plan),
                     lane_map: lanes,
                 }),
             }
@@ -484,6 +488,9 @@ impl Pass for RaiseBlockIo {
             let raised: u64 = planned.loops.iter().map(|l| l.plans.len() as u64).sum();
             if !changes.allow() {
                 stats.add("skipped_max_changes", raised);
+                if let Some(e) = &planned.epilogue {
+                    stats.add("store_skipped_max_changes", e.global_stores.len() as u64);
+                }
                 continue;
             }
             match apply(m, &mut types, &dec, &dom, planned, &mut stats) {
@@ -558,6 +565,120 @@ fn is_dispatcher(m: &Module, f: FuncId) -> bool {
         && call.operands().len() == 1 + params.len()
         && call.operands()[1..] == params[..]
         && (ret.is(Op::Return) || ret.is(Op::ReturnValue))
+}
+
+/// Why a plan's block operation cannot go right before `at` (in `f`), if it cannot: an atom of
+/// its coordinates is neither available there nor recomputable from available values, a
+/// condition is not available, its base is not a parameter, or its surface is not a function
+/// of the kernel's arguments (the run-time check computes it before the body).
+fn unavailable(
+    m: &Module,
+    dom: &Dominators,
+    f: FuncId,
+    at: InstId,
+    p: &OperandPlan,
+    recompute_conds: bool,
+) -> Option<(&'static str, String)> {
+    let at_block = m.inst_block(at)?;
+    let available = |a: Id| -> bool {
+        let Some(d) = m.def(a) else { return true };
+        match m.inst_block(d) {
+            None => true,
+            Some(b) if b == at_block => {
+                let mut i = m.prev_inst(at);
+                while let Some(x) = i {
+                    if x == d {
+                        return true;
+                    }
+                    i = m.prev_inst(x);
+                }
+                false
+            }
+            Some(b) => dom.dominates(b, at_block),
+        }
+    };
+    // An atom computed where the data is not visible (in a masked block) is recomputed at the
+    // insertion point when it is a pure function of available values.
+    let recomputable = |a: Id| -> bool {
+        let mut stack = vec![a];
+        let mut steps = 0;
+        while let Some(v) = stack.pop() {
+            steps += 1;
+            if steps > 64 {
+                return false;
+            }
+            if available(v) {
+                continue;
+            }
+            let Some(d) = m.def(v) else { return false };
+            let inst = m.inst(d);
+            if inst.is(Op::Phi) || !crate::util::is_side_effect_free(m, inst) || inst.is(Op::Load) {
+                return false;
+            }
+            m.for_each_used_id(d, |u| {
+                if m.def(u).and_then(|x| m.inst_block(x)).is_some() {
+                    stack.push(u);
+                }
+            });
+        }
+        true
+    };
+    let atoms_of = |polys: &[&Poly]| -> Vec<Id> {
+        let mut v = Vec::new();
+        for poly in polys {
+            for (mono, _) in poly.terms() {
+                v.extend(mono.iter().copied());
+            }
+        }
+        v
+    };
+    let mut coords: Vec<&Poly> = p.x.iter().chain(&p.y).collect();
+    coords.extend([&p.pitch, &p.width, &p.height]);
+    let params: Vec<Id> = m
+        .function(f)
+        .header
+        .iter()
+        .filter_map(|&h| m.inst(h).result_id())
+        .collect();
+    if !atoms_of(&coords).iter().all(|&a| recomputable(a))
+        || !p.uniform_conds.iter().all(|c| {
+            if recompute_conds {
+                recomputable(c.0)
+            } else {
+                available(c.0)
+            }
+        })
+        || !params.contains(&p.base)
+    {
+        return Some((
+            "rejected_not_available",
+            "a value its address needs is not available where the data is".into(),
+        ));
+    }
+    let mut surface: Vec<&Poly> = vec![&p.pitch, &p.width, &p.height];
+    for (l, r) in &p.at_least {
+        surface.push(l);
+        surface.push(r);
+    }
+    let mut bad: Vec<String> = Vec::new();
+    for a in atoms_of(&surface)
+        .into_iter()
+        .chain(p.nonneg_checks.iter().copied())
+    {
+        if !emit::copyable(m, f, a) && !bad.contains(&format!("%{}", a.word())) {
+            bad.push(format!("%{}", a.word()));
+        }
+    }
+    if !bad.is_empty() {
+        return Some((
+            "rejected_surface_not_invariant",
+            format!(
+                "the surface (width, height, pitch) is not a function of kernel arguments ({})",
+                bad.join(", ")
+            ),
+        ));
+    }
+    None
 }
 
 /// MMA operands in the module (for statistics on targets without 2D block IO).

@@ -53,14 +53,25 @@ fn accounted(r: &RunReport) -> bool {
         .0
         .iter()
         .filter(|(k, _)| {
-            k.starts_with("raised_")
-                || k.starts_with("rejected_")
+            (k.starts_with("raised_") || k.starts_with("rejected_"))
                 || *k == "not_staged"
                 || k.starts_with("skipped_")
         })
         .map(|(_, v)| v)
         .sum();
-    candidates == rest
+    let stores = p.stats.get("store_candidates");
+    let stores_rest: u64 = p
+        .stats
+        .0
+        .iter()
+        .filter(|(k, _)| {
+            *k == "store_raised"
+                || k.starts_with("store_rejected_")
+                || k.starts_with("store_skipped_")
+        })
+        .map(|(_, v)| v)
+        .sum();
+    candidates == rest && stores == stores_rest
 }
 
 const STAGED: [&str; 2] = [

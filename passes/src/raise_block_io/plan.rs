@@ -318,6 +318,26 @@ impl Planner<'_> {
         Err(last)
     }
 
+    /// The plan of a 2D block store whose element `v` in invocation `i` is `elems[i][v]`:
+    /// (global byte address, mask (condition, polarity, the invocation it is evaluated in),
+    /// the invocation whose address it is).
+    #[allow(clippy::type_complexity)]
+    pub fn plan_store(
+        &self,
+        lay: &Layout,
+        elems: Vec<Vec<Option<(Poly, Option<(Id, bool, u32)>, u32)>>>,
+    ) -> Result<OperandPlan, OperandReject> {
+        let elems: Vec<Vec<Option<Element>>> = elems
+            .into_iter()
+            .map(|row| {
+                row.into_iter()
+                    .map(|x| x.map(|(addr, mask, writer)| Element { addr, mask, writer }))
+                    .collect()
+            })
+            .collect();
+        self.try_layout(lay, &elems)
+    }
+
     fn try_layout(
         &self,
         lay: &Layout,

@@ -117,8 +117,8 @@ fn storage_class(m: &Module, ptr: Id) -> Option<u32> {
     pointer_of(m, m.type_of(ptr)?).map(|(sc, _)| sc)
 }
 
-/// The instructions of a loop that touch memory or synchronise, in the loop's blocks.
-fn is_barrier(m: &Module, i: InstId) -> bool {
+/// Whether `i` is a work-group barrier that orders Workgroup memory (acquire/release).
+pub fn is_barrier(m: &Module, i: InstId) -> bool {
     let inst = m.inst(i);
     if !inst.is(Op::ControlBarrier) {
         return false;
@@ -259,6 +259,22 @@ impl Staging {
         };
         let bpos = pos(barrier);
         loads.retain(|&i| pos(i) > bpos);
+        Staging::with_writers(m, dec, lanes, roots, stores, loads, barriers, barrier)
+    }
+
+    /// The staging of these accesses: `stores` write (each byte at most once) what `loads`
+    /// read after `barrier`; `roots` are the Workgroup roots their addresses use.
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_writers(
+        m: &Module,
+        dec: &Decorations,
+        lanes: &LaneMap,
+        roots: Vec<Id>,
+        stores: Vec<InstId>,
+        loads: Vec<InstId>,
+        barriers: Vec<InstId>,
+        barrier: InstId,
+    ) -> Result<Staging, StagingReject> {
         // Writers of every byte, per root.
         let mut regions = Vec::new();
         for &root in &roots {
