@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use spirv::{BuiltIn, Op, StorageClass};
+use spirv::{BuiltIn, MemorySemantics, Op, StorageClass};
 use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::builtins::{builtin_of_variable, debug_names};
 use spvopt_analysis::decorations::Decorations;
@@ -253,6 +253,10 @@ pub(super) fn apply(
     if folded > 0 {
         remove_dead(m, fast);
         stats.add("branches_folded", folded as u64);
+    }
+    let idle = drop_idle_barriers(m, fast);
+    if idle > 0 {
+        stats.add("barriers_removed", idle);
     }
     // The loads' coordinates: computed once, outside the loop.
     let tidied = tidy::tidy(m, fast);
@@ -695,4 +699,49 @@ fn store_epilogue(
     stats.add("barriers_removed", 1);
     remove_dead(m, fast);
     Ok(())
+}
+
+/// Removes the work-group barriers of `f` that only order Workgroup memory when `f` no longer
+/// touches Workgroup memory (no instruction uses a Workgroup pointer) and calls nothing: with
+/// no such access left, the barrier orders nothing any invocation can observe.
+fn drop_idle_barriers(m: &mut Module, f: FuncId) -> u64 {
+    let mut barriers = Vec::new();
+    for &b in &m.function(f).blocks {
+        for i in m.block_insts(b) {
+            let inst = m.inst(i);
+            if inst.is(Op::FunctionCall) {
+                return 0;
+            }
+            if inst.is(Op::ControlBarrier) {
+                let sem = inst
+                    .operand_id(2)
+                    .and_then(|id| m.const_int_value(id))
+                    .map(|v| v as u32);
+                let ordering = MemorySemantics::ACQUIRE.bits()
+                    | MemorySemantics::RELEASE.bits()
+                    | MemorySemantics::ACQUIRE_RELEASE.bits()
+                    | MemorySemantics::SEQUENTIALLY_CONSISTENT.bits();
+                let wg = MemorySemantics::WORKGROUP_MEMORY.bits();
+                match sem {
+                    Some(s) if s & wg != 0 && s & !(wg | ordering) == 0 => barriers.push(i),
+                    _ => {}
+                }
+                continue;
+            }
+            let mut touches = false;
+            m.for_each_used_id(i, |u| {
+                touches |= m
+                    .type_of(u)
+                    .and_then(|t| pointer_of(m, t))
+                    .is_some_and(|(sc, _)| sc == StorageClass::Workgroup as u32);
+            });
+            if touches {
+                return 0;
+            }
+        }
+    }
+    for &i in &barriers {
+        m.erase(i);
+    }
+    barriers.len() as u64
 }
