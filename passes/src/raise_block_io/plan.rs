@@ -101,6 +101,9 @@ pub struct OperandPlan {
     pub kind: BlockKind,
     /// Element size, width, height, count.
     pub shape: (u32, u32, u32, u32),
+    /// Operand elements per block element: 1, or 2 (4) for 16-bit (8-bit) elements read in
+    /// pairs (quads) by a 32-bit transposed load (the x origin is in operand elements).
+    pub pack: u32,
     /// The CrossWorkgroup base pointer.
     pub base: Id,
     /// Bytes between rows (lane-invariant, 64-bit).
@@ -293,22 +296,33 @@ impl Planner<'_> {
         let sg = self.lanes.subgroup_size as u32;
         let mut last = OperandReject::NoLayout;
         for &kind in kinds {
-            for w in [8u32, 16, 32, 64] {
-                for h in 1..=32u32 {
-                    if !self.target.supports_2d_load(kind, e, w, h, 1) {
-                        continue;
-                    }
-                    let Ok(lay) = Layout::new(kind, (e, w, h, 1), sg) else {
-                        continue;
-                    };
-                    if lay.values_per_block * lay.value_bytes != bytes {
-                        continue;
-                    }
-                    match self.try_layout(&lay, &elems) {
-                        Ok(p) => return Ok(p),
-                        Err(r) => {
-                            if r != OperandReject::NoLayout {
-                                last = r;
+            // 2D block IO transposes only 32- and 64-bit elements: 16-bit (8-bit) operands
+            // whose pairs (quads) are adjacent in memory are read as 32-bit elements (what
+            // Triton's 2D builds do for a transposed B: read_transpose_32b).
+            let packs: &[u32] = if kind == BlockKind::LoadTranspose && e < 4 {
+                &[1, 4 / e]
+            } else {
+                &[1]
+            };
+            for &pack in packs {
+                for w in [8u32, 16, 32, 64] {
+                    for h in 1..=32u32 {
+                        let be = e * pack;
+                        if !self.target.supports_2d_load(kind, be, w, h, 1) {
+                            continue;
+                        }
+                        let Ok(lay) = Layout::new(kind, (be, w, h, 1), sg) else {
+                            continue;
+                        };
+                        if lay.values_per_block * lay.value_bytes != bytes {
+                            continue;
+                        }
+                        match self.try_layout(&lay, &elems, pack) {
+                            Ok(p) => return Ok(p),
+                            Err(r) => {
+                                if r != OperandReject::NoLayout {
+                                    last = r;
+                                }
                             }
                         }
                     }
@@ -335,20 +349,24 @@ impl Planner<'_> {
                     .collect()
             })
             .collect();
-        self.try_layout(lay, &elems)
+        self.try_layout(lay, &elems, 1)
     }
 
+    /// Matches `elems` (operand elements of `lay.element_size / pack` bytes) against `lay`;
+    /// with `pack` > 1 each block element is `pack` adjacent operand elements (block column
+    /// `c` is operand column `pack·c + j`).
     fn try_layout(
         &self,
         lay: &Layout,
         elems: &[Vec<Option<Element>>],
+        pack: u32,
     ) -> Result<OperandPlan, OperandReject> {
-        let e = lay.element_size;
+        let e = lay.element_size / pack;
         let sg = lay.subgroup_size as usize;
-        let per_value = lay.value_bytes / e;
+        let per_value = lay.value_bytes / lay.element_size;
         let lanes = self.lanes.lanes;
         let n_sub = lanes / sg;
-        // (lane, operand element) -> (row, col) of the block.
+        // (lane, operand element) -> (row, col) of the block, in operand elements.
         let mut place = Vec::new();
         for l in 0..sg as u32 {
             for v in 0..lay.values_per_block {
@@ -357,12 +375,14 @@ impl Planner<'_> {
                     if row >= lay.height || col >= lay.width {
                         return Err(OperandReject::NoLayout);
                     }
-                    place.push((
-                        l as usize,
-                        (v * per_value + j) as usize,
-                        row as i64,
-                        col as i64,
-                    ));
+                    for q in 0..pack {
+                        place.push((
+                            l as usize,
+                            ((v * per_value + j) * pack + q) as usize,
+                            row as i64,
+                            (col * pack + q) as i64,
+                        ));
+                    }
                 }
             }
         }
@@ -452,7 +472,8 @@ impl Planner<'_> {
             1 => 2,
             2 => 1,
             _ => 0,
-        };
+        }
+        .max(pack.trailing_zeros());
         if xs.iter().any(|x| self.lanes.trailing_zeros(x) < need) {
             return Err(OperandReject::Misaligned);
         }
@@ -460,7 +481,8 @@ impl Planner<'_> {
             self.bounds(lay, &place, elems, &ys, &xs)?;
         Ok(OperandPlan {
             kind: lay.kind,
-            shape: (e, lay.width, lay.height, 1),
+            shape: (lay.element_size, lay.width, lay.height, 1),
+            pack,
             base,
             pitch,
             height,

@@ -123,9 +123,14 @@ pub(super) fn apply(
         let mut replaced: Vec<(InstId, usize, Id)> = Vec::new();
         let mut reads = Vec::new();
         for (x, plan, uses) in &lp.plans {
-            let xv = b
+            let mut xv = b
                 .subgroup_poly(&plan.x, &bits, 32)
                 .ok_or("column origin does not fit the subgroups")?;
+            if plan.pack > 1 {
+                // The origin in the block's (packed) elements: a multiple of the pack.
+                let sh = b.konst(32, i64::from(plan.pack.trailing_zeros()));
+                xv = b.op(Op::ShiftRightArithmetic, u32t, &[xv.word(), sh.word()]);
+            }
             let yv = b
                 .subgroup_poly(&plan.y, &bits, 32)
                 .ok_or("row origin does not fit the subgroups")?;
@@ -348,7 +353,7 @@ pub(super) fn apply(
             let size = b.op(Op::IMul, i64t, &[h.word(), pitch.word()]);
             conds.push(cmp(&mut b, Op::SLessThan, size, 1 << 31));
             if plan.width_multiple > 1 {
-                let bytes = i64::from(plan.width_multiple * plan.shape.0);
+                let bytes = i64::from(plan.width_multiple * plan.shape.0 / plan.pack);
                 conds.push(low_bits_zero(&mut b, w, bytes - 1));
             }
             for (lhs, rhs) in &plan.at_least {
@@ -435,7 +440,7 @@ fn same_checks(a: &OperandPlan, b: &OperandPlan) -> bool {
                 .all(|((a0, a1), (b0, b1))| a0.same_as(b0) && a1.same_as(b1))
     };
     a.base == b.base
-        && a.shape.0 == b.shape.0
+        && a.shape.0 / a.pack == b.shape.0 / b.pack
         && a.width_multiple == b.width_multiple
         && a.width.same_as(&b.width)
         && a.height.same_as(&b.height)
