@@ -11,7 +11,9 @@
 //! the data layout of a 2D block load the target supports (plain, transformed (VNNI) or
 //! transposed). A matching operand is loaded with that block load right where the staged data
 //! became visible; when every staged load became dead, the Workgroup stores and the loop's
-//! barriers go, and the global loads, shuffles and address arithmetic with them.
+//! barriers go, and the global loads, shuffles and address arithmetic with them. A result
+//! tile the kernel writes back through Workgroup memory after its loops is stored with 2D block
+//! stores by the invocations that hold it (`epilogue.rs`, which says when and why).
 //!
 //! When it applies (every condition is checked; a candidate that fails one is counted under
 //! one reason): the staging is understood (`staging.rs`); the operand's elements are whole
