@@ -58,6 +58,7 @@ use spvopt_ir::{FuncId, Id, InstId, Interner, Module};
 use crate::legalize::{capabilities, location};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
+mod dont_care;
 mod emit;
 mod epilogue;
 mod plan;

@@ -309,57 +309,48 @@ pub fn load_opcode(kind: BlockKind) -> Op {
     }
 }
 
-/// Removes the side-effect-free instructions of function `f` whose results nothing uses
-/// (transitively); returns how many went.
+/// Removes the side-effect-free instructions of function `f` whose results nothing live uses
+/// (transitively, so dead cycles of phis go too: a pointer a loop advances but no longer
+/// loads through); returns how many went.
 pub fn remove_dead(m: &mut Module, f: FuncId) -> u64 {
     let blocks = m.function(f).blocks.clone();
-    let mut uses: HashMap<Id, u32> = HashMap::new();
+    let removable = |m: &Module, i: InstId| {
+        let inst = m.inst(i);
+        is_side_effect_free(m, inst) && !inst.is(Op::Variable)
+    };
+    // Live: every instruction that is not removable, and what live instructions use.
+    let mut live: std::collections::HashSet<InstId> = std::collections::HashSet::new();
+    let mut work: Vec<InstId> = Vec::new();
     let mut all = Vec::new();
     for &b in &blocks {
         for i in m.block_insts(b) {
             all.push(i);
-            m.for_each_used_id(i, |id| *uses.entry(id).or_default() += 1);
+            if !removable(m, i) {
+                live.insert(i);
+                work.push(i);
+            }
         }
     }
-    let mut dead: Vec<InstId> = all
-        .iter()
-        .copied()
-        .filter(|&i| {
-            let inst = m.inst(i);
-            is_side_effect_free(m, inst)
-                && !inst.is(Op::Variable)
-                && inst
-                    .result_id()
-                    .is_some_and(|r| uses.get(&r).copied().unwrap_or(0) == 0)
-        })
-        .collect();
+    while let Some(i) = work.pop() {
+        m.for_each_used_id(i, |id| {
+            if let Some(d) = m.def(id) {
+                if m.inst_block(d).is_some_and(|b| m.block(b).func == f) && live.insert(d) {
+                    work.push(d);
+                }
+            }
+        });
+    }
     let mut removed = 0;
     let mut gone: std::collections::HashSet<u32> = std::collections::HashSet::new();
-    while let Some(i) = dead.pop() {
-        let mut freed = Vec::new();
-        m.for_each_used_id(i, |id| freed.push(id));
+    for i in all {
+        if live.contains(&i) {
+            continue;
+        }
         if let Some(r) = m.inst(i).result_id() {
             gone.insert(r.word());
         }
         m.erase(i);
         removed += 1;
-        for id in freed {
-            let n = uses.entry(id).or_default();
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                if let Some(d) = m.def(id) {
-                    if m.inst_block(d).is_some_and(|b| m.block(b).func == f) {
-                        let inst = m.inst(d);
-                        if is_side_effect_free(m, inst)
-                            && !inst.is(Op::Variable)
-                            && !dead.contains(&d)
-                        {
-                            dead.push(d);
-                        }
-                    }
-                }
-            }
-        }
     }
     // Names and decorations of what went.
     if !gone.is_empty() {

@@ -122,6 +122,8 @@ pub struct OperandPlan {
     pub nonneg_checks: Vec<Id>,
     /// `(a, b)`: `a ≥ b` must hold (checked at run time; loop trip counts).
     pub at_least: Vec<(Poly, Poly)>,
+    /// The lane map's remainder assumptions a bound comes from: (remainder, 0 rows / 1 columns).
+    pub assumed: Vec<(Id, usize)>,
 }
 
 /// The planner of one loop.
@@ -477,22 +479,22 @@ impl Planner<'_> {
         if xs.iter().any(|x| self.lanes.trailing_zeros(x) < need) {
             return Err(OperandReject::Misaligned);
         }
-        let (height, width_elems, uniform_conds, multiple, nonneg_checks, at_least) =
-            self.bounds(lay, &place, elems, &ys, &xs)?;
+        let bd = self.bounds(lay, &place, elems, &ys, &xs)?;
         Ok(OperandPlan {
             kind: lay.kind,
             shape: (lay.element_size, lay.width, lay.height, 1),
             pack,
             base,
             pitch,
-            height,
-            width: width_elems.scale(i64::from(e)),
+            height: bd.height,
+            width: bd.width.scale(i64::from(e)),
             y: ys,
             x: xs,
-            uniform_conds,
-            width_multiple: multiple,
-            nonneg_checks,
-            at_least,
+            uniform_conds: bd.uniform,
+            width_multiple: bd.multiple,
+            nonneg_checks: bd.nonneg_checks,
+            at_least: bd.at_least,
+            assumed: bd.assumed,
         })
     }
 }

@@ -75,6 +75,9 @@ pub(super) fn apply(
         .iter()
         .map(|lp| loads_outside_are_rewritten(m, dec, dom, &p, lp))
         .collect();
+    let loop_plans: Vec<&[(Id, OperandPlan, Vec<Slot>)]> =
+        p.loops.iter().map(|l| l.plans.as_slice()).collect();
+    let relaxable = super::dont_care::relaxable(m, p.func, &loop_plans, p.epilogue.as_ref(), p.sg);
     let (fast, map) = clone_function(m, p.func);
     let fast_id = m.function_result(fast).ok_or("clone without a result id")?;
     let sg_var = builtin_var(m, dec, BuiltIn::SubgroupId);
@@ -267,22 +270,55 @@ pub(super) fn apply(
     let tidied = tidy::tidy(m, fast);
     stats.add("loop_invariants_hoisted", tidied.hoisted);
     stats.add("subexpressions_merged", tidied.merged);
+    // Remainders whose wrapped rows only reach rows the copy never stores: their upper bound
+    // needs no check when nothing in the copy uses them any more.
+    let relaxed: Vec<Id> = relaxable
+        .into_iter()
+        .filter(|r| {
+            let c = mapped(*r);
+            m.def(c).and_then(|d| m.inst_block(d)).is_none()
+        })
+        .collect();
+    if !relaxed.is_empty() {
+        stats.add("remainders_unchecked_above", relaxed.len() as u64);
+        stats.note(format!(
+            "{}: {} remainder(s) ({}) need no upper-bound check: their wrapped rows and columns only reach rows and columns the 2D block stores leave out",
+            location(m, relaxed_at(m, &p)),
+            relaxed.len(),
+            relaxed.iter().map(|r| format!("%{}", r.word())).collect::<Vec<_>>().join(", ")
+        ));
+    }
     // The dispatch: run the copy when the run-time conditions hold.
     let wg_var = builtin_var(m, dec, BuiltIn::WorkgroupSize);
     // Plans of one surface (every A operand of both K loops, say) need one check.
-    let mut plans: Vec<&OperandPlan> = Vec::new();
-    for pl in p
-        .loops
-        .iter()
-        .flat_map(|l| l.plans.iter().map(|(_, pl, _)| pl))
-        .chain(
-            p.epilogue
-                .iter()
-                .flat_map(|e| e.tiles.iter().map(|t| &t.plan)),
+    // A loop's plans need their checks only when the loop can run: the uniform branch
+    // conditions on the way to it guard them (tutorial 03's loop for K a multiple of 32).
+    type Group<'a> = (Vec<(Id, bool)>, Vec<&'a OperandPlan>);
+    let mut groups: Vec<Group> = Vec::new();
+    let loop_groups = p.loops.iter().map(|l| {
+        (
+            entry_guard(m, dom, p.func, l.barrier),
+            l.plans.iter().map(|(_, pl, _)| pl).collect::<Vec<_>>(),
         )
-    {
-        if !plans.iter().any(|q| same_checks(q, pl)) {
-            plans.push(pl);
+    });
+    let epilogue_group = p.epilogue.iter().map(|e| {
+        (
+            Vec::new(),
+            e.tiles.iter().map(|t| &t.plan).collect::<Vec<_>>(),
+        )
+    });
+    for (guard, pls) in loop_groups.chain(epilogue_group) {
+        let k = match groups.iter().position(|g| g.0 == guard) {
+            Some(k) => k,
+            None => {
+                groups.push((guard, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        for pl in pls {
+            if !groups[k].1.iter().any(|q| same_checks(q, pl)) {
+                groups[k].1.push(pl);
+            }
         }
     }
     let (lanes, exact, func) = (p.lanes, p.exact, p.func);
@@ -316,68 +352,95 @@ pub(super) fn apply(
             }
         }
         let mut memo = HashMap::new();
-        for plan in &plans {
-            // Atoms of the surface are recomputed here from the kernel's arguments.
-            for poly in [&plan.width, &plan.height, &plan.pitch] {
-                for (mono, _) in poly.terms() {
-                    for &a in mono {
-                        let v = emit::copy_tree(b.m, func, a, b.at, &mut memo)?;
-                        b.atom_map.insert(a, v);
-                    }
-                }
-            }
-            let w = b.poly(&plan.width, 64)?;
-            let h = b.poly(&plan.height, 64)?;
-            let pitch = b.poly(&plan.pitch, 64)?;
-            let base = b.op(Op::ConvertPtrToU, i64t, &[plan.base.word()]);
-            let cmp = |b: &mut Builder, op: Op, v: Id, k: i64| {
-                let kk = b.konst(64, k);
-                b.op(op, bt, &[v.word(), kk.word()])
-            };
-            let low_bits_zero = |b: &mut Builder, v: Id, mask: i64| {
-                let kk = b.konst(64, mask);
-                let r = b.op(Op::BitwiseAnd, i64t, &[v.word(), kk.word()]);
-                let z = b.konst(64, 0);
-                b.op(Op::IEqual, bt, &[r.word(), z.word()])
-            };
-            conds.push(low_bits_zero(&mut b, base, 63));
-            conds.push(cmp(&mut b, Op::SGreaterThanEqual, w, 64));
-            conds.push(cmp(&mut b, Op::SLessThanEqual, w, 1 << 24));
-            conds.push(low_bits_zero(&mut b, w, 3));
-            conds.push(cmp(&mut b, Op::SGreaterThanEqual, pitch, 64));
-            conds.push(cmp(&mut b, Op::SLessThanEqual, pitch, 1 << 24));
-            conds.push(low_bits_zero(&mut b, pitch, 15));
-            conds.push(b.op(Op::SGreaterThanEqual, bt, &[pitch.word(), w.word()]));
-            conds.push(cmp(&mut b, Op::SGreaterThanEqual, h, 1));
-            conds.push(cmp(&mut b, Op::SLessThanEqual, h, 1 << 24));
-            let size = b.op(Op::IMul, i64t, &[h.word(), pitch.word()]);
-            conds.push(cmp(&mut b, Op::SLessThan, size, 1 << 31));
-            if plan.width_multiple > 1 {
-                let bytes = i64::from(plan.width_multiple * plan.shape.0 / plan.pack);
-                conds.push(low_bits_zero(&mut b, w, bytes - 1));
-            }
-            for (lhs, rhs) in &plan.at_least {
-                for poly in [lhs, rhs] {
+        for (guard, plans) in &groups {
+            let first = conds.len();
+            for plan in plans {
+                // Atoms of the surface are recomputed here from the kernel's arguments.
+                for poly in [&plan.width, &plan.height, &plan.pitch] {
                     for (mono, _) in poly.terms() {
-                        for &x in mono {
-                            let v = emit::copy_tree(b.m, func, x, b.at, &mut memo)?;
-                            b.atom_map.insert(x, v);
+                        for &a in mono {
+                            let v = emit::copy_tree(b.m, func, a, b.at, &mut memo)?;
+                            b.atom_map.insert(a, v);
                         }
                     }
                 }
-                let l = b.poly(lhs, 64)?;
-                let r = b.poly(rhs, 64)?;
-                conds.push(b.op(Op::SGreaterThanEqual, bt, &[l.word(), r.word()]));
+                let w = b.poly(&plan.width, 64)?;
+                let h = b.poly(&plan.height, 64)?;
+                let pitch = b.poly(&plan.pitch, 64)?;
+                let base = b.op(Op::ConvertPtrToU, i64t, &[plan.base.word()]);
+                let cmp = |b: &mut Builder, op: Op, v: Id, k: i64| {
+                    let kk = b.konst(64, k);
+                    b.op(op, bt, &[v.word(), kk.word()])
+                };
+                let low_bits_zero = |b: &mut Builder, v: Id, mask: i64| {
+                    let kk = b.konst(64, mask);
+                    let r = b.op(Op::BitwiseAnd, i64t, &[v.word(), kk.word()]);
+                    let z = b.konst(64, 0);
+                    b.op(Op::IEqual, bt, &[r.word(), z.word()])
+                };
+                conds.push(low_bits_zero(&mut b, base, 63));
+                conds.push(cmp(&mut b, Op::SGreaterThanEqual, w, 64));
+                conds.push(cmp(&mut b, Op::SLessThanEqual, w, 1 << 24));
+                conds.push(low_bits_zero(&mut b, w, 3));
+                conds.push(cmp(&mut b, Op::SGreaterThanEqual, pitch, 64));
+                conds.push(cmp(&mut b, Op::SLessThanEqual, pitch, 1 << 24));
+                conds.push(low_bits_zero(&mut b, pitch, 15));
+                conds.push(b.op(Op::SGreaterThanEqual, bt, &[pitch.word(), w.word()]));
+                conds.push(cmp(&mut b, Op::SGreaterThanEqual, h, 1));
+                conds.push(cmp(&mut b, Op::SLessThanEqual, h, 1 << 24));
+                let size = b.op(Op::IMul, i64t, &[h.word(), pitch.word()]);
+                conds.push(cmp(&mut b, Op::SLessThan, size, 1 << 31));
+                if plan.width_multiple > 1 {
+                    let bytes = i64::from(plan.width_multiple * plan.shape.0 / plan.pack);
+                    conds.push(low_bits_zero(&mut b, w, bytes - 1));
+                }
+                for (lhs, rhs) in &plan.at_least {
+                    for poly in [lhs, rhs] {
+                        for (mono, _) in poly.terms() {
+                            for &x in mono {
+                                let v = emit::copy_tree(b.m, func, x, b.at, &mut memo)?;
+                                b.atom_map.insert(x, v);
+                            }
+                        }
+                    }
+                    let l = b.poly(lhs, 64)?;
+                    let r = b.poly(rhs, 64)?;
+                    conds.push(b.op(Op::SGreaterThanEqual, bt, &[l.word(), r.word()]));
+                }
+                for &a in &plan.nonneg_checks {
+                    let v = emit::copy_tree(b.m, func, a, b.at, &mut memo)?;
+                    let v = b.resize(v, 32);
+                    let z = b.konst(32, 0);
+                    conds.push(b.op(Op::SGreaterThanEqual, bt, &[v.word(), z.word()]));
+                }
             }
-            for &a in &plan.nonneg_checks {
-                let v = emit::copy_tree(b.m, func, a, b.at, &mut memo)?;
-                let v = b.resize(v, 32);
-                let z = b.konst(32, 0);
-                conds.push(b.op(Op::SGreaterThanEqual, bt, &[v.word(), z.word()]));
+            if !guard.is_empty() && conds.len() > first {
+                // (not guard) or (every check of the group).
+                let sub = conds.split_off(first);
+                let mut all = sub[0];
+                for &c in &sub[1..] {
+                    all = b.op(Op::LogicalAnd, bt, &[all.word(), c.word()]);
+                }
+                let mut entered: Option<Id> = None;
+                for &(c, polarity) in guard {
+                    let v = emit::copy_tree(b.m, func, c, b.at, &mut memo)?;
+                    let v = if polarity {
+                        v
+                    } else {
+                        b.op(Op::LogicalNot, bt, &[v.word()])
+                    };
+                    entered = Some(match entered {
+                        None => v,
+                        Some(e) => b.op(Op::LogicalAnd, bt, &[e.word(), v.word()]),
+                    });
+                }
+                let entered = entered?;
+                let skipped = b.op(Op::LogicalNot, bt, &[entered.word()]);
+                conds.push(b.op(Op::LogicalOr, bt, &[skipped.word(), all.word()]));
             }
         }
         // The lane map's remainders taken as their dividend: 0 ≤ a < b in every invocation.
-        for (_, a, bound) in &assumptions {
+        for (rem, a, bound) in &assumptions {
             let sym = a.with_constant_part(Coef::Same(0));
             let cst = a.constant_part();
             let (lo, hi) = (0..lanes as usize).fold((i64::MAX, i64::MIN), |(lo, hi), l| {
@@ -401,7 +464,9 @@ pub(super) fn apply(
             let smax = b.op(Op::IAdd, i64t, &[sv.word(), hi_k.word()]);
             let z = b.konst(64, 0);
             conds.push(b.op(Op::SGreaterThanEqual, bt, &[smin.word(), z.word()]));
-            conds.push(b.op(Op::SLessThan, bt, &[smax.word(), bv.word()]));
+            if !relaxed.contains(rem) {
+                conds.push(b.op(Op::SLessThan, bt, &[smax.word(), bv.word()]));
+            }
         }
         // Widenings taken exactly: the operand at its own width, extended, is its polynomial.
         for (_, a, signed) in &widenings {
@@ -749,4 +814,55 @@ fn drop_idle_barriers(m: &mut Module, f: FuncId) -> u64 {
         m.erase(i);
     }
     barriers.len() as u64
+}
+
+/// Where to report the relaxed remainders: the epilogue's first global store.
+fn relaxed_at(m: &Module, p: &Planned) -> InstId {
+    p.epilogue
+        .as_ref()
+        .map(|e| e.global_stores[0])
+        .unwrap_or_else(|| {
+            let b = m.function(p.func).blocks[0];
+            m.block_first(b).expect("a block has a label")
+        })
+}
+
+/// The uniform conditions under which `at`'s block is reached: `(c, p)` for each conditional
+/// branch on the dominator-tree path to it whose `p` successor is entered only from that
+/// branch, `c` a function of the kernel's arguments (so the dispatch can evaluate it).
+fn entry_guard(m: &Module, dom: &Dominators, f: FuncId, at: InstId) -> Vec<(Id, bool)> {
+    let blocks = &m.function(f).blocks;
+    let labels: std::collections::HashSet<Id> = blocks.iter().map(|&b| m.block_label(b)).collect();
+    let mut preds: HashMap<Id, u32> = HashMap::new();
+    for &b in blocks {
+        if let Some(t) = m.block_terminator(b) {
+            m.for_each_used_id(t, |u| {
+                if labels.contains(&u) {
+                    *preds.entry(u).or_default() += 1;
+                }
+            });
+        }
+    }
+    let mut guard = Vec::new();
+    let Some(mut x) = m.inst_block(at) else {
+        return guard;
+    };
+    while let Some(d) = dom.idom(x) {
+        let lx = m.block_label(x);
+        if let Some(t) = m.block_terminator(d) {
+            let term = m.inst(t);
+            let (c, tl, fl) = (term.operand_id(0), term.operand_id(1), term.operand_id(2));
+            if term.is(Op::BranchConditional) && tl != fl && preds.get(&lx) == Some(&1) {
+                if let Some(c) = c.filter(|&c| emit::copyable(m, f, c)) {
+                    if tl == Some(lx) {
+                        guard.push((c, true));
+                    } else if fl == Some(lx) {
+                        guard.push((c, false));
+                    }
+                }
+            }
+        }
+        x = d;
+    }
+    guard
 }

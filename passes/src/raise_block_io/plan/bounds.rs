@@ -23,10 +23,27 @@ enum Conjunct {
     NonNeg(Id, Id),
 }
 
+/// The bounds of a planned block (see `Planner::bounds`).
+pub(super) struct Bounds {
+    /// Rows (64-bit).
+    pub height: Poly,
+    /// Columns in elements (64-bit).
+    pub width: Poly,
+    /// Work-group-uniform mask conjuncts.
+    pub uniform: Vec<(Id, bool)>,
+    /// The multiple of elements the column bound must be (checked at run time).
+    pub multiple: u32,
+    /// Atoms of the column origin checked ≥ 0 at run time.
+    pub nonneg_checks: Vec<Id>,
+    /// `(a, b)`: `a ≥ b` checked at run time.
+    pub at_least: Vec<(Poly, Poly)>,
+    /// The lane map's remainder assumptions a dimension's bound comes from: (remainder,
+    /// dimension: 0 rows, 1 columns).
+    pub assumed: Vec<(Id, usize)>,
+}
+
 impl Planner<'_> {
-    /// The surface bounds the masks state (see the module documentation): (rows, columns in
-    /// elements, uniform conditions, the multiple the column bound must be).
-    #[allow(clippy::type_complexity)]
+    /// The surface bounds the masks state (see the module documentation).
     pub(super) fn bounds(
         &self,
         lay: &Layout,
@@ -34,7 +51,7 @@ impl Planner<'_> {
         elems: &[Vec<Option<Element>>],
         ys: &[Poly],
         xs: &[Poly],
-    ) -> Result<(Poly, Poly, Vec<(Id, bool)>, u32, Vec<Id>, Vec<(Poly, Poly)>), OperandReject> {
+    ) -> Result<Bounds, OperandReject> {
         let sg = lay.subgroup_size as usize;
         let n = self.lanes.lanes;
         let mut uniform: Vec<(Id, bool)> = Vec::new();
@@ -120,6 +137,7 @@ impl Planner<'_> {
         let mut row_bound: Option<Poly> = None;
         let mut col_bound: Option<Poly> = None;
         let mut guards: Vec<(Poly, Poly)> = Vec::new();
+        let mut assumed: Vec<(Id, usize)> = Vec::new();
         if !unmasked.is_empty() && masked > 0 {
             // Masked and unmasked elements in one operand.
             return Err(OperandReject::MixedMasks);
@@ -241,8 +259,9 @@ impl Planner<'_> {
                 if (dim == 0 && row_bound.is_some()) || (dim == 1 && col_bound.is_some()) {
                     continue;
                 }
-                let (b, g, v) = self.implied_bound(dim, &all, ys, xs)?;
+                let (b, g, v, from) = self.implied_bound(dim, &all, ys, xs)?;
                 guards.extend(g);
+                assumed.extend(from.into_iter().map(|r| (r, dim)));
                 if dim == 1 {
                     multiple = multiple.max(v);
                 }
@@ -295,14 +314,15 @@ impl Planner<'_> {
             return Err(OperandReject::NoBound);
         };
         let _ = row_lower;
-        Ok((
-            rb.with_width(64),
-            cb.with_width(64),
+        Ok(Bounds {
+            height: rb.with_width(64),
+            width: cb.with_width(64),
             uniform,
             multiple,
             nonneg_checks,
-            guards,
-        ))
+            at_least: guards,
+            assumed,
+        })
     }
 
     /// A bound every element's row (`dim` 0) or column (1) is below (see `bounds`), with the
@@ -315,9 +335,10 @@ impl Planner<'_> {
         elems: &[(usize, i64, i64, u32)],
         ys: &[Poly],
         xs: &[Poly],
-    ) -> Result<(Poly, Option<(Poly, Poly)>, u32), OperandReject> {
+    ) -> Result<(Poly, Option<(Poly, Poly)>, u32, Vec<Id>), OperandReject> {
         let n = self.lanes.lanes;
         let mut bound: Option<Poly> = None;
+        let mut from: Vec<Id> = Vec::new();
         let mut span = 0i64;
         let mut min_tz = u32::MAX;
         let mut via_counter: Vec<(Poly, i64)> = Vec::new();
@@ -328,9 +349,12 @@ impl Planner<'_> {
                 xs[s].add(&Poly::constant(col, 64, n))
             }
             .ok_or(OperandReject::NoBound)?;
-            if let Some((b, t, tz)) = self.assumed_bound(&v, w) {
+            if let Some((b, t, tz, r)) = self.assumed_bound(&v, w) {
                 if bound.as_ref().is_some_and(|x| !x.same_as(&b)) {
                     return Err(OperandReject::MixedMasks);
+                }
+                if !from.contains(&r) {
+                    from.push(r);
                 }
                 bound = Some(b);
                 // Element `a + t` of a vector read at column `a` (`a < b`): below `b` when
@@ -350,7 +374,7 @@ impl Planner<'_> {
         }
         if via_counter.is_empty() {
             return bound
-                .map(|b| (b, None, multiple))
+                .map(|b| (b, None, multiple, from))
                 .ok_or(OperandReject::NoBound);
         }
         if bound.is_some() {
@@ -364,25 +388,25 @@ impl Planner<'_> {
         let (b, g) = self
             .counter_bound(&sym, max_c)
             .ok_or(OperandReject::NoBound)?;
-        Ok((b, Some(g), 1))
+        Ok((b, Some(g), 1, Vec::new()))
     }
 
     /// `(b, t, z)` when `v` (a row or column of invocation `w`'s element, 64-bit) is `a + t`
     /// (`0 ≤ t < 64`) for a remainder's dividend `a` the lane map took under `0 ≤ a < b`; `z`:
     /// the trailing zero bits `a` is known to have.
     /// The assumption with the smallest `t` is taken (each is sound on its own).
-    fn assumed_bound(&self, v: &Poly, w: u32) -> Option<(Poly, i64, u32)> {
+    fn assumed_bound(&self, v: &Poly, w: u32) -> Option<(Poly, i64, u32, Id)> {
         self.lanes
             .assumptions
             .iter()
-            .filter_map(|(_, a, b)| {
+            .filter_map(|(r, a, b)| {
                 let av = a.at_lane(w as usize);
                 let t = v.with_width(av.width).sub(&av)?.as_constant()?;
                 (0..64)
                     .contains(&t)
-                    .then(|| (b.with_width(64), t, self.lanes.trailing_zeros(&av)))
+                    .then(|| (b.with_width(64), t, self.lanes.trailing_zeros(&av), *r))
             })
-            .min_by_key(|(_, t, _)| *t)
+            .min_by_key(|(_, t, _, _)| *t)
     }
 
     /// For `sym + c` with `sym = u·q` (u > 0 constant, q a counter of its loop starting at a
