@@ -739,18 +739,22 @@ fn loads_outside_are_rewritten(
                 continue;
             }
             let inst = m.inst(i);
-            let ptr = match inst.op() {
-                Some(Op::Load) => inst.operand_id(0),
-                Some(Op::Store) => inst.operand_id(0),
-                _ => continue,
+            let Some(ls) = spvopt_ir::opcode_class::load_store(inst.opcode()) else {
+                continue;
             };
-            let Some(ptr) = ptr else { continue };
+            let Some(ptr) = inst.operand_id(ls.pointer) else {
+                continue;
+            };
             let wg = m
                 .type_of(ptr)
                 .and_then(|t| pointer_of(m, t))
                 .is_some_and(|(sc, _)| sc == StorageClass::Workgroup as u32);
             if !wg {
                 continue;
+            }
+            if ls.predicate.is_some() {
+                // A predicated Workgroup access: what it reads or writes is not followed.
+                return false;
             }
             if inst.is(Op::Load) {
                 outside_loads.push((i, b, ptr));

@@ -8,7 +8,8 @@
 //! the barrier `B`; after `B`, in the rest of the function (blocks `B`'s block dominates, no
 //! loop), Workgroup loads whose values (only moved: bitcasts, extracts, shuffles) are stored
 //! to CrossWorkgroup memory, each global store either unconditional or alone in the then-block
-//! of a branch on its mask, in a block as often executed as `B`.
+//! of a branch on its mask (or an `OpPredicatedStoreINTEL`, its predicate the mask), in a block
+//! as often executed as `B`.
 //!
 //! What is checked (a failed check rejects every store of the epilogue, counted under one
 //! reason): the lane map knows every address per invocation; each byte a global store writes
@@ -35,6 +36,7 @@ use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::lane_map::{Coef, LaneMap, Poly};
 use spvopt_analysis::types::{pointer_of, size_of};
 use spvopt_analysis::{Cfg, Dominators, Loops, PostDominators, Target};
+use spvopt_ir::opcode_class::{load_store, AccessDirection, OP_PREDICATED_STORE_INTEL};
 use spvopt_ir::{BlockId, FuncId, Id, InstId, Module};
 
 use super::plan::{OperandPlan, Planner};
@@ -162,7 +164,8 @@ pub fn candidates(m: &Module, tracer: &Tracer, loops: &Loops, f: FuncId) -> Vec<
         }
         for i in m.block_insts(b) {
             let inst = m.inst(i);
-            if !inst.is(Op::Store) || !inst.operand_id(0).is_some_and(|p| is_global(m, p)) {
+            let store = inst.is(Op::Store) || inst.opcode() == OP_PREDICATED_STORE_INTEL;
+            if !store || !inst.operand_id(0).is_some_and(|p| is_global(m, p)) {
                 continue;
             }
             let Some(v) = inst.operand_id(1) else {
@@ -267,6 +270,9 @@ impl Context<'_> {
         let mut staging_stores = Vec::new();
         for &i in &insts[start + 1..at] {
             let inst = m.inst(i);
+            if load_store(inst.opcode()).is_some_and(|ls| ls.predicate.is_some()) {
+                return Err((StoreReject::OtherMemory, Some(i)));
+            }
             match inst.op() {
                 Some(Op::Store) if inst.operand_id(0).is_some_and(|p| is_wg(m, p)) => {
                     staging_stores.push(i)
@@ -303,11 +309,20 @@ impl Context<'_> {
                     continue;
                 }
                 let inst = m.inst(i);
-                match inst.op() {
-                    Some(Op::Load) if inst.operand_id(0).is_some_and(|p| is_wg(m, p)) => {
-                        staging_loads.push(i)
+                if stores.contains(&i) {
+                    continue;
+                }
+                if let Some(ls) = load_store(inst.opcode()) {
+                    let plain_wg_read = ls.direction == AccessDirection::Read
+                        && ls.predicate.is_none()
+                        && inst.operand_id(0).is_some_and(|p| is_wg(m, p));
+                    if !plain_wg_read {
+                        return Err((StoreReject::OtherMemory, Some(i)));
                     }
-                    Some(Op::Store) if stores.contains(&i) => {}
+                    staging_loads.push(i);
+                    continue;
+                }
+                match inst.op() {
                     Some(
                         Op::Branch
                         | Op::BranchConditional
@@ -332,9 +347,16 @@ impl Context<'_> {
             if !tail.contains(&gb) {
                 return Err((StoreReject::NotTail, Some(g)));
             }
+            // A predicated store's predicate is its mask.
+            let predicate = (m.inst(g).opcode() == OP_PREDICATED_STORE_INTEL)
+                .then(|| m.inst(g).operand_id(2))
+                .flatten();
             if equivalent(gb) {
-                masks.push(None);
+                masks.push(predicate);
                 continue;
+            }
+            if predicate.is_some() {
+                return Err((StoreReject::Guard, Some(g)));
             }
             let [p] = self.cfg.preds(gb) else {
                 return Err((StoreReject::Guard, Some(g)));

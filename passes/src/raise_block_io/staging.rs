@@ -21,6 +21,7 @@ use spvopt_analysis::lane_map::{Coef, LaneMap};
 use spvopt_analysis::loops::LoopId;
 use spvopt_analysis::types::{pointer_of, size_of};
 use spvopt_analysis::{decorations::Decorations, Dominators, Loops};
+use spvopt_ir::opcode_class::{load_store, AccessDirection};
 use spvopt_ir::{BlockId, Id, InstId, Module};
 
 use crate::util::{is_debug_inst, is_side_effect_free};
@@ -174,7 +175,27 @@ impl Staging {
         for &b in loops.blocks(l) {
             for (k, i) in m.block_insts(b).enumerate() {
                 let inst = m.inst(i);
-                let Some(op) = inst.op() else { continue };
+                let Some(op) = inst.op() else {
+                    // Opcodes the `spirv` crate does not name (grammar rev 7): a predicated
+                    // global read is fine; a predicated write or Workgroup read is not understood.
+                    if let Some(ls) = load_store(inst.opcode()) {
+                        let wg = inst
+                            .operand_id(ls.pointer)
+                            .and_then(|p| storage_class(m, p))
+                            == Some(StorageClass::Workgroup as u32);
+                        match ls.direction {
+                            AccessDirection::Write => return Err(StagingReject::GlobalWrite(i)),
+                            AccessDirection::Read if wg => {
+                                return Err(StagingReject::UnknownAddress(i))
+                            }
+                            AccessDirection::Read => continue,
+                        }
+                    }
+                    if is_side_effect_free(m, inst) || is_debug_inst(m, inst) {
+                        continue;
+                    }
+                    return Err(StagingReject::GlobalWrite(i));
+                };
                 let ptr = match op {
                     Op::Load => inst.operand_id(0),
                     Op::Store => inst.operand_id(0),

@@ -2,7 +2,7 @@
 //! instructions that only move data (bitcasts, vector shuffles, composite extract / insert /
 //! construct, copies) to the load that read it, a zero constant, an undefined value, or a
 //! masked load (`phi(load, 0)` after a branch on a condition, `select(c, load, 0)`: Triton's
-//! masked loads).
+//! masked loads; `OpPredicatedLoadINTEL` with a zero default: Triton's since 2026).
 //!
 //! The answer is the same for every invocation (the instructions are), so the caller traces
 //! once per byte and evaluates addresses per invocation with the lane map.
@@ -11,6 +11,7 @@ use spirv::Op;
 use spvopt_analysis::cfg::{block_of_label, Cfg};
 use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::types::size_of;
+use spvopt_ir::opcode_class::OP_PREDICATED_LOAD_INTEL;
 use spvopt_ir::{FuncId, Id, InstId, Module};
 
 /// The origin of one byte.
@@ -72,7 +73,30 @@ impl Tracer<'_> {
                 return fail(id);
             };
             let inst = self.m.inst(d);
-            let Some(op) = inst.op() else { return fail(id) };
+            let Some(op) = inst.op() else {
+                // `OpPredicatedLoadINTEL %T %r %ptr %pred %default`: a masked load when the
+                // default is zero (Triton's masked loads since 2026).
+                if inst.opcode() == OP_PREDICATED_LOAD_INTEL {
+                    let (Some(cond), Some(default)) = (inst.operand_id(1), inst.operand_id(2))
+                    else {
+                        return fail(id);
+                    };
+                    let zero = matches!(
+                        self.trace(default, byte),
+                        Ok(ByteSource::Zero) | Ok(ByteSource::Undef)
+                    );
+                    if !zero {
+                        return fail(id);
+                    }
+                    return Ok(ByteSource::Masked {
+                        load: d,
+                        byte,
+                        cond,
+                        polarity: true,
+                    });
+                }
+                return fail(id);
+            };
             match op {
                 Op::Load => return Ok(ByteSource::Load { load: d, byte }),
                 Op::Undef => return Ok(ByteSource::Undef),
