@@ -199,8 +199,7 @@ fn dg2_is_left_alone() {
 /// K = 256 and K = 64 at 256×256 on spv-sim. The raised loop's only extra work over the twin's
 /// is insert-prefetches' per-iteration coordinates (the twin's cooperative prefetches are
 /// Triton's own). Whole kernels, the goals: the no-2D GEMM within 1.25× of its twin,
-/// the tensor-of-pointers GEMM at ≤ 0.35× of its own executed instructions (at K = 256; at
-/// K = 64 its prologue and epilogue weigh more).
+/// the tensor-of-pointers GEMM at ≤ 0.35× of its own executed instructions (at K = 64 and 256).
 #[test]
 fn the_raised_k_loop_costs_about_what_the_2d_twins_costs() {
     let count = |file: &str, module: &spvopt_ir::Module, k| {
@@ -247,6 +246,7 @@ fn the_raised_k_loop_costs_about_what_the_2d_twins_costs() {
                 "{file}: {a64} at K = 64, twin {twin64}"
             );
         } else {
+            assert!(a64 <= 0.35 * b64, "{file}: {a64} at K = 64, before {b64}");
             assert!(
                 a256 <= 0.35 * b256,
                 "{file}: {a256} at K = 256, before {b256}"

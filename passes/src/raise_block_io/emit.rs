@@ -127,14 +127,25 @@ pub struct Builder<'a> {
     /// Atom values: how the polynomials' atoms are read here (id map of a clone).
     pub atom_map: HashMap<Id, Id>,
     pub count: u64,
+    /// With a map, `op` gives an instruction it already emitted with the same opcode, type
+    /// and operands instead of a new one (for straight-line code of pure instructions and
+    /// loads of builtins, such as the run-time check).
+    pub memo: Option<HashMap<(u16, Id, Vec<u32>), Id>>,
 }
 
 impl Builder<'_> {
     pub fn op(&mut self, op: Op, ty: Id, ops: &[u32]) -> Id {
+        let key = (op as u16, ty, ops.to_vec());
+        if let Some(&r) = self.memo.as_ref().and_then(|memo| memo.get(&key)) {
+            return r;
+        }
         let r = self.m.fresh_id();
         self.m
             .insert_before(self.at, Inst::new(op, Some(ty), Some(r), ops));
         self.count += 1;
+        if let Some(memo) = self.memo.as_mut() {
+            memo.insert(key, r);
+        }
         r
     }
 

@@ -104,6 +104,7 @@ pub(super) fn apply(
             at,
             atom_map: map.clone(),
             count: 0,
+            memo: None,
         };
         let u32t = b.int(32);
         let bits = subgroup_bits(&mut b, sg_var, (p.lanes / p.sg) as usize)?;
@@ -331,6 +332,8 @@ pub(super) fn apply(
             at,
             atom_map: HashMap::new(),
             count: 0,
+            // The checks of several surfaces share their arithmetic.
+            memo: Some(HashMap::new()),
         };
         let bt = b.types.bool(b.m);
         let i64t = b.int(64);
@@ -416,7 +419,9 @@ pub(super) fn apply(
             }
             if !guard.is_empty() && conds.len() > first {
                 // (not guard) or (every check of the group).
-                let sub = conds.split_off(first);
+                let mut sub = conds.split_off(first);
+                let mut seen = std::collections::HashSet::new();
+                sub.retain(|c| seen.insert(*c));
                 let mut all = sub[0];
                 for &c in &sub[1..] {
                     all = b.op(Op::LogicalAnd, bt, &[all.word(), c.word()]);
@@ -485,6 +490,8 @@ pub(super) fn apply(
             let exact = b.poly(a, 64)?;
             conds.push(b.op(Op::IEqual, bt, &[extended.word(), exact.word()]));
         }
+        let mut seen = std::collections::HashSet::new();
+        conds.retain(|c| seen.insert(*c));
         let mut g = *conds.first()?;
         for &c in &conds[1..] {
             g = b.op(Op::LogicalAnd, bt, &[g.word(), c.word()]);
@@ -634,6 +641,7 @@ fn store_epilogue(
         at: corr[&ep.barrier],
         atom_map: map.clone(),
         count: 0,
+        memo: None,
     };
     let u32t = b.int(32);
     let bits = subgroup_bits(&mut b, sg_var, (p.lanes / p.sg) as usize)?;
