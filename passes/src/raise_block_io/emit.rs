@@ -118,6 +118,9 @@ fn builtin_input(
     crate::util::builtin_input_variable(m, types, b, ty, existing)
 }
 
+/// An instruction's opcode, result type and operands (what [`Builder::op`] shares by).
+pub type OpKey = (u16, Id, Vec<u32>);
+
 /// Emits instructions before a fixed point of a block.
 pub struct Builder<'a> {
     pub m: &'a mut Module,
@@ -130,7 +133,7 @@ pub struct Builder<'a> {
     /// With a map, `op` gives an instruction it already emitted with the same opcode, type
     /// and operands instead of a new one (for straight-line code of pure instructions and
     /// loads of builtins, such as the run-time check).
-    pub memo: Option<HashMap<(u16, Id, Vec<u32>), Id>>,
+    pub memo: Option<HashMap<OpKey, Id>>,
 }
 
 impl Builder<'_> {
