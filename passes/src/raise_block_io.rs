@@ -807,6 +807,26 @@ fn loads_outside_are_rewritten(
         cache.insert(from, found);
         found
     };
+    // Every byte the stores outside the loop write, once: (root, offset) -> the stores.
+    let mut writers: spvopt_analysis::fxhash::FxHashMap<(Id, i64), Vec<usize>> = Default::default();
+    for (k, &(st, sb, sptr)) in outside_stores.iter().enumerate() {
+        if in_loop(sb) {
+            continue;
+        }
+        let Some(sp) = lanes.poly(sptr) else { continue };
+        let Some(sroot) = workgroup_root(sp) else {
+            continue;
+        };
+        let Some(ssize) = m.inst(st).operand_id(1).and_then(size_of) else {
+            continue;
+        };
+        let off = sp.constant_part();
+        for l in 0..lanes.lanes {
+            for b in 0..ssize as i64 {
+                writers.entry((sroot, off.at(l) + b)).or_default().push(k);
+            }
+        }
+    }
     for &(ld, lb, ptr) in &outside_loads {
         if in_loop(lb) {
             // A Workgroup load of the loop that is not part of the staging.
@@ -818,32 +838,29 @@ fn loads_outside_are_rewritten(
         let Some(size) = m.inst(ld).result_id().and_then(size_of) else {
             return false;
         };
-        let mut written = std::collections::HashSet::new();
-        for &(st, sb, sptr) in &outside_stores {
-            if in_loop(sb) || !before(st, sb, ld, lb) || reaches(sb, loop_block, &mut reach_cache) {
-                continue;
-            }
-            let Some(sp) = lanes.poly(sptr) else { continue };
-            let Some(sroot) = workgroup_root(sp) else {
-                continue;
-            };
-            let Some(ssize) = m.inst(st).operand_id(1).and_then(size_of) else {
-                continue;
-            };
-            let off = sp.constant_part();
-            for l in 0..lanes.lanes {
-                for k in 0..ssize as i64 {
-                    written.insert((sroot, off.at(l) + k));
-                }
-            }
-        }
         let Some(root) = workgroup_root(pp) else {
             return false;
         };
+        // Which stores count for this load: before it on every path, the loop not after them.
+        let mut counts: Vec<Option<bool>> = vec![None; outside_stores.len()];
         let off = pp.constant_part();
         for l in 0..lanes.lanes {
-            for k in 0..size as i64 {
-                if !written.contains(&(root, off.at(l) + k)) {
+            for b in 0..size as i64 {
+                let Some(ws) = writers.get(&(root, off.at(l) + b)) else {
+                    return false;
+                };
+                let mut covered = false;
+                for &k in ws {
+                    let ok = *counts[k].get_or_insert_with(|| {
+                        let (st, sb, _) = outside_stores[k];
+                        before(st, sb, ld, lb) && !reaches(sb, loop_block, &mut reach_cache)
+                    });
+                    if ok {
+                        covered = true;
+                        break;
+                    }
+                }
+                if !covered {
                     return false;
                 }
             }

@@ -321,9 +321,73 @@ impl Poly {
         sext(v, self.width)
     }
 
+    /// `self` (lane-invariant) minus invocation `lane` of `other`, at `other`'s width, when
+    /// that is a constant: what `self.with_width(other.width).sub(&other.at_lane(lane))` and
+    /// `as_constant` give, without building either polynomial.
+    pub fn constant_offset_at(&self, other: &Poly, lane: usize) -> Option<i64> {
+        let w = other.width;
+        let (mut i, mut j) = (0, 0);
+        let mut constant = 0i64;
+        let (a, b) = (&self.terms, &other.terms);
+        while i < a.len() || j < b.len() {
+            let order = match (a.get(i), b.get(j)) {
+                (Some((ma, _)), Some((mb, _))) => ma.as_slice().cmp(mb.as_slice()),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            let (m, ca, cb) = match order {
+                std::cmp::Ordering::Less => {
+                    i += 1;
+                    (&a[i - 1].0, Some(&a[i - 1].1), None)
+                }
+                std::cmp::Ordering::Greater => {
+                    j += 1;
+                    (&b[j - 1].0, None, Some(&b[j - 1].1))
+                }
+                std::cmp::Ordering::Equal => {
+                    i += 1;
+                    j += 1;
+                    (&a[i - 1].0, Some(&a[i - 1].1), Some(&b[j - 1].1))
+                }
+            };
+            // `self`'s coefficients are tables only when they differ between invocations
+            // (canonical form): then the difference is not a constant.
+            let x = match ca {
+                None => 0,
+                Some(Coef::Same(v)) => sext(*v, w),
+                Some(Coef::Lanes(_)) => return None,
+            };
+            let y = cb.map_or(0, |c| sext(c.at(lane), w));
+            let d = sext(x.wrapping_sub(y), w);
+            if m.is_empty() {
+                constant = d;
+            } else if d != 0 {
+                return None;
+            }
+        }
+        Some(constant)
+    }
+
     /// Whether the two polynomials are equal for every invocation.
+    /// The terms are canonical (sorted by monomial, no zero coefficient, coefficients
+    /// sign-extended at the width, a table only when its entries differ), so equal polynomials
+    /// have equal terms.
     pub fn same_as(&self, other: &Poly) -> bool {
-        self.width == other.width && self.sub(other).is_some_and(|d| d.terms.is_empty())
+        self.width == other.width
+            && self.lanes == other.lanes
+            && self.terms.len() == other.terms.len()
+            && self
+                .terms
+                .iter()
+                .zip(&other.terms)
+                .all(|((ma, ca), (mb, cb))| {
+                    ma == mb
+                        && match (ca, cb) {
+                            (Coef::Same(x), Coef::Same(y)) => x == y,
+                            (Coef::Lanes(x), Coef::Lanes(y)) => x[..] == y[..],
+                            _ => false,
+                        }
+                })
     }
 
     /// The polynomial of invocation `lane` alone, as a lane-invariant polynomial over the same
@@ -365,6 +429,50 @@ mod tests {
 
     fn id(n: u32) -> Id {
         Id::new(n).unwrap()
+    }
+
+    /// `constant_offset_at` is `with_width`, `sub` of `at_lane` and `as_constant` in one walk.
+    #[test]
+    fn constant_offset_at_matches_the_polynomial_arithmetic() {
+        let lanes = 4;
+        let t: Rc<[i64]> = Rc::from(vec![0, 1, 2, 3]);
+        let a = Poly::atom(id(7), 32, lanes);
+        let b = Poly::atom(id(9), 32, lanes);
+        let x = Poly::table(t.clone(), 32);
+        let ab = a.mul(&b).unwrap();
+        let others = [
+            a.scale(128).add(&x).unwrap(),
+            a.scale(128).add(&Poly::table(t, 32).scale(3)).unwrap(),
+            ab.add(&x).unwrap(),
+            Poly::constant(i64::from(i32::MAX), 32, lanes),
+            b.add(&x).unwrap(),
+        ];
+        let mines = [
+            a.scale(128).with_width(64),
+            a.scale(128)
+                .add(&Poly::constant(5, 32, lanes))
+                .unwrap()
+                .with_width(64),
+            ab.add(&Poly::constant(-1, 32, lanes)).unwrap(),
+            Poly::constant(i64::from(i32::MIN), 64, lanes),
+            a.add(&x).unwrap(),
+            Poly::constant(3, 32, lanes),
+        ];
+        for mine in &mines {
+            for other in &others {
+                for lane in 0..lanes {
+                    let slow = mine
+                        .with_width(other.width)
+                        .sub(&other.at_lane(lane))
+                        .and_then(|d| d.as_constant());
+                    assert_eq!(
+                        mine.constant_offset_at(other, lane),
+                        slow,
+                        "{mine:?} - {other:?} @ {lane}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

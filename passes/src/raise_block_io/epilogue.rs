@@ -451,6 +451,7 @@ impl Context<'_> {
                 return Err((StoreReject::ElementSize, Some(g)));
             }
             for r in 0..n {
+                let at_r = gp.at_lane(r);
                 for j in 0..bytes.len() / e as usize {
                     let (ld, bl) = bytes[j * e as usize];
                     let lp = m
@@ -479,8 +480,7 @@ impl Context<'_> {
                             return Err((StoreReject::NoWriter, Some(ld)));
                         }
                     }
-                    let addr = gp
-                        .at_lane(r)
+                    let addr = at_r
                         .add(&Poly::constant(i64::from(j as u32 * e), 64, n))
                         .ok_or((StoreReject::NoLayout, Some(g)))?;
                     let slot =

@@ -184,6 +184,8 @@ impl Planner<'_> {
             }
         }
         let mut out = Vec::with_capacity(self.lanes.lanes);
+        // A global load's address at one invocation, once.
+        let mut lane_addr: HashMap<(InstId, u32), Poly> = HashMap::new();
         for r in 0..self.lanes.lanes {
             let mut row = Vec::with_capacity(n as usize);
             for read in &reads {
@@ -254,8 +256,13 @@ impl Planner<'_> {
                 let Some(gp) = self.lanes.poly(gptr) else {
                     return Err(OperandReject::NotGlobal);
                 };
-                let addr = gp
-                    .at_lane(w.lane as usize)
+                let at_lane = match lane_addr.entry((gl, w.lane)) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(gp.at_lane(w.lane as usize))
+                    }
+                };
+                let addr = at_lane
                     .add(&Poly::constant(i64::from(gb), 64, self.lanes.lanes))
                     .ok_or(OperandReject::NotGlobal)?;
                 row.push(Some(Element {

@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use spvopt_analysis::fxhash::FxHashMap;
+
 use spirv::Op;
 use spvopt_analysis::lane_map::{Coef, LaneValue, Poly};
 use spvopt_ir::Id;
@@ -61,6 +63,9 @@ impl Planner<'_> {
         #[allow(clippy::type_complexity)]
         let mut per_elem: Vec<(Vec<(Poly, Poly, Poly)>, Vec<(Poly, Poly, Poly)>)> = Vec::new();
         let mut cache: HashMap<Id, Vec<Conjunct>> = HashMap::new();
+        #[allow(clippy::type_complexity)]
+        let mut lane_cache: FxHashMap<(Id, u32), (Poly, Option<Poly>)> = FxHashMap::default();
+        let mut bound_cache: FxHashMap<(Id, u32, usize, u8, i64), Poly> = FxHashMap::default();
         let mut masked = 0usize;
         let mut unmasked: Vec<(usize, i64, i64, u32)> = Vec::new();
         for (s, (y, x)) in ys.iter().zip(xs).enumerate() {
@@ -98,31 +103,49 @@ impl Planner<'_> {
                         Conjunct::Less(cmp, a, b) => (cmp, a, Some(b), true),
                         Conjunct::NonNeg(cmp, a) => (cmp, a, None, false),
                     };
-                    let av = self.poly_of(a)?.at_lane(w as usize);
-                    let wd = av.width;
-                    let yr = y
-                        .add(&Poly::constant(row, 64, n))
-                        .ok_or(OperandReject::MaskNotABound)?
-                        .with_width(wd);
-                    let xc = x
-                        .add(&Poly::constant(col, 64, n))
-                        .ok_or(OperandReject::MaskNotABound)?
-                        .with_width(wd);
-                    // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
-                    // `a ≥ 0`: a - Yr and a - Xc.
-                    let (rv, cv) = match b {
-                        Some(b) => {
-                            let bv = self.poly_of(b)?.at_lane(w as usize);
-                            let d = bv.sub(&av).ok_or(OperandReject::MaskNotABound)?;
-                            (
-                                d.add(&yr).ok_or(OperandReject::MaskNotABound)?,
-                                d.add(&xc).ok_or(OperandReject::MaskNotABound)?,
-                            )
+                    // `a` and `b - a` at invocation `w`, once per conjunct and invocation.
+                    let (av, d) = match lane_cache.entry((cmp, w)) {
+                        std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            let av = self.poly_of(a)?.at_lane(w as usize);
+                            let d = match b {
+                                Some(b) => Some(
+                                    self.poly_of(b)?
+                                        .at_lane(w as usize)
+                                        .sub(&av)
+                                        .ok_or(OperandReject::MaskNotABound)?,
+                                ),
+                                None => None,
+                            };
+                            e.insert((av, d)).clone()
                         }
-                        None => (
-                            av.sub(&yr).ok_or(OperandReject::MaskNotABound)?,
-                            av.sub(&xc).ok_or(OperandReject::MaskNotABound)?,
-                        ),
+                    };
+                    let wd = av.width;
+                    // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
+                    // `a ≥ 0`: a - Yr and a - Xc. Each once per conjunct, invocation, subgroup
+                    // and row (column).
+                    let along = |origin: &Poly, k: i64| -> Result<Poly, OperandReject> {
+                        let v = origin
+                            .add(&Poly::constant(k, 64, n))
+                            .ok_or(OperandReject::MaskNotABound)?
+                            .with_width(wd);
+                        match &d {
+                            Some(d) => d.add(&v),
+                            None => av.sub(&v),
+                        }
+                        .ok_or(OperandReject::MaskNotABound)
+                    };
+                    let rv = match bound_cache.entry((cmp, w, s, 0, row)) {
+                        std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            e.insert(along(y, row)?).clone()
+                        }
+                    };
+                    let cv = match bound_cache.entry((cmp, w, s, 1, col)) {
+                        std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            e.insert(along(x, col)?).clone()
+                        }
                     };
                     let entry = per_elem.last_mut().expect("pushed for this element");
                     if less {
@@ -182,7 +205,7 @@ impl Planner<'_> {
             let first = cols[0].0.clone();
             let offs: Option<Vec<i64>> = cols
                 .iter()
-                .map(|(c, _)| c.sub(&first).and_then(|d| d.as_constant()))
+                .map(|(c, _)| c.constant_offset_at(&first, 0))
                 .collect();
             let Some(offs) = offs else { continue };
             let (lo, hi) = (
@@ -342,14 +365,21 @@ impl Planner<'_> {
         let mut span = 0i64;
         let mut min_tz = u32::MAX;
         let mut via_counter: Vec<(Poly, i64)> = Vec::new();
+        let mut along: FxHashMap<(usize, i64), Poly> = FxHashMap::default();
         for &(s, row, col, w) in elems {
-            let v = if dim == 0 {
-                ys[s].add(&Poly::constant(row, 64, n))
-            } else {
-                xs[s].add(&Poly::constant(col, 64, n))
-            }
-            .ok_or(OperandReject::NoBound)?;
-            if let Some((b, t, tz, r)) = self.assumed_bound(&v, w) {
+            let k = if dim == 0 { row } else { col };
+            let v = match along.entry((s, k)) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let origin = if dim == 0 { &ys[s] } else { &xs[s] };
+                    e.insert(
+                        origin
+                            .add(&Poly::constant(k, 64, n))
+                            .ok_or(OperandReject::NoBound)?,
+                    )
+                }
+            };
+            if let Some((b, t, tz, r)) = self.assumed_bound(v, w) {
                 if bound.as_ref().is_some_and(|x| !x.same_as(&b)) {
                     return Err(OperandReject::MixedMasks);
                 }
@@ -400,11 +430,11 @@ impl Planner<'_> {
             .assumptions
             .iter()
             .filter_map(|(r, a, b)| {
-                let av = a.at_lane(w as usize);
-                let t = v.with_width(av.width).sub(&av)?.as_constant()?;
-                (0..64)
-                    .contains(&t)
-                    .then(|| (b.with_width(64), t, self.lanes.trailing_zeros(&av), *r))
+                let t = v.constant_offset_at(a, w as usize)?;
+                (0..64).contains(&t).then(|| {
+                    let av = a.at_lane(w as usize);
+                    (b.with_width(64), t, self.lanes.trailing_zeros(&av), *r)
+                })
             })
             .min_by_key(|(_, t, _, _)| *t)
     }
