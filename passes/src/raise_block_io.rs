@@ -69,7 +69,7 @@ mod trace;
 
 use plan::{OperandPlan, OperandReject, Planner};
 use rewrite::{apply, LoopPlan, Planned};
-use staging::Staging;
+use staging::{Staging, StagingReject};
 use trace::Tracer;
 
 pub struct RaiseBlockIo;
@@ -239,7 +239,15 @@ impl Pass for RaiseBlockIo {
                     if m.inst(load).operand_id(0).and_then(|p| m.type_of(p)).and_then(|t| pointer_of(m, t))
                         .is_some_and(|(sc, _)| sc == StorageClass::Workgroup as u32))
             });
-            if !staged {
+            // Operands every invocation gathers itself from global memory (no staging).
+            let gathered = !staged
+                && operands.iter().any(|&x| {
+                    matches!(tracer.trace(x, 0),
+                        Ok(trace::ByteSource::Load { load, .. } | trace::ByteSource::Masked { load, .. })
+                        if m.inst(load).operand_id(0).and_then(|p| m.type_of(p)).and_then(|t| pointer_of(m, t))
+                            .is_some_and(|(sc, _)| sc == StorageClass::CrossWorkgroup as u32))
+                });
+            if !staged && !gathered {
                 stats.add("not_staged", n);
                 continue;
             }
@@ -276,18 +284,50 @@ impl Pass for RaiseBlockIo {
                 );
                 continue;
             }
+            // The staging (its scan also rejects loops that write global memory or call);
+            // gathers need none, only that scan.
             let st = match Staging::build(m, &dec, &loops, &dom, &lanes, l) {
-                Ok(s) => s,
+                Ok(s) => Some(s),
+                Err(StagingReject::NoBarrier) if gathered => None,
                 Err(e) => {
                     let (key, why) = e.reason();
                     reject_all(&mut stats, key, why, e.at(), m);
                     continue;
                 }
             };
+            // Where the block loads go: at the barrier after the staging stores, or for
+            // gathers right before the loop's first MMA (which must dominate the others).
+            let insert_at = match &st {
+                Some(st) => st.barrier,
+                None => {
+                    let first = slots[0].mma;
+                    let fb = m.inst_block(first).expect("an MMA in a block");
+                    let pos = |i: InstId| m.block_insts(fb).position(|x| x == i);
+                    let dominates_all = slots.iter().all(|s| {
+                        let sb = m.inst_block(s.mma).expect("an MMA in a block");
+                        if sb == fb {
+                            pos(first) <= pos(s.mma)
+                        } else {
+                            dom.dominates(fb, sb)
+                        }
+                    });
+                    if !dominates_all {
+                        reject_all(
+                            &mut stats,
+                            "rejected_loop_shape",
+                            "the loop's first MMA does not dominate the others",
+                            None,
+                            m,
+                        );
+                        continue;
+                    }
+                    first
+                }
+            };
             let mut planner = Planner {
                 m,
                 lanes: &lanes,
-                staging: &st,
+                staging: st.as_ref(),
                 tracer: &tracer,
                 target,
                 stored: HashMap::new(),
@@ -345,7 +385,7 @@ impl Pass for RaiseBlockIo {
             // must be available there.
             let mut ok_plans = Vec::new();
             for (x, p, uses) in plans {
-                match unavailable(m, &dom, *f, st.barrier, &p, false) {
+                match unavailable(m, &dom, *f, insert_at, &p, false) {
                     None => ok_plans.push((x, p, uses)),
                     Some((key, why)) => {
                         stats.add(key, 1);
@@ -361,10 +401,10 @@ impl Pass for RaiseBlockIo {
                 continue;
             }
             let lp = LoopPlan {
-                staging_stores: st.stores.clone(),
-                staging_loads: st.loads.clone(),
-                barriers: st.barriers.clone(),
-                barrier: st.barrier,
+                staging_stores: st.as_ref().map(|s| s.stores.clone()).unwrap_or_default(),
+                staging_loads: st.as_ref().map(|s| s.loads.clone()).unwrap_or_default(),
+                barriers: st.as_ref().map(|s| s.barriers.clone()).unwrap_or_default(),
+                barrier: insert_at,
                 plans: ok_plans,
             };
             match plans_done.iter_mut().find(|p| p.func == *f) {

@@ -503,7 +503,7 @@ impl Context<'_> {
         let planner = Planner {
             m,
             lanes: self.lanes,
-            staging: &staging,
+            staging: Some(&staging),
             tracer: self.tracer,
             target: self.target,
             stored: HashMap::new(),

@@ -130,7 +130,8 @@ pub struct OperandPlan {
 pub struct Planner<'a> {
     pub m: &'a Module,
     pub lanes: &'a LaneMap,
-    pub staging: &'a Staging,
+    /// The loop's staging; `None` for operands gathered straight from global memory.
+    pub staging: Option<&'a Staging>,
     pub tracer: &'a Tracer<'a>,
     pub target: &'a Target,
     /// Traced sources of stored bytes, by (store, byte).
@@ -156,32 +157,65 @@ impl Planner<'_> {
             .and_then(|t| spvopt_analysis::types::size_of(self.m, self.tracer.dec, t))
             .ok_or(OperandReject::NotStaged)? as u32;
         let n = size / e;
-        // Where each operand element is read from Workgroup memory (same for every invocation).
+        // Where each operand element is read: from Workgroup memory (the staging), or
+        // straight from a global load (a gather); the same for every invocation.
         let mut reads = Vec::with_capacity(n as usize);
+        let mut direct: Vec<Option<ByteSource>> = vec![None; n as usize];
         for k in 0..n {
             let first = self
                 .tracer
                 .trace(x, k * e)
                 .map_err(|_| OperandReject::NotStaged)?;
-            match first {
-                ByteSource::Undef => reads.push(None),
-                ByteSource::Load { load, byte } if self.staging.is_forwardable(load) => {
-                    for j in 1..e {
-                        let b = self
-                            .tracer
-                            .trace(x, k * e + j)
-                            .map_err(|_| OperandReject::NotStaged)?;
-                        if b != (ByteSource::Load {
+            let bytes_follow = |first: ByteSource, this: &Self| -> Result<(), OperandReject> {
+                for j in 1..e {
+                    let b = this
+                        .tracer
+                        .trace(x, k * e + j)
+                        .map_err(|_| OperandReject::NotStaged)?;
+                    let next = match first {
+                        ByteSource::Load { load, byte } => ByteSource::Load {
                             load,
                             byte: byte + j,
-                        }) {
-                            return Err(OperandReject::NotStaged);
-                        }
+                        },
+                        ByteSource::Masked {
+                            load,
+                            byte,
+                            cond,
+                            polarity,
+                        } => ByteSource::Masked {
+                            load,
+                            byte: byte + j,
+                            cond,
+                            polarity,
+                        },
+                        other => other,
+                    };
+                    if b != next {
+                        return Err(OperandReject::NotStaged);
                     }
+                }
+                Ok(())
+            };
+            match first {
+                ByteSource::Undef => reads.push(None),
+                ByteSource::Load { load, byte }
+                    if self.staging.is_some_and(|st| st.is_forwardable(load)) =>
+                {
+                    bytes_follow(first, self)?;
                     reads.push(Some((load, byte)));
+                }
+                ByteSource::Load { load, .. } | ByteSource::Masked { load, .. }
+                    if load_pointer(self.m, load).is_some_and(|p| is_global(self.m, p)) =>
+                {
+                    bytes_follow(first, self)?;
+                    direct[k as usize] = Some(first);
+                    reads.push(None);
                 }
                 _ => return Err(OperandReject::NotStaged),
             }
+        }
+        if direct.iter().any(Option::is_some) {
+            return self.gathered(&direct);
         }
         let mut out = Vec::with_capacity(self.lanes.lanes);
         // A global load's address at one invocation, once.
@@ -195,16 +229,13 @@ impl Planner<'_> {
                 };
                 let ptr = load_pointer(self.m, load).ok_or(OperandReject::NotStaged)?;
                 let pp = self.lanes.poly(ptr).ok_or(OperandReject::NotStaged)?;
-                let root = self.staging.root_of(pp).ok_or(OperandReject::NoWriter)?;
+                let st = self.staging.ok_or(OperandReject::NoWriter)?;
+                let root = st.root_of(pp).ok_or(OperandReject::NoWriter)?;
                 let off = pp.constant_part();
                 let at = off.at(r) + i64::from(byte);
-                let w = self
-                    .staging
-                    .writer(root, at)
-                    .ok_or(OperandReject::NoWriter)?;
+                let w = st.writer(root, at).ok_or(OperandReject::NoWriter)?;
                 for j in 1..e {
-                    let wj = self
-                        .staging
+                    let wj = st
                         .writer(root, at + i64::from(j))
                         .ok_or(OperandReject::NoWriter)?;
                     if wj.store != w.store || wj.lane != w.lane || wj.byte != w.byte + j {
@@ -269,6 +300,49 @@ impl Planner<'_> {
                     addr,
                     mask,
                     writer: w.lane,
+                }));
+            }
+            out.push(row);
+        }
+        Ok(out)
+    }
+
+    /// The elements of an operand every invocation gathers itself: element `k` of invocation
+    /// `r` is what `direct[k]`'s global load reads at `r` (under its mask at `r`).
+    fn gathered(
+        &self,
+        direct: &[Option<ByteSource>],
+    ) -> Result<Vec<Vec<Option<Element>>>, OperandReject> {
+        let n = self.lanes.lanes;
+        let mut at_lane: HashMap<(InstId, usize), Poly> = HashMap::new();
+        let mut out = Vec::with_capacity(n);
+        for r in 0..n {
+            let mut row = Vec::with_capacity(direct.len());
+            for d in direct {
+                let (load, byte, mask) = match *d {
+                    None => {
+                        row.push(None);
+                        continue;
+                    }
+                    Some(ByteSource::Load { load, byte }) => (load, byte, None),
+                    Some(ByteSource::Masked {
+                        load,
+                        byte,
+                        cond,
+                        polarity,
+                    }) => (load, byte, Some((cond, polarity, r as u32))),
+                    Some(_) => return Err(OperandReject::NotGlobal),
+                };
+                let gptr = load_pointer(self.m, load).ok_or(OperandReject::NotGlobal)?;
+                let gp = self.lanes.poly(gptr).ok_or(OperandReject::NotGlobal)?;
+                let base = at_lane.entry((load, r)).or_insert_with(|| gp.at_lane(r));
+                let addr = base
+                    .add(&Poly::constant(i64::from(byte), 64, n))
+                    .ok_or(OperandReject::NotGlobal)?;
+                row.push(Some(Element {
+                    addr,
+                    mask,
+                    writer: r as u32,
                 }));
             }
             out.push(row);

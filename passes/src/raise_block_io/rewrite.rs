@@ -239,8 +239,10 @@ pub(super) fn apply(
             for bar in &lp.barriers {
                 m.erase(corr[bar]);
             }
-            stats.add("staging_stores_removed", lp.staging_stores.len() as u64);
-            stats.add("barriers_removed", lp.barriers.len() as u64);
+            if !lp.staging_stores.is_empty() {
+                stats.add("staging_stores_removed", lp.staging_stores.len() as u64);
+                stats.add("barriers_removed", lp.barriers.len() as u64);
+            }
             remove_dead(m, fast);
         } else {
             stats.note(format!(
