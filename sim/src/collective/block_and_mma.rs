@@ -129,6 +129,7 @@ impl<'p> Machine<'p> {
             x,
             y,
             mapping: self.block_layout,
+            base_alignment: self.block_base_alignment,
         };
         let shape_sg = self.sg_shape(sg);
         let key = format!(
