@@ -19,6 +19,7 @@ mod differential;
 mod fuse_corpus;
 mod fuse_min_messages;
 mod fuzz_regressions;
+mod genisa_imports;
 mod ir_errors;
 mod ir_mutation;
 mod ir_round_trip_features;

@@ -266,6 +266,10 @@ impl<'p> Machine<'p> {
                 args.get(5).copied(),
             );
         }
+        if let Some(op) = super::genisa::parse_genisa_block(name) {
+            let ret_ty = p.funcs[callee].ret_ty;
+            return self.genisa_block2d(sg, mask, op, &args, inst.res, ret_ty);
+        }
         if let Some((mut operands, k)) = parse_mma_name(name) {
             if args.len() != 3 {
                 return Err(SimError::Module(format!("{name}: expected 3 arguments")));
