@@ -24,6 +24,7 @@ mod ir_errors;
 mod ir_mutation;
 mod ir_round_trip_features;
 mod ir_structure;
+mod joint_matrix;
 mod kernel_facts;
 mod legalize_corpus;
 mod legalize_version;

@@ -9,7 +9,8 @@
 //! widths → Int4TypeINTEL / ArbitraryPrecisionIntegersALTERA), `OpTypeFloat` 16 → Float16 or
 //! Float16Buffer (whichever is declared; Float16 when neither), 64 → Float64, vectors of 8/16
 //! components → Vector16, other counts above 4 → VectorAnyINTEL, 64-bit integer atomics →
-//! Int64Atomics, body-less functions → Linkage.
+//! Int64Atomics, body-less functions → Linkage; DPC++ joint_matrix's translator-internal
+//! instructions (not in the grammar) → their capabilities 6192 / 6411 / 6435.
 //! - Capabilities: a requirement is met when one of its capabilities is declared or implicitly
 //!   declared by a declared one (closure under "Implicitly Declares"); otherwise the first
 //!   listed one is added (for Kernel modules, the first that does not imply Shader). A
@@ -167,6 +168,11 @@ fn collect_needs(m: &Module) -> Vec<Need> {
         }
         if let Some(r) = inst_requirements(op) {
             needs.grammar(r, i);
+        }
+        // DPC++ joint_matrix's translator-internal instructions: not in the grammar, their
+        // capabilities neither (spvopt_ir::grammar::internal).
+        if let Some(c) = spvopt_ir::grammar::internal::capability_of(op) {
+            needs.push(Need::caps(vec![c], i));
         }
         if spvopt_ir::grammar::may_have_enum_operands(op) {
             let _ = m.walk_enums(inst, |k, v| {

@@ -266,7 +266,7 @@ impl<'p> Machine<'p> {
                 args.get(5).copied(),
             );
         }
-        if let Some(op) = super::genisa::parse_genisa_block(name) {
+        if let Some(op) = spvopt_analysis::builtin_names::parse_genisa_block(name) {
             let ret_ty = p.funcs[callee].ret_ty;
             return self.genisa_block2d(sg, mask, op, &args, inst.res, ret_ty);
         }

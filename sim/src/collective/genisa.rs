@@ -16,7 +16,7 @@
 use super::block_and_mma::block2d_kind_name;
 use super::*;
 
-pub(crate) use spvopt_analysis::builtin_names::{parse_genisa_block, GenIsaBlock as GenIsaOp};
+use spvopt_analysis::builtin_names::GenIsaBlock as GenIsaOp;
 
 impl<'p> Machine<'p> {
     fn uniform_u32(&self, sg: &Sg, id: u32, mask: u64, what: &str) -> Result<u32, SimError> {
