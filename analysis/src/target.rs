@@ -138,6 +138,12 @@ pub struct Features {
     /// runtime (not verified to accept it): `legalize` lowers them to a branch and a plain
     /// access there.
     pub predicated_io: bool,
+    /// Vectors of any component count under `VectorAnyINTEL` (SPV_INTEL_vector_compute).
+    pub vector_any_intel: bool,
+    /// Vectors of any component count under `LongVectorEXT` (SPV_EXT_long_vector, with
+    /// `OpTypeVectorIdEXT`). On a target without it `legalize` rewrites them for
+    /// `VectorAnyINTEL`.
+    pub long_vector_ext: bool,
 }
 
 /// Where each value of a profile comes from: section references into
@@ -158,6 +164,8 @@ pub struct Sources {
     pub block_base_align: &'static str,
     /// Source of the GRF modes (registers per thread).
     pub grf_modes: &'static str,
+    /// Source of which long-vector capabilities the device takes.
+    pub long_vectors: &'static str,
 }
 
 /// The notes every [`Sources`] entry refers to.

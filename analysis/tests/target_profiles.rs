@@ -451,3 +451,24 @@ fn xe3_and_xe3p_profiles() {
     }
     assert!(t("dg2").describe().contains("2D block base:    n/a"));
 }
+
+#[test]
+fn long_vectors_per_target() {
+    // §6: IGC takes both extensions on every platform; Intel's OpenCL CPU runtime only
+    // VectorAnyINTEL (measured).
+    for target in Target::all() {
+        assert!(target.features.vector_any_intel, "{}", target.name);
+        assert_eq!(
+            target.features.long_vector_ext,
+            target.name != "cpu",
+            "{}",
+            target.name
+        );
+    }
+    assert!(t("cpu")
+        .describe()
+        .contains("long vectors:     VectorAnyINTEL "));
+    assert!(t("pvc")
+        .describe()
+        .contains("long vectors:     VectorAnyINTEL, LongVectorEXT"));
+}

@@ -123,6 +123,23 @@ impl Target {
             },
             src.grf_modes,
         );
+        let mut long = Vec::new();
+        if self.features.vector_any_intel {
+            long.push("VectorAnyINTEL");
+        }
+        if self.features.long_vector_ext {
+            long.push("LongVectorEXT");
+        }
+        row(
+            &mut s,
+            "long vectors",
+            if long.is_empty() {
+                "no".into()
+            } else {
+                long.join(", ")
+            },
+            src.long_vectors,
+        );
         row(&mut s, "DPAS", yes(self.features.dpas).into(), src.dpas);
         row(&mut s, "tf32 DPAS", yes(self.has_tf32()).into(), src.tf32);
         row(

@@ -248,6 +248,8 @@ const XE_HPC_SOURCES: Sources = Sources {
     mma_shapes: "§1.4 OpenCL table, rows \"Device min SG 16\" + tf32 row; §2.4 exec size 16",
     block_base_align: "§1.1 (SPV_INTEL_2d_block_io: 64-byte aligned base); §2.1 base address",
     grf_modes: "§5.3 (getSupportedGRFSizes(): 128 and 256 from Xe-HP to Xe2)",
+    long_vectors: "§6 (IGC SPIRVExtensions.td: SPV_INTEL_vector_compute and SPV_EXT_long_vector \
+                   both ExperimentalExtension on all platforms: accepted, not advertised)",
 };
 
 const XE2_SOURCES: Sources = Sources {
@@ -270,6 +272,8 @@ impl Target {
                 buffer_prefetch: true,
                 kernel_attributes: true,
                 predicated_io: true,
+                vector_any_intel: true,
+                long_vector_ext: true,
             },
             block_shapes: XE_HPC_BLOCKS,
             mma_shapes: SG16_MMA,
@@ -293,6 +297,8 @@ impl Target {
                 buffer_prefetch: true,
                 kernel_attributes: true,
                 predicated_io: true,
+                vector_any_intel: true,
+                long_vector_ext: true,
             },
             block_shapes: XE2_BLOCKS,
             // tf32 included: §4.1 (IGC's SIMD16 MMA table, chosen by hasExecSize16DPAS(), and
@@ -370,6 +376,8 @@ impl Target {
                 buffer_prefetch: true,
                 kernel_attributes: true,
                 predicated_io: true,
+                vector_any_intel: true,
+                long_vector_ext: true,
             },
             block_shapes: &[],
             mma_shapes: SG8_MMA,
@@ -389,6 +397,7 @@ impl Target {
                 mma_shapes: "§1.4 OpenCL table, rows \"Device min SG 8\"; §2.4 exec size 8",
                 block_base_align: "no 2D block IO",
                 grf_modes: "§5.3 (getSupportedGRFSizes(): 128 and 256 from Xe-HP to Xe2)",
+                long_vectors: "§6 (IGC: both extensions accepted on all platforms)",
             },
         }
     }
@@ -406,6 +415,8 @@ impl Target {
                 buffer_prefetch: true,
                 kernel_attributes: true,
                 predicated_io: true,
+                vector_any_intel: true,
+                long_vector_ext: true,
             },
             block_shapes: &[],
             mma_shapes: &[],
@@ -424,6 +435,7 @@ impl Target {
                 block_base_align: "no 2D block IO",
                 grf_modes: "§5.3 [inference] Xe-LPG counted with Xe-HP..Xe2 (static register \
                             sharing: 128 and 256)",
+                long_vectors: "§6 (IGC: both extensions accepted on all platforms)",
             },
         }
     }
@@ -445,6 +457,8 @@ impl Target {
                 buffer_prefetch: false,
                 kernel_attributes: false,
                 predicated_io: false,
+                vector_any_intel: true,
+                long_vector_ext: false,
             },
             block_shapes: &[],
             mma_shapes: &[],
@@ -463,6 +477,9 @@ impl Target {
                 mma_shapes: "no DPAS",
                 block_base_align: "no 2D block IO",
                 grf_modes: "no register file",
+                long_vectors: "[measured] §6: the runtime builds and runs a 5-component \
+                               VectorAnyINTEL kernel and rejects LongVectorEXT (\"requires \
+                               unsupported capability\")",
             },
         }
     }
@@ -483,6 +500,8 @@ impl Target {
                 buffer_prefetch: true,
                 kernel_attributes: true,
                 predicated_io: true,
+                vector_any_intel: true,
+                long_vector_ext: true,
             },
             block_shapes: OPENCL_BLOCKS,
             mma_shapes: OPENCL_MMA,
@@ -500,6 +519,7 @@ impl Target {
                 mma_shapes: "§1.4 OpenCL tables (both halves)",
                 block_base_align: "§1.2 (64-byte aligned base)",
                 grf_modes: "§5.3 (128, the one mode every device has)",
+                long_vectors: "[inference] §6: IGC takes both on every platform",
             },
         }
     }
