@@ -134,9 +134,9 @@ pub struct Features {
     /// (`MaxWorkgroupSizeINTEL`); Intel's OpenCL CPU runtime rejects the capability.
     pub kernel_attributes: bool,
     /// The driver takes `SPV_INTEL_predicated_io` (`OpPredicatedLoadINTEL` /
-    /// `OpPredicatedStoreINTEL`; IGC: every platform). Not claimed for Intel's OpenCL CPU
-    /// runtime (not verified to accept it): `legalize` lowers them to a branch and a plain
-    /// access there.
+    /// `OpPredicatedStoreINTEL`; IGC: every platform). Intel's OpenCL CPU runtime rejects it
+    /// (measured, docs/notes/opencl-cpu-runtime.md): `legalize` lowers them to a branch and a
+    /// plain access there.
     pub predicated_io: bool,
     /// Vectors of any component count under `VectorAnyINTEL` (SPV_INTEL_vector_compute).
     pub vector_any_intel: bool,
