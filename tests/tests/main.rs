@@ -50,3 +50,4 @@ mod subgroup_size;
 mod tensor_convert_mutations;
 mod tensor_gemm;
 mod tensor_hw_convert;
+mod xe3_targets;
