@@ -173,13 +173,16 @@ impl Callees {
     }
 }
 
-/// Whether the module imports any builtin `raise-builtins` knows (2D block IO or MMA), i.e.
-/// whether it may hold builtin calls (the pass manager's test for raising before a pass that
-/// works on native ops). One scan of the annotations.
+/// Whether the module imports any OpenCL builtin `raise-builtins` knows (2D block IO or MMA),
+/// i.e. whether it may hold builtin calls (the pass manager's test for raising before a pass
+/// that works on native ops, and lowering back to builtin calls at the end). GenISA imports
+/// do not count: lowering back would turn them into OpenCL builtin calls, which need not exist
+/// for their shapes (why Triton called GenISA); they are raised by an explicit
+/// `raise-builtins` (as in `-O`). One scan of the annotations.
 pub fn imports_builtins(m: &Module) -> bool {
-    linkages(m).iter().any(|l| {
-        l.import && (parse_builtin(&l.name).is_some() || parse_genisa_block(&l.name).is_some())
-    })
+    linkages(m)
+        .iter()
+        .any(|l| l.import && parse_builtin(&l.name).is_some())
 }
 
 fn is_void(m: &Module, ty: Option<Id>) -> bool {

@@ -134,3 +134,21 @@ fn the_simulator_checks_the_value_size() {
     let e = spvopt_sim::run(&m, &launch).unwrap_err().to_string();
     assert!(e.contains("LSC2DBlockRead") && e.contains("32"), "{e}");
 }
+
+#[test]
+fn a_native_op_pass_alone_does_not_raise_them() {
+    // The implicit raise before a pass on native ops (and the lowering back to OpenCL builtin
+    // calls after it) is for OpenCL builtin calls only: GenISA calls would come back as
+    // OpenCL builtins, which need not exist for their shapes.
+    let src = source("raise_builtins_genisa.spvasm");
+    let mut m = module(&src);
+    let before = m.to_words();
+    let pipeline = Pipeline::parse("fuse-block-loads").unwrap();
+    let report = run_pipeline(&pipeline, &mut m, &Target::pvc(), &mut Hooks::default()).unwrap();
+    assert!(
+        report.passes.iter().all(|p| p.name == "fuse-block-loads"),
+        "{:?}",
+        report.passes.iter().map(|p| p.name).collect::<Vec<_>>()
+    );
+    assert_eq!(m.to_words(), before);
+}
