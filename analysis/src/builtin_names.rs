@@ -288,9 +288,76 @@ pub fn parse_builtin(name: &str) -> Option<Builtin> {
     Some(Builtin::Mma(MmaBuiltin { a, b, k }))
 }
 
+/// One of IGC's GenISA 2D block intrinsics, which Triton's fallback path calls as imported
+/// functions `llvm.genx.GenISA.LSC2DBlock{Read,Write,Prefetch}.<type>` (argument layout:
+/// IGC `GenISAIntrinsics/generator/input/Intrinsic_definitions.yml`; see
+/// `spvopt_passes::raise_builtins` and the simulator's `collective/genisa.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GenIsaBlock {
+    Read,
+    Write,
+    Prefetch,
+}
+
+impl GenIsaBlock {
+    /// Arguments of the intrinsic: 13, and the stored value for writes.
+    pub fn arg_count(self) -> usize {
+        if self == GenIsaBlock::Write {
+            14
+        } else {
+            13
+        }
+    }
+
+    /// The intrinsic's name without the type suffix.
+    pub fn name(self) -> &'static str {
+        match self {
+            GenIsaBlock::Read => "llvm.genx.GenISA.LSC2DBlockRead",
+            GenIsaBlock::Write => "llvm.genx.GenISA.LSC2DBlockWrite",
+            GenIsaBlock::Prefetch => "llvm.genx.GenISA.LSC2DBlockPrefetch",
+        }
+    }
+}
+
+/// Recognises `llvm.genx.GenISA.LSC2DBlock{Read,Write,Prefetch}[.<suffix>]` (not the
+/// `…AddrPayload` forms, which take a payload instead of the surface fields).
+pub fn parse_genisa_block(name: &str) -> Option<GenIsaBlock> {
+    let rest = name.strip_prefix("llvm.genx.GenISA.LSC2DBlock")?;
+    let (op, tail) = [
+        ("Read", GenIsaBlock::Read),
+        ("Write", GenIsaBlock::Write),
+        ("Prefetch", GenIsaBlock::Prefetch),
+    ]
+    .iter()
+    .find_map(|(p, op)| rest.strip_prefix(p).map(|t| (*op, t)))?;
+    (tail.is_empty() || tail.starts_with('.')).then_some(op)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn genisa_names() {
+        assert_eq!(
+            parse_genisa_block("llvm.genx.GenISA.LSC2DBlockRead.v8i16"),
+            Some(GenIsaBlock::Read)
+        );
+        assert_eq!(
+            parse_genisa_block("llvm.genx.GenISA.LSC2DBlockWrite.v8i16"),
+            Some(GenIsaBlock::Write)
+        );
+        assert_eq!(
+            parse_genisa_block("llvm.genx.GenISA.LSC2DBlockPrefetch.isVoid"),
+            Some(GenIsaBlock::Prefetch)
+        );
+        assert_eq!(
+            parse_genisa_block("llvm.genx.GenISA.LSC2DBlockReadAddrPayload.v8i16"),
+            None
+        );
+        assert_eq!(parse_genisa_block("llvm.genx.GenISA.sub.group.dpas"), None);
+        assert_eq!(parse_genisa_block("_Z4llvm"), None);
+    }
 
     #[test]
     fn parses_corpus_names() {

@@ -7,8 +7,9 @@
 //! ([`Target::supports_2d_block`], [`Target::supports_mma`], [`Target::block_count_concatenates`]…);
 //! they never test the target's name.
 //!
-//! Profiles: `pvc` (Xe-HPC), `bmg` and `lnl` (Xe2), `dg2` (Xe-HPG: no 2D block IO, SIMD8 DPAS),
-//! `mtl` (Xe-LPG: neither), and `generic` (the portable tables of the OpenCL extensions
+//! Profiles: `pvc` (Xe-HPC), `bmg` and `lnl` (Xe2), `ptl` (Xe3), `cri` (Xe3P: wide transposes,
+//! 256-byte prefetch rows, 4-byte 2D block base alignment, 512-GRF mode), `dg2` (Xe-HPG: no 2D
+//! block IO, SIMD8 DPAS), `mtl` (Xe-LPG: neither), `cpu`, and `generic` (the portable tables of the OpenCL extensions
 //! cl_intel_subgroup_2d_block_io and cl_intel_subgroup_matrix_multiply_accumulate).
 //!
 //! Every number comes from `docs/notes/intel-targets.md`; each profile's [`Sources`] names the
@@ -133,10 +134,16 @@ pub struct Features {
     /// (`MaxWorkgroupSizeINTEL`); Intel's OpenCL CPU runtime rejects the capability.
     pub kernel_attributes: bool,
     /// The driver takes `SPV_INTEL_predicated_io` (`OpPredicatedLoadINTEL` /
-    /// `OpPredicatedStoreINTEL`; IGC: every platform). Not claimed for Intel's OpenCL CPU
-    /// runtime (not verified to accept it): `legalize` lowers them to a branch and a plain
-    /// access there.
+    /// `OpPredicatedStoreINTEL`; IGC: every platform). Intel's OpenCL CPU runtime rejects it
+    /// (measured, docs/notes/opencl-cpu-runtime.md): `legalize` lowers them to a branch and a
+    /// plain access there.
     pub predicated_io: bool,
+    /// Vectors of any component count under `VectorAnyINTEL` (SPV_INTEL_vector_compute).
+    pub vector_any_intel: bool,
+    /// Vectors of any component count under `LongVectorEXT` (SPV_EXT_long_vector, with
+    /// `OpTypeVectorIdEXT`). On a target without it `legalize` rewrites them for
+    /// `VectorAnyINTEL`.
+    pub long_vector_ext: bool,
 }
 
 /// Where each value of a profile comes from: section references into
@@ -153,6 +160,12 @@ pub struct Sources {
     pub buffer_prefetch: &'static str,
     pub block_shapes: &'static str,
     pub mma_shapes: &'static str,
+    /// Source of the 2D block base address alignment.
+    pub block_base_align: &'static str,
+    /// Source of the GRF modes (registers per thread).
+    pub grf_modes: &'static str,
+    /// Source of which long-vector capabilities the device takes.
+    pub long_vectors: &'static str,
 }
 
 /// The notes every [`Sources`] entry refers to.
@@ -177,6 +190,12 @@ pub struct Target {
     pub mma_shapes: &'static [MmaShape],
     /// NumBytes values `OpSubgroupBlockPrefetchINTEL` honours (empty without LSC).
     pub prefetch_bytes: &'static [u32],
+    /// Alignment in bytes the device needs of a 2D block op's base address (64 in the
+    /// SPIR-V extension; 4 on Xe3P). Meaningless without 2D block IO.
+    pub block_base_align: u32,
+    /// Registers per thread a kernel may be compiled for (`-cl-intel-<N>-GRF-per-thread`);
+    /// empty when the device has no GRF (cpu).
+    pub grf_modes: &'static [u32],
     /// Where every value above comes from.
     pub sources: Sources,
 }
@@ -219,6 +238,14 @@ impl Target {
                 .mma_shapes
                 .iter()
                 .any(|s| s.types == MmaTypes::Tf32ToF32)
+    }
+    /// The alignment (bytes) a 2D block op's base address needs on this device.
+    pub fn block_base_alignment(&self) -> u32 {
+        self.block_base_align
+    }
+    /// The largest GRF mode (registers per thread), 0 without a GRF.
+    pub fn max_grf_per_thread(&self) -> u32 {
+        self.grf_modes.iter().copied().max().unwrap_or(0)
     }
     /// NumBytes values `OpSubgroupBlockPrefetchINTEL` honours.
     pub fn prefetch_byte_sizes(&self) -> &'static [u32] {

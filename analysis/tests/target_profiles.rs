@@ -13,7 +13,10 @@ fn t(name: &str) -> Target {
 #[test]
 fn names_and_lookup() {
     let names: Vec<&str> = Target::names().collect();
-    assert_eq!(names, ["pvc", "bmg", "lnl", "dg2", "mtl", "generic", "cpu"]);
+    assert_eq!(
+        names,
+        ["pvc", "bmg", "lnl", "ptl", "cri", "dg2", "mtl", "generic", "cpu"]
+    );
     for n in &names {
         let target = t(n);
         assert_eq!(target.name, *n);
@@ -358,4 +361,114 @@ fn describe_is_readable() {
     assert!(d.lines().all(|l| l == l.trim_end()));
     let m = t("mtl").describe();
     assert!(m.contains("MMA shapes:       none"));
+}
+
+#[test]
+fn xe3_and_xe3p_profiles() {
+    let (ptl, cri, bmg) = (t("ptl"), t("cri"), t("bmg"));
+    // §5.1: Panther Lake has the Xe2 table; Crescent Island adds wide transposes and
+    // 256-byte prefetch rows.
+    assert_eq!(ptl.block_shapes, bmg.block_shapes);
+    for x in [&ptl, &cri] {
+        assert!(
+            x.has_2d_block_io() && x.has_dpas() && x.has_tf32(),
+            "{}",
+            x.name
+        );
+        assert_eq!(x.grf_bytes, 64);
+        assert_eq!(x.subgroup_sizes(), [16, 32]);
+        assert!(
+            x.supports_2d_load(LoadTransform, 1, 64, 16, 1),
+            "{}",
+            x.name
+        );
+        assert!(
+            x.supports_mma(16, 8, 16, 8, MmaTypes::Tf32ToF32),
+            "{}",
+            x.name
+        );
+    }
+    // Wide transposes (WideTransposeConstraints): d32 W 16, d64 H 16 W 8 — cri only.
+    assert!(cri.supports_2d_load(LoadTranspose, 4, 16, 32, 1));
+    assert!(cri.supports_2d_load(LoadTranspose, 8, 8, 16, 1));
+    assert!(!cri.supports_2d_load(LoadTranspose, 8, 8, 4, 1));
+    assert!(!ptl.supports_2d_load(LoadTranspose, 4, 16, 32, 1));
+    assert!(!ptl.supports_2d_load(LoadTranspose, 8, 8, 8, 1));
+    // 256-byte prefetch rows: W x C x elem == 256 exactly, C up to 4; never for loads.
+    for (elem, w, c) in [
+        (1, 256, 1),
+        (1, 128, 2),
+        (1, 64, 4),
+        (2, 128, 1),
+        (2, 32, 4),
+    ] {
+        assert!(
+            cri.supports_2d_load(Prefetch, elem, w, 32, c),
+            "{elem} {w} {c}"
+        );
+        assert!(
+            !ptl.supports_2d_load(Prefetch, elem, w, 32, c),
+            "{elem} {w} {c}"
+        );
+        assert!(
+            !cri.supports_2d_load(Load, elem, w, 32, c),
+            "{elem} {w} {c}"
+        );
+    }
+    assert!(
+        !cri.supports_2d_load(Prefetch, 1, 128, 8, 1),
+        "128 bytes is neither <= 64 nor 256"
+    );
+    assert!(!cri.supports_2d_load(Prefetch, 4, 64, 8, 2), "512 bytes");
+    assert!(!cri.supports_2d_load(Prefetch, 1, 256, 64, 1), "H <= 32");
+    assert_eq!(cri.max_block_count(Prefetch, 1, 64, 8), Some(4));
+    // §5.2: base alignment 4 on Xe3P only.
+    assert_eq!(cri.block_base_alignment(), 4);
+    for n in ["pvc", "bmg", "lnl", "ptl", "generic"] {
+        assert_eq!(t(n).block_base_alignment(), 64, "{n}");
+    }
+    // §5.3: GRF modes.
+    assert_eq!(cri.max_grf_per_thread(), 512);
+    assert_eq!(ptl.max_grf_per_thread(), 256);
+    assert_eq!(t("pvc").grf_modes, [128, 256]);
+    assert_eq!(t("cpu").max_grf_per_thread(), 0);
+    // The summary and description say it, from the same fields.
+    let s = cri.summary();
+    assert!(
+        s.contains("256 B prefetch rows") && s.contains("4 B aligned") && s.contains("512-GRF")
+    );
+    let s = ptl.summary();
+    assert!(!s.contains("256 B prefetch rows") && !s.contains("aligned") && !s.contains("512"));
+    assert!(!t("pvc").summary().contains("256 B prefetch rows"));
+    let d = cri.describe();
+    for needle in [
+        "2D block base:    4-byte aligned",
+        "GRF modes:        32,64,96,128,160,192,256,512 registers/thread",
+        "prefetch        1B  W 256",
+        "[§5.2 (Triton PR #7697",
+    ] {
+        assert!(d.contains(needle), "missing {needle:?} in\n{d}");
+    }
+    assert!(t("dg2").describe().contains("2D block base:    n/a"));
+}
+
+#[test]
+fn long_vectors_per_target() {
+    // §6: IGC takes both extensions on every platform; Intel's OpenCL CPU runtime only
+    // VectorAnyINTEL (measured).
+    for target in Target::all() {
+        assert!(target.features.vector_any_intel, "{}", target.name);
+        assert_eq!(
+            target.features.long_vector_ext,
+            target.name != "cpu",
+            "{}",
+            target.name
+        );
+    }
+    assert!(t("cpu")
+        .describe()
+        .contains("long vectors:     VectorAnyINTEL "));
+    assert!(t("pvc")
+        .describe()
+        .contains("long vectors:     VectorAnyINTEL, LongVectorEXT"));
 }

@@ -897,6 +897,7 @@ impl<'a> Gen<'a> {
             x: 0,
             y: 0,
             mapping: Default::default(),
+            base_alignment: spvopt_sim::block_io_2d::BASE_ALIGNMENT,
         };
         block_io_2d::layout(kind.sim_op(), &p, Subgroup::full(self.sg))
             .ok()

@@ -25,7 +25,11 @@
 //! (Subgroup-scope matrices are dealt over it). A construct the conversion cannot express
 //! (decode functions, spec-constant shapes or clamp modes, Workgroup scope, a MulAdd outside
 //! the MMA atoms, an unknown use of a matrix) is an error naming the instruction; the module is
-//! then left unchanged.
+//! then left unchanged. A module with DPC++ joint_matrix's translator-internal instructions
+//! (`spvopt_ir::grammar::internal`: checked load/store/construct, element coordinates, apply
+//! function, prefetch) is left unchanged with a warning naming the first: their conversion is
+//! not written (checked load/store would be the per-element loop of `element_access` with a
+//! bounds test; element coordinates need the deal's inverse).
 //!
 //! Why correct: each load/store computes, per element, exactly the address and the
 //! clamp/clip/drop decision of the specification (the same formulas as spv-sim's tensor
@@ -296,6 +300,22 @@ impl Pass for ConvertTensorAddressing {
         changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
+        // DPC++ joint_matrix's translator-internal instructions (checked load/store/construct,
+        // element coordinates, apply function, prefetch) use cooperative matrices too; their
+        // conversion is not written, and converting the other uses alone would leave them on
+        // types that no longer exist. The module is left as it is (IGC reads both forms).
+        if let Some(i) = m
+            .all_insts()
+            .find(|&i| spvopt_ir::grammar::internal::is_translator_internal(m.inst(i).opcode()))
+        {
+            stats.add("kept_translator_internal_joint_matrix", 1);
+            stats.warn(format!(
+                "{}: DPC++ joint_matrix translator-internal instruction; the module's \
+                 cooperative matrices are left unconverted",
+                location_or_unknown(m, i)
+            ));
+            return Ok(PassResult::unchanged(stats));
+        }
         // On an error the pass manager discards the module (a pass may leave it partial).
         match convert(m, analyses, target, &mut stats, changes) {
             Ok(false) => Ok(PassResult::unchanged(stats)),

@@ -16,7 +16,9 @@
 //!    location. `spv-opt --check-env` reports all of them without changing anything.
 //!    [`predicated_io`]: on targets without `SPV_INTEL_predicated_io` (`cpu`), predicated loads
 //!    and stores become a branch on the predicate around a plain `OpLoad` / `OpStore` (a phi
-//!    gives the default value).
+//!    gives the default value). [`long_vectors`]: on targets without `LongVectorEXT` (`cpu`),
+//!    `OpTypeVectorIdEXT` becomes `OpTypeVector` and the capability goes (`VectorAnyINTEL`
+//!    then covers the counts).
 //! 3. [`split_shapes`]: 2D block loads/stores/prefetches whose shape the target lacks are split
 //!    along Block Count or Block Height into supported pieces whose per-invocation data is the
 //!    exact concatenation of the original's; shapes that cannot be split that way are errors
@@ -61,6 +63,8 @@ pub mod interface_variables;
 pub mod kernel_attributes;
 #[path = "legalize/level_zero_env.rs"]
 pub mod level_zero_env;
+#[path = "legalize/long_vectors.rs"]
+pub mod long_vectors;
 #[path = "legalize/lower_block_io.rs"]
 pub mod lower_block_io;
 #[path = "legalize/mma.rs"]
@@ -127,6 +131,7 @@ impl Pass for Legalize {
         function_variables::run(m, &mut stats, changes);
         level_zero_env::fix(m, &mut stats, &mut errors, changes);
         predicated_io::run(m, target, &mut stats, &mut errors, changes);
+        long_vectors::run(m, target, &mut stats, &mut errors, changes);
         // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the
         // steps above change neither execution modes nor calls.
         let facts = KernelFacts::build(m);

@@ -15,6 +15,10 @@
 //!   f16 → PackedFloat16, bf16 → PackedBFloat16 (+ CBFloat16|ResultBFloat16 when the
 //!   accumulator is 16-bit integers), tf32 → TF32).
 //!
+//! - `llvm.genx.GenISA.LSC2DBlock{Read,Write,Prefetch}.*` (Triton's fallback: IGC's GenISA
+//!   intrinsics as imports) → the same native ops, with the data through a Function variable
+//!   (the third form; `raise_builtins/genisa.rs` has the argument layout and the rules).
+//!
 //! Afterwards the imported declarations whose calls were all raised (and their names and
 //! decorations) are removed, and the capabilities (Subgroup2DBlockIOINTEL, …TransformINTEL,
 //! …TransposeINTEL, SubgroupMatrixMultiplyAccumulateINTEL) and extensions
@@ -48,6 +52,9 @@ use crate::builtin_names::{
     MmaElem, EXT_2D_BLOCK_IO, EXT_MMA,
 };
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
+use spvopt_analysis::builtin_names::{parse_genisa_block, GenIsaBlock};
+
+mod genisa;
 
 pub struct RaiseBuiltins;
 
@@ -62,15 +69,61 @@ fn stat_name(op: BlockKind) -> &'static str {
     }
 }
 
+/// Statistic name of a raised GenISA call.
+fn genisa_stat_name(op: BlockKind) -> &'static str {
+    match op {
+        BlockKind::Load => "raised_genisa_load",
+        BlockKind::LoadTransform => "raised_genisa_load_transform",
+        BlockKind::LoadTranspose => "raised_genisa_load_transpose",
+        BlockKind::Store => "raised_genisa_store",
+        BlockKind::Prefetch => "raised_genisa_prefetch",
+    }
+}
+
+/// Statistic name of a GenISA call kept, by reason.
+fn genisa_kept_stat(reason: &str) -> &'static str {
+    match reason {
+        "non_constant_shape" => "genisa_kept_non_constant_shape",
+        "transpose_and_transform" => "genisa_kept_transpose_and_transform",
+        "cache_controls" => "genisa_kept_cache_controls",
+        "subgroup_size_unknown" => "genisa_kept_subgroup_size_unknown",
+        "value_size" => "genisa_kept_value_size",
+        "shape" => "genisa_kept_shape",
+        _ => "genisa_kept_arguments",
+    }
+}
+
+/// Why a GenISA call was kept, for people.
+fn genisa_kept_text(reason: &str) -> &'static str {
+    match reason {
+        "non_constant_shape" => {
+            "element size, block shape, transpose/transform flags or cache controls not constant"
+        }
+        "transpose_and_transform" => {
+            "transpose together with VNNI transform (no native op has both)"
+        }
+        "cache_controls" => "unknown cache-control value",
+        "subgroup_size_unknown" => {
+            "no kernel declares a SubgroupSize, so the data each invocation gets is unknown"
+        }
+        "value_size" => "the value's size is not what the block gives each invocation",
+        "shape" => "element size not 8/16/32/64 bits, or a zero dimension",
+        _ => "arguments of the wrong number or type",
+    }
+}
+
 /// The imported builtins, by callee id (dense side table).
 struct Callees {
     by_id: Vec<Option<(Builtin, FuncId)>>,
+    genisa: Vec<Option<(GenIsaBlock, FuncId)>>,
 }
 
 impl Callees {
     fn build(m: &Module) -> Callees {
         let mut by_id = vec![None; m.id_capacity()];
+        let mut genisa = vec![None; m.id_capacity()];
         let mut imported: Vec<Option<Builtin>> = vec![None; m.id_capacity()];
+        let mut imported_genisa: Vec<Option<GenIsaBlock>> = vec![None; m.id_capacity()];
         let mut any = false;
         for l in linkages(m).into_iter().filter(|l| l.import) {
             if let (Some(b), Some(slot)) =
@@ -79,9 +132,16 @@ impl Callees {
                 *slot = Some(b);
                 any = true;
             }
+            if let (Some(g), Some(slot)) = (
+                parse_genisa_block(&l.name),
+                imported_genisa.get_mut(l.target.index()),
+            ) {
+                *slot = Some(g);
+                any = true;
+            }
         }
         if !any {
-            return Callees { by_id };
+            return Callees { by_id, genisa };
         }
         for f in m.function_ids() {
             if !m.function(f).blocks.is_empty() {
@@ -93,18 +153,32 @@ impl Callees {
             if let Some(b) = imported.get(r.index()).copied().flatten() {
                 by_id[r.index()] = Some((b, f));
             }
+            if let Some(g) = imported_genisa.get(r.index()).copied().flatten() {
+                genisa[r.index()] = Some((g, f));
+            }
         }
-        Callees { by_id }
+        Callees { by_id, genisa }
     }
 
     fn get(&self, id: Id) -> Option<(Builtin, FuncId)> {
         self.by_id.get(id.index()).copied().flatten()
     }
+
+    fn get_genisa(&self, id: Id) -> Option<(GenIsaBlock, FuncId)> {
+        self.genisa.get(id.index()).copied().flatten()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.by_id.iter().all(Option::is_none) && self.genisa.iter().all(Option::is_none)
+    }
 }
 
-/// Whether the module imports any builtin `raise-builtins` knows (2D block IO or MMA), i.e.
-/// whether it may hold builtin calls (the pass manager's test for raising before a pass that
-/// works on native ops). One scan of the annotations.
+/// Whether the module imports any OpenCL builtin `raise-builtins` knows (2D block IO or MMA),
+/// i.e. whether it may hold builtin calls (the pass manager's test for raising before a pass
+/// that works on native ops, and lowering back to builtin calls at the end). GenISA imports
+/// do not count: lowering back would turn them into OpenCL builtin calls, which need not exist
+/// for their shapes (why Triton called GenISA); they are raised by an explicit
+/// `raise-builtins` (as in `-O`). One scan of the annotations.
 pub fn imports_builtins(m: &Module) -> bool {
     linkages(m)
         .iter()
@@ -211,13 +285,15 @@ impl Pass for RaiseBuiltins {
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         let callees = Callees::build(m);
-        if callees.by_id.iter().all(Option::is_none) {
+        if callees.is_empty() {
             return Ok(PassResult::unchanged(stats));
         }
+        let sg_sizes = genisa::declared_subgroup_sizes(m);
         // 1. Find the calls and what they become (no mutation yet).
         enum Plan {
             Block(BlockBuiltin, Vec<Id>),
             Mma(MmaBuiltin, u32),
+            GenIsa(genisa::GenIsaPlan),
         }
         let mut plans: Vec<(InstId, FuncId, Plan)> = Vec::new();
         for f in m.function_ids() {
@@ -225,6 +301,22 @@ impl Pass for RaiseBuiltins {
                 for i in m.block_insts(b) {
                     let inst = m.inst(i);
                     if !inst.is(Op::FunctionCall) {
+                        continue;
+                    }
+                    if let Some((g, decl)) = inst.operand_id(0).and_then(|c| callees.get_genisa(c))
+                    {
+                        match genisa::plan(m, g, inst, &sg_sizes) {
+                            Ok(p) => plans.push((i, decl, Plan::GenIsa(p))),
+                            Err(reason) => {
+                                stats.add(genisa_kept_stat(reason), 1);
+                                stats.warn(format!(
+                                    "{}: {} call kept: {}",
+                                    crate::legalize::location(m, i),
+                                    g.name(),
+                                    genisa_kept_text(reason)
+                                ));
+                            }
+                        }
                         continue;
                     }
                     let Some((builtin, decl)) = inst.operand_id(0).and_then(|c| callees.get(c))
@@ -253,10 +345,28 @@ impl Pass for RaiseBuiltins {
         let mut interner = Interner::default();
         let mut removed_ids: Vec<Id> = Vec::new();
         let mut raised_decl = vec![false; m.functions.len()];
-        let (mut need_block, mut need_mma) = (false, false);
+        let (mut need_block, mut need_mma, mut need_cache_controls) = (false, false, false);
         let mut extra_caps: Vec<Capability> = Vec::new();
         for (call, decl, plan) in plans {
             raised_decl[decl.index()] = true;
+            let plan = match plan {
+                Plan::GenIsa(p) => {
+                    if genisa::emit(m, &mut interner, call, &p) {
+                        need_block = true;
+                        if let Some(cap) = extra_block_capability(p.kind) {
+                            if !extra_caps.contains(&cap) {
+                                extra_caps.push(cap);
+                            }
+                        }
+                        if p.cache.is_some() {
+                            need_cache_controls = true;
+                        }
+                        stats.add(genisa_stat_name(p.kind), 1);
+                    }
+                    continue;
+                }
+                other => other,
+            };
             let (result_type, result) = {
                 let c = m.inst(call);
                 (c.result_type(), c.result_id())
@@ -280,6 +390,7 @@ impl Pass for RaiseBuiltins {
                     }
                     Inst::new(block_opcode(bb.op), None, None, &words)
                 }
+                Plan::GenIsa(_) => continue,
                 Plan::Mma(mb, mask) => {
                     need_mma = true;
                     stats.add("raised_mma", 1);
@@ -381,6 +492,10 @@ impl Pass for RaiseBuiltins {
                 caps += u64::from(ensure_capability(m, c));
             }
             exts += u64::from(ensure_extension(m, EXT_2D_BLOCK_IO));
+        }
+        if need_cache_controls {
+            caps += u64::from(ensure_capability(m, Capability::CacheControlsINTEL));
+            exts += u64::from(ensure_extension(m, "SPV_INTEL_cache_controls"));
         }
         if need_mma {
             caps += u64::from(ensure_capability(

@@ -151,7 +151,8 @@ pub static REGISTRY: &[PassInfo] = &[
     PassInfo {
         name: "raise-builtins",
         description: "Turn calls to the imported OpenCL builtins intel_sub_group_2d_block_* and \
-                      intel_sub_group_*_matrix_mad_k* into native OpSubgroup2DBlock*INTEL / \
+                      intel_sub_group_*_matrix_mad_k*, and Triton's llvm.genx.GenISA.LSC2DBlock* \
+                      calls, into native OpSubgroup2DBlock*INTEL / \
                       OpSubgroupMatrixMultiplyAccumulateINTEL; declare their capabilities and \
                       extensions",
         options: &[],

@@ -15,7 +15,12 @@
 //! - decorations repeated word for word (the same translator's `NoSignedWrap`): `legalize`
 //!   removes the repetitions; differing repeated decorations stay errors;
 //! - global variables an entry point uses but does not list in its interface (required from
-//!   SPIR-V 1.4; the same translator lists only built-ins): `legalize` lists them.
+//!   SPIR-V 1.4; the same translator lists only built-ins): `legalize` lists them;
+//! - DPC++ `joint_matrix` instructions the LLVM/SPIR-V translator keeps internal (opcodes
+//!   6193-6195, 6440, 6448, 6449, capabilities 6192, 6411, 6435; `spvopt_ir::grammar::internal`):
+//!   spirv-val knows none of them, so they are not validated (their operand layout is checked
+//!   when loading); on the copy their capabilities go and each result they define becomes an
+//!   `OpUndef` of its type, so everything else is still validated.
 //!
 //! - Valid modules the compiled-in SPIRV-Tools wrongly rejects: several `CacheControlLoadINTEL`
 //!   / `CacheControlStoreINTEL` decorations on one id (`SPV_INTEL_cache_controls` allows one per
@@ -41,6 +46,21 @@ fn is_cache_control(decoration: u32) -> bool {
 }
 
 use crate::pass::{Changes, Pass, Statistics};
+use spvopt_ir::grammar::internal::{is_translator_internal, JOINT_MATRIX_CAPABILITIES};
+
+/// Whether spirv-val's message is about a translator-internal opcode or capability.
+fn is_internal_message(message: &str) -> bool {
+    let number = |prefix: &str| {
+        message
+            .split(prefix)
+            .nth(1)
+            .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|d| d.parse::<u32>().ok())
+    };
+    number("Invalid opcode: ").is_some_and(|op| u16::try_from(op).is_ok_and(is_translator_internal))
+        || number("Invalid capability operand: ")
+            .is_some_and(|c| JOINT_MATRIX_CAPABILITIES.contains(&c))
+}
 
 /// A deviation spirv-val rejects that compiler output for Intel GPUs carries and drivers accept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,12 +71,15 @@ enum Deviation {
     BlocksBeforeTheirDominators,
     DuplicateDecorations,
     UnlistedInterfaceVariables,
+    TranslatorInternalOpcodes,
 }
 
 impl Deviation {
     /// The deviation a spirv-val message reports, if it is one we tolerate.
     fn of_message(message: &str) -> Option<Deviation> {
-        if message.contains("All OpVariable instructions in a function must be the first") {
+        if is_internal_message(message) {
+            Some(Deviation::TranslatorInternalOpcodes)
+        } else if message.contains("All OpVariable instructions in a function must be the first") {
             Some(Deviation::MisplacedFunctionVariables)
         } else if message.contains("has not been defined") {
             // Only tolerated when the module really has a block before its dominator (checked
@@ -110,6 +133,13 @@ impl Deviation {
                 "LLVM/SPIR-V translator output, no meaning",
                 "legalize removes the repetitions",
             ),
+            Deviation::TranslatorInternalOpcodes => (
+                "DPC++ joint_matrix instructions spirv-val does not know (translator-internal \
+                 opcodes 6193-6195, 6440, 6448, 6449)",
+                "joint_matrix internal opcodes not validated",
+                "absent from SPIRV-Headers; their operand layout is checked when loading",
+                "the rest of the module is validated",
+            ),
             Deviation::UnlistedInterfaceVariables => (
                 "global variables used by an entry point but missing from its interface list",
                 "interface variables not listed",
@@ -127,6 +157,19 @@ impl Deviation {
 
     /// Our own check of what the validator cannot judge, before the deviation is removed.
     fn check(self, m: &Module) -> Result<(), String> {
+        if self == Deviation::TranslatorInternalOpcodes {
+            return if m
+                .all_insts()
+                .any(|i| is_translator_internal(m.inst(i).opcode()))
+                || m.section_insts(Section::Capability).any(|(_, c)| {
+                    c.operand_word(0)
+                        .is_some_and(|w| JOINT_MATRIX_CAPABILITIES.contains(&w))
+                }) {
+                Ok(())
+            } else {
+                Err(String::new())
+            };
+        }
         if self == Deviation::UnlistedInterfaceVariables {
             return if crate::legalize::interface_variables::has_missing(m) {
                 Ok(())
@@ -181,6 +224,26 @@ impl Deviation {
     /// Removes the deviation from a validation-only copy.
     fn remove(self, copy: &mut Module) {
         match self {
+            Deviation::TranslatorInternalOpcodes => {
+                // Their capabilities go; a result they define becomes an OpUndef of its type,
+                // so every use stays defined and the rest is judged as it is.
+                copy.retain_section(Section::Capability, |m, i| {
+                    !m.inst(i)
+                        .operand_word(0)
+                        .is_some_and(|w| JOINT_MATRIX_CAPABILITIES.contains(&w))
+                });
+                let internal: Vec<_> = copy
+                    .all_insts()
+                    .filter(|&i| is_translator_internal(copy.inst(i).opcode()))
+                    .collect();
+                for i in internal {
+                    let (ty, res) = (copy.inst(i).result_type(), copy.inst(i).result_id());
+                    if res.is_some() {
+                        copy.insert_before(i, spvopt_ir::Inst::new(Op::Undef, ty, res, &[]));
+                    }
+                    copy.erase(i);
+                }
+            }
             Deviation::MisplacedFunctionVariables => {
                 crate::legalize::function_variables::run(
                     copy,

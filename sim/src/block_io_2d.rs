@@ -154,6 +154,9 @@ pub struct Block2dParams {
     pub y: i64,
     /// How wide rows are dealt (not an operand: a simulator setting, default hardware).
     pub mapping: BlockLayout,
+    /// Alignment (bytes) the base address needs: [`BASE_ALIGNMENT`] in the extension; a
+    /// device may need less (Xe3P: 4 bytes; launch `"block_base_alignment"`).
+    pub base_alignment: u64,
 }
 
 /// How one instruction's block is shaped and dealt to invocations (see the module docs).
@@ -279,8 +282,16 @@ pub fn layout(op: Block2dOp, p: &Block2dParams, sg: Subgroup) -> Result<Block2dL
         return Err(err(Block2dLimit::TransformElementSize { element_size: es }));
     }
     sg.require_full_power_of_two(op.name())?;
-    if p.base % BASE_ALIGNMENT != 0 {
-        return Err(err(Block2dLimit::BaseAlignment { base: p.base }));
+    let align = if p.base_alignment == 0 {
+        BASE_ALIGNMENT
+    } else {
+        p.base_alignment
+    };
+    if p.base % align != 0 {
+        return Err(err(Block2dLimit::BaseAlignment {
+            base: p.base,
+            alignment: align,
+        }));
     }
     if !(MIN_MEMORY_WIDTH..=MAX_MEMORY_EXTENT).contains(&p.memory_width) {
         return Err(err(Block2dLimit::MemoryWidth {
@@ -629,6 +640,7 @@ mod tests {
             x: 0,
             y: 0,
             mapping: BlockLayout::Hardware,
+            base_alignment: BASE_ALIGNMENT,
         }
     }
 

@@ -19,6 +19,7 @@ use crate::subgroup::Subgroup;
 use crate::values::*;
 
 mod block_and_mma;
+mod genisa;
 
 fn uerr(msg: impl Into<String>) -> SimError {
     SimError::Undefined(msg.into())

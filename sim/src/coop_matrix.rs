@@ -21,6 +21,8 @@ use crate::program::{DInst, Program, Ty};
 use crate::tensor_addressing::{self as ta, Access, Layout, TypedView, View};
 use crate::values::*;
 
+mod joint_matrix;
+
 fn ub(msg: impl Into<String>) -> SimError {
     SimError::Undefined(msg.into())
 }

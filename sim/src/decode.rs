@@ -472,9 +472,17 @@ impl Program {
                     // Predicated loads and stores (SPV_INTEL_predicated_io) are not in
                     // `spirv::Op`: they run as `Load`/`Store` marked `predicated`.
                     let predicated = matches!(inst.opcode(), PREDICATED_LOAD | PREDICATED_STORE);
+                    let internal =
+                        if spvopt_ir::grammar::internal::is_translator_internal(inst.opcode()) {
+                            inst.opcode()
+                        } else {
+                            0
+                        };
                     let op = match inst.opcode() {
                         PREDICATED_LOAD => Op::Load,
                         PREDICATED_STORE => Op::Store,
+                        // Run by `Machine::joint_matrix`.
+                        _ if internal != 0 => Op::Nop,
                         _ => inst
                             .op()
                             .ok_or_else(|| merr(format!("unknown opcode {}", inst.opcode())))?,
@@ -550,18 +558,20 @@ impl Program {
                         term_at = ii;
                         break;
                     }
-                    if matches!(
-                        op,
-                        Op::Line
-                            | Op::NoLine
-                            | Op::LoopMerge
-                            | Op::SelectionMerge
-                            | Op::Nop
-                            | Op::LifetimeStart
-                            | Op::LifetimeStop
-                            | Op::AssumeTrueKHR
-                            | Op::Name
-                    ) {
+                    if internal == 0
+                        && matches!(
+                            op,
+                            Op::Line
+                                | Op::NoLine
+                                | Op::LoopMerge
+                                | Op::SelectionMerge
+                                | Op::Nop
+                                | Op::LifetimeStart
+                                | Op::LifetimeStop
+                                | Op::AssumeTrueKHR
+                                | Op::Name
+                        )
+                    {
                         continue;
                     }
                     let mut ext = "";
@@ -595,6 +605,7 @@ impl Program {
                         at: ii,
                         ext,
                         predicated,
+                        internal,
                     });
                 }
                 let term = term.ok_or_else(|| merr(format!("block %{label} has no terminator")))?;

@@ -185,7 +185,7 @@ pub enum Block2dLimit {
         multiple: u32,
     },
     /// UB unless "the per-subgroup source or destination base address is cache-line aligned".
-    BaseAlignment { base: u64 },
+    BaseAlignment { base: u64, alignment: u64 },
     /// UB unless "the per-invocation source or destination address is aligned to a multiple of
     /// the Element Size" (the Function-storage Dst/Src pointer).
     InvocationPointerAlignment { addr: u64, element_size: u32 },
@@ -238,11 +238,15 @@ impl fmt::Display for Block2dLimit {
                 f,
                 "Coordinate x {x} is not a multiple of {multiple} for {element_size}-byte elements"
             ),
-            Block2dLimit::BaseAlignment { base } => {
-                write!(
-                    f,
-                    "base address {base:#x} is not 64-byte (cache-line) aligned"
-                )
+            Block2dLimit::BaseAlignment { base, alignment } => {
+                if alignment == 64 {
+                    write!(
+                        f,
+                        "base address {base:#x} is not 64-byte (cache-line) aligned"
+                    )
+                } else {
+                    write!(f, "base address {base:#x} is not {alignment}-byte aligned")
+                }
             }
             Block2dLimit::InvocationPointerAlignment { addr, element_size } => write!(
                 f,

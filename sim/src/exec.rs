@@ -452,6 +452,7 @@ impl<'p> Machine<'p> {
                 }
                 return Ok(Flow::Barrier);
             }
+            Op::Nop if inst.internal != 0 => self.joint_matrix(sg, inst, mask)?,
             Op::MemoryBarrier | Op::Nop => {}
             Op::AtomicLoad
             | Op::AtomicStore

@@ -9,7 +9,8 @@
 //! The full format is documented in `sim/README.md` ("Launch files").
 //! Optional top-level fields: `"subgroup_size"` (used when the kernel has no SubgroupSize
 //! execution mode; default 16), `"max_steps"` (per-subgroup instruction budget) and
-//! `"block_layout"`: `"hardware"` (default) or `"spec"` (how 2D block IO deals rows wider than
+//! `"block_base_alignment"`: the alignment 2D block IO needs of its base (default 64, the
+//! extension's; 4 for Xe3P output), `"block_layout"`: `"hardware"` (default) or `"spec"` (how 2D block IO deals rows wider than
 //! subgroup-size dwords; see [`crate::block_io_2d`]).
 //!
 //! `buffer_random: N` is N **bytes** holding `N / size(type)` values (trailing bytes zero).
@@ -56,6 +57,9 @@ pub struct Launch {
     pub max_steps: u64,
     /// How 2D block IO deals rows wider than subgroup-size dwords (default: hardware).
     pub block_layout: BlockLayout,
+    /// Alignment (bytes) 2D block IO needs of its base address: 64 (the extension's rule,
+    /// the default) or what the device needs (4 on Xe3P, `spv-opt --target cri`).
+    pub block_base_alignment: u64,
 }
 
 /// Default per-subgroup step budget.
@@ -278,6 +282,7 @@ impl Launch {
             subgroup_size: None,
             max_steps: DEFAULT_MAX_STEPS,
             block_layout: BlockLayout::default(),
+            block_base_alignment: crate::block_io_2d::BASE_ALIGNMENT,
         }
     }
 
@@ -379,6 +384,17 @@ impl Launch {
                 ))
             })?,
         };
+        let block_base_alignment = match v.get("block_base_alignment") {
+            None => crate::block_io_2d::BASE_ALIGNMENT,
+            Some(a) => a
+                .as_u64()
+                .filter(|a| a.is_power_of_two() && *a <= crate::block_io_2d::BASE_ALIGNMENT)
+                .ok_or_else(|| {
+                    lerr(format!(
+                        "`block_base_alignment` must be a power of two up to 64, not {a}"
+                    ))
+                })?,
+        };
         Ok(Launch {
             kernel,
             global_size,
@@ -393,6 +409,7 @@ impl Launch {
                 .and_then(Value::as_u64)
                 .unwrap_or(DEFAULT_MAX_STEPS),
             block_layout,
+            block_base_alignment,
         })
     }
 

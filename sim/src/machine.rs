@@ -131,6 +131,8 @@ pub(crate) struct Machine<'p> {
     pub(crate) max_steps: u64,
     /// How 2D block loads/stores deal rows wider than the subgroup's dwords.
     pub block_layout: crate::block_io_2d::BlockLayout,
+    /// What 2D block IO needs of its base address (launch `"block_base_alignment"`).
+    pub block_base_alignment: u64,
     pub prefetched: HashSet<u64>,
     pub(crate) err_lane: Option<usize>,
     pub(crate) scratch: Vec<u8>,

@@ -144,6 +144,9 @@ pub struct DInst {
     /// memory operands) or `OpPredicatedStoreINTEL` (`op` = `Store`; operands: pointer,
     /// object, predicate, memory operands).
     pub predicated: bool,
+    /// A translator-internal DPC++ `joint_matrix` instruction (`op` = `Nop`): its opcode
+    /// (`spvopt_ir::grammar::internal`), 0 for every other instruction.
+    pub internal: u16,
 }
 
 /// A block: phis, body, terminator, reconvergence point.

@@ -103,6 +103,7 @@ pub fn run_with_progress(
         private_addr: Vec::new(),
         max_steps: launch.max_steps,
         block_layout: launch.block_layout,
+        block_base_alignment: launch.block_base_alignment,
         prefetched: HashSet::new(),
         err_lane: None,
         scratch: Vec::new(),

@@ -263,8 +263,27 @@ pub fn best_pass_time(
     (best, out.expect("at least one run"))
 }
 
-/// `-O` of `words` for every target, each output validated (SPIR-V 1.4 rules): the module per
-/// target. Panics naming the target when the pipeline fails or the output does not validate.
+/// `-O` of `words` for every target, each output validated by default validation (SPIR-V 1.4
+/// rules, the deviations `spvopt_passes::validate` tolerates warned about, as `spv-opt` does):
+/// the module per target. Panics naming the target when the pipeline fails or the output does
+/// not validate.
+pub fn optimized_for_every_target_tolerating(words: &[u32]) -> Vec<(Target, spvopt_ir::Module)> {
+    let pipeline = Pipeline::parse("O").expect("-O parses");
+    Target::all()
+        .into_iter()
+        .map(|target| {
+            let mut m = spvopt_ir::load_words(words).expect("the input loads");
+            run_pipeline(&pipeline, &mut m, &target, &mut Hooks::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", target.name));
+            spvopt_passes::validate::validate_module(&m, TargetEnv::Universal_1_4)
+                .unwrap_or_else(|e| panic!("{}: output does not validate: {e}", target.name));
+            (target, m)
+        })
+        .collect()
+}
+
+/// [`optimized_for_every_target_tolerating`] with spirv-val's rules alone (no tolerated
+/// deviation).
 pub fn optimized_for_every_target(words: &[u32]) -> Vec<(Target, spvopt_ir::Module)> {
     let pipeline = Pipeline::parse("O").expect("-O parses");
     Target::all()

@@ -1,7 +1,8 @@
 //! SPV_EXT_long_vector with `tests/fixtures/sim/long_vector.spvasm` (a 5-component
 //! `OpTypeVectorIdEXT` built, added to, shuffled and stored; expected values from the fixture's
 //! header): it assembles, validates, round-trips, disassembles, simulates to the expected bytes
-//! and keeps them through `-O` on every target.
+//! and keeps them through `-O` on every target; targets without `LongVectorEXT` (`cpu`) get
+//! `VectorAnyINTEL` vectors, the others keep the module's form.
 
 use std::path::{Path, PathBuf};
 
@@ -46,5 +47,55 @@ fn loads_validates_round_trips_and_simulates() {
 fn keeps_its_results_through_o_on_every_target() {
     for (target, m) in spvopt_tests::optimized_for_every_target(&words()) {
         check(&m, &target.name);
+        let dis = text::disassemble(&m.to_words()).unwrap();
+        let (long, any) = (
+            dis.contains("OpCapability LongVectorEXT") && dis.contains("OpTypeVectorIdEXT"),
+            dis.contains("OpCapability VectorAnyINTEL") && dis.contains("OpTypeVector %uint 5"),
+        );
+        assert_eq!(
+            (long, any),
+            (
+                target.features.long_vector_ext,
+                !target.features.long_vector_ext
+            ),
+            "{}:\n{dis}",
+            target.name
+        );
     }
+}
+
+#[test]
+fn a_count_that_is_not_a_constant_is_a_located_error_on_cpu() {
+    let src = std::fs::read_to_string(dir().join("long_vector.spvasm"))
+        .unwrap()
+        .replace(
+            "     %uint_5 = OpConstant %uint 5",
+            "     %uint_5 = OpSpecConstant %uint 5",
+        );
+    let mut m =
+        spvopt_ir::load_words(&text::assemble(&src, TargetEnv::Universal_1_4).unwrap()).unwrap();
+    let pipeline = spvopt_passes::Pipeline::parse("legalize").unwrap();
+    let cpu = spvopt_analysis::Target::cpu();
+    let e = spvopt_passes::run_pipeline(
+        &pipeline,
+        &mut m,
+        &cpu,
+        &mut spvopt_passes::Hooks::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("OpTypeVectorIdEXT") && e.contains("not a constant"),
+        "{e}"
+    );
+    // Targets that take LongVectorEXT keep it as it is.
+    let mut m =
+        spvopt_ir::load_words(&text::assemble(&src, TargetEnv::Universal_1_4).unwrap()).unwrap();
+    spvopt_passes::run_pipeline(
+        &pipeline,
+        &mut m,
+        &spvopt_analysis::Target::pvc(),
+        &mut spvopt_passes::Hooks::default(),
+    )
+    .unwrap();
 }

@@ -100,6 +100,7 @@ fn run_gemm(g: Gemm, m: u32, n: u32, k: u32) -> Result<(), String> {
         subgroup_size: None,
         max_steps: spvopt_sim::launch::DEFAULT_MAX_STEPS,
         block_layout: Default::default(),
+        block_base_alignment: spvopt_sim::block_io_2d::BASE_ALIGNMENT,
     };
     for path in [g.file.to_string(), format!("native/{}", g.file)] {
         let module = load(&path);
@@ -232,6 +233,7 @@ fn run_softmax(file: &str, wg: u64, rows: u32, cols: u32, programs: u64) {
         subgroup_size: None,
         max_steps: spvopt_sim::launch::DEFAULT_MAX_STEPS,
         block_layout: Default::default(),
+        block_base_alignment: spvopt_sim::block_io_2d::BASE_ALIGNMENT,
     };
     let out = spvopt_sim::run(&load(file), &launch).unwrap_or_else(|e| panic!("{file}: {e}"));
     let o = &out.buffers.iter().find(|x| x.0 == 0).unwrap().1;

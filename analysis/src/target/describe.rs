@@ -49,6 +49,23 @@ impl Target {
         if !self.features.buffer_prefetch {
             parts.push("no buffer prefetch".to_string());
         }
+        if self.block_shapes.iter().any(|r| {
+            r.op == BlockKind::Prefetch
+                && r.widths.iter().any(|&w| {
+                    r.counts.iter().any(|&c| {
+                        r.max_width_x_count.is_none_or(|m| w * c <= m)
+                            && u64::from(w) * u64::from(c) * u64::from(r.elem) > 64
+                    })
+                })
+        }) {
+            parts.push("256 B prefetch rows".to_string());
+        }
+        if self.features.block_io_2d && self.block_base_align < 64 {
+            parts.push(format!("2D block base {} B aligned", self.block_base_align));
+        }
+        if self.max_grf_per_thread() > 256 {
+            parts.push(format!("{}-GRF mode", self.max_grf_per_thread()));
+        }
         parts.join(", ")
     }
 
@@ -85,6 +102,43 @@ impl Target {
             "2D block IO",
             yes(self.features.block_io_2d).into(),
             src.block_io_2d,
+        );
+        row(
+            &mut s,
+            "2D block base",
+            if self.features.block_io_2d {
+                format!("{}-byte aligned", self.block_base_align)
+            } else {
+                "n/a".into()
+            },
+            src.block_base_align,
+        );
+        row(
+            &mut s,
+            "GRF modes",
+            if self.grf_modes.is_empty() {
+                "n/a".into()
+            } else {
+                format!("{} registers/thread", list(self.grf_modes))
+            },
+            src.grf_modes,
+        );
+        let mut long = Vec::new();
+        if self.features.vector_any_intel {
+            long.push("VectorAnyINTEL");
+        }
+        if self.features.long_vector_ext {
+            long.push("LongVectorEXT");
+        }
+        row(
+            &mut s,
+            "long vectors",
+            if long.is_empty() {
+                "no".into()
+            } else {
+                long.join(", ")
+            },
+            src.long_vectors,
         );
         row(&mut s, "DPAS", yes(self.features.dpas).into(), src.dpas);
         row(&mut s, "tf32 DPAS", yes(self.has_tf32()).into(), src.tf32);

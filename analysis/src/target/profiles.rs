@@ -95,6 +95,44 @@ const XE2_BLOCKS: &[BlockShapeRule] = &[
     rule(Prefetch, 8, P1_8, P1_32, C1, None),
 ];
 
+/// Xe3P (CRI): the Xe2 table, the wide transposes (§5.1 `supports2dBlockTranspose64ByteWidth()`:
+/// d32 H 1-32, W 1-16; d64 H 8-16, W 1-8) and the 256-byte prefetch rows (§5.1
+/// `supports2dBlockPrefetch256Bytes()`: H 1-32, Count 1-4, W x Count x elem = 256 bytes exactly).
+const XE3P_BLOCKS: &[BlockShapeRule] = &[
+    rule(Load, 1, P4_64, P1_32, C124, Some(64)),
+    rule(Load, 2, P2_32, P1_32, C124, Some(32)),
+    rule(Load, 4, P1_16, P1_32, C12, Some(16)),
+    rule(Load, 8, P1_8, P1_32, C1, None),
+    rule(LoadTransform, 1, P4_16, P4_32, C124, Some(64)),
+    rule(LoadTransform, 1, &[32], P4_32, C12, None),
+    rule(LoadTransform, 1, &[64], P4_32, C1, None),
+    rule(LoadTransform, 2, P2_16, P2_32, C124, Some(32)),
+    rule(LoadTransform, 2, &[32], P2_16, C1, None),
+    rule(LoadTranspose, 4, P1_16, P1_32, C1, None),
+    rule(LoadTranspose, 8, P1_8, &[8, 16], C1, None),
+    rule(Store, 1, P4_64, P1_8, C1, None),
+    rule(Store, 2, P2_32, P1_8, C1, None),
+    rule(Store, 4, P1_16, P1_8, C1, None),
+    rule(Store, 8, P1_8, P1_8, C1, None),
+    rule(Prefetch, 1, P4_64, P1_32, C124, Some(64)),
+    rule(Prefetch, 2, P2_32, P1_32, C124, Some(32)),
+    rule(Prefetch, 4, P1_16, P1_32, C12, Some(16)),
+    rule(Prefetch, 8, P1_8, P1_32, C1, None),
+    // 256 bytes per row: one (width, count) pair per row of the table.
+    rule(Prefetch, 1, &[64], P1_32, &[4], None),
+    rule(Prefetch, 1, &[128], P1_32, &[2], None),
+    rule(Prefetch, 1, &[256], P1_32, C1, None),
+    rule(Prefetch, 2, &[32], P1_32, &[4], None),
+    rule(Prefetch, 2, &[64], P1_32, &[2], None),
+    rule(Prefetch, 2, &[128], P1_32, C1, None),
+    rule(Prefetch, 4, &[16], P1_32, &[4], None),
+    rule(Prefetch, 4, &[32], P1_32, &[2], None),
+    rule(Prefetch, 4, &[64], P1_32, C1, None),
+    rule(Prefetch, 8, &[8], P1_32, &[4], None),
+    rule(Prefetch, 8, &[16], P1_32, &[2], None),
+    rule(Prefetch, 8, &[32], P1_32, C1, None),
+];
+
 /// The portable OpenCL table (§1.2, cl_intel_subgroup_2d_block_io v1.1.0), row by row.
 const OPENCL_BLOCKS: &[BlockShapeRule] = &[
     rule(Load, 1, &[32], P1_32, C12, None),
@@ -167,6 +205,13 @@ const OPENCL_MMA: &[MmaShape] = &[
 /// §1.5: "expected values 1,2,4,8,16,32,64" (power of two in [1, 64]).
 const PREFETCH_BYTES: &[u32] = &[1, 2, 4, 8, 16, 32, 64];
 
+/// §5.3: static register sharing (Xe-HP to Xe2): 128 or 256 registers per thread.
+const GRF_128_256: &[u32] = &[128, 256];
+/// §5.3: variable register targeting (Xe3+), without the SKU-gated 320 and 448.
+const GRF_XE3: &[u32] = &[32, 64, 96, 128, 160, 192, 256];
+/// §5.3: Xe3P adds 512 (`supports512GRFPerThread()`).
+const GRF_XE3P: &[u32] = &[32, 64, 96, 128, 160, 192, 256, 512];
+
 /// A profile constructor.
 type Profile = fn() -> Target;
 
@@ -175,6 +220,8 @@ const PROFILES: &[(&str, Profile)] = &[
     ("pvc", Target::pvc),
     ("bmg", Target::bmg),
     ("lnl", Target::lnl),
+    ("ptl", Target::ptl),
+    ("cri", Target::cri),
     ("dg2", Target::dg2),
     ("mtl", Target::mtl),
     ("generic", Target::generic),
@@ -199,6 +246,10 @@ const XE_HPC_SOURCES: Sources = Sources {
     block_shapes: "§2.2 IGC front-end table (Read, Transform (PVC), Prefetch, Write); \
                    §2.1 transpose row",
     mma_shapes: "§1.4 OpenCL table, rows \"Device min SG 16\" + tf32 row; §2.4 exec size 16",
+    block_base_align: "§1.1 (SPV_INTEL_2d_block_io: 64-byte aligned base); §2.1 base address",
+    grf_modes: "§5.3 (getSupportedGRFSizes(): 128 and 256 from Xe-HP to Xe2)",
+    long_vectors: "§6 (IGC SPIRVExtensions.td: SPV_INTEL_vector_compute and SPV_EXT_long_vector \
+                   both ExperimentalExtension on all platforms: accepted, not advertised)",
 };
 
 const XE2_SOURCES: Sources = Sources {
@@ -221,10 +272,14 @@ impl Target {
                 buffer_prefetch: true,
                 kernel_attributes: true,
                 predicated_io: true,
+                vector_any_intel: true,
+                long_vector_ext: true,
             },
             block_shapes: XE_HPC_BLOCKS,
             mma_shapes: SG16_MMA,
             prefetch_bytes: PREFETCH_BYTES,
+            block_base_align: 64,
+            grf_modes: GRF_128_256,
             sources: XE_HPC_SOURCES,
         }
     }
@@ -242,12 +297,16 @@ impl Target {
                 buffer_prefetch: true,
                 kernel_attributes: true,
                 predicated_io: true,
+                vector_any_intel: true,
+                long_vector_ext: true,
             },
             block_shapes: XE2_BLOCKS,
             // tf32 included: §4.1 (IGC's SIMD16 MMA table, chosen by hasExecSize16DPAS(), and
             // the SYCL runtime's matrix_combinations for intel_gpu_bmg_g21 both list it).
             mma_shapes: SG16_MMA,
             prefetch_bytes: PREFETCH_BYTES,
+            block_base_align: 64,
+            grf_modes: GRF_128_256,
             sources: XE2_SOURCES,
         }
     }
@@ -257,6 +316,49 @@ impl Target {
         Target {
             name: "lnl".into(),
             description: "Intel Core Ultra 200V graphics (Lunar Lake, Xe2)",
+            ..Target::bmg()
+        }
+    }
+
+    /// Intel Core Ultra series 3 (Panther Lake) graphics, Xe3: the Xe2 2D block table (no
+    /// 256-byte prefetch rows, no wide transposes: both Xe3P, §5.1), 64-byte base alignment
+    /// (§5.2), variable register targeting up to 256 registers (§5.3).
+    pub fn ptl() -> Target {
+        Target {
+            name: "ptl".into(),
+            description: "Intel Core Ultra series 3 graphics (Panther Lake, Xe3)",
+            grf_modes: GRF_XE3,
+            sources: Sources {
+                block_shapes: "§5.1 (the Xe2 rows: 64-element transforms are Xe2+, wide \
+                               transposes and 256-byte prefetch rows Xe3P only)",
+                tf32: "§4.1, §5.4 (SIMD16 MMA table; SYCL matrix_combinations lists tf32 for \
+                       ptl_h, ptl_u)",
+                block_base_align: "§5.2 (no source relaxes the 64 bytes on Xe3)",
+                grf_modes: "§5.3 (Xe3 variable register targeting, max 256)",
+                ..XE2_SOURCES
+            },
+            ..Target::bmg()
+        }
+    }
+
+    /// Intel Data Center GPU Crescent Island, Xe3P: wide transposes and 256-byte prefetch rows
+    /// (§5.1), 2D block bases aligned to 4 bytes (§5.2), a 512-GRF mode (§5.3).
+    pub fn cri() -> Target {
+        Target {
+            name: "cri".into(),
+            description: "Intel Data Center GPU (Crescent Island, Xe3P)",
+            block_shapes: XE3P_BLOCKS,
+            block_base_align: 4,
+            grf_modes: GRF_XE3P,
+            sources: Sources {
+                block_shapes: "§5.1 (Xe2 rows + WideTransposeConstraints + \
+                               Prefetch256BytesConstraints)",
+                tf32: "§4.1, §5.4 (IGC SIMD16 MMA table on every exec-size-16 DPAS part)",
+                mma_shapes: "§5.4 (SIMD16 table; FP8 and scaled MMA not modelled)",
+                block_base_align: "§5.2 (Triton PR #7697: CRI needs 4-byte aligned bases)",
+                grf_modes: "§5.3 (supports512GRFPerThread() = Xe3P; Triton retries with 512)",
+                ..XE2_SOURCES
+            },
             ..Target::bmg()
         }
     }
@@ -274,10 +376,14 @@ impl Target {
                 buffer_prefetch: true,
                 kernel_attributes: true,
                 predicated_io: true,
+                vector_any_intel: true,
+                long_vector_ext: true,
             },
             block_shapes: &[],
             mma_shapes: SG8_MMA,
             prefetch_bytes: PREFETCH_BYTES,
+            block_base_align: 64,
+            grf_modes: GRF_128_256,
             sources: Sources {
                 subgroup_sizes: "[inference] pre-Xe-HPC parts dispatch SIMD8/16/32 \
                                  (min SIMD16 only from Xe-HPC, §2.1)",
@@ -289,6 +395,9 @@ impl Target {
                 buffer_prefetch: "§1.5 (IGC implements it on LSC platforms)",
                 block_shapes: "§1.3 (no 2D block IO)",
                 mma_shapes: "§1.4 OpenCL table, rows \"Device min SG 8\"; §2.4 exec size 8",
+                block_base_align: "no 2D block IO",
+                grf_modes: "§5.3 (getSupportedGRFSizes(): 128 and 256 from Xe-HP to Xe2)",
+                long_vectors: "§6 (IGC: both extensions accepted on all platforms)",
             },
         }
     }
@@ -306,10 +415,14 @@ impl Target {
                 buffer_prefetch: true,
                 kernel_attributes: true,
                 predicated_io: true,
+                vector_any_intel: true,
+                long_vector_ext: true,
             },
             block_shapes: &[],
             mma_shapes: &[],
             prefetch_bytes: PREFETCH_BYTES,
+            block_base_align: 64,
+            grf_modes: GRF_128_256,
             sources: Sources {
                 subgroup_sizes: "[inference] as dg2 (min SIMD16 only from Xe-HPC, §2.1)",
                 grf: "§2.1 GRF size (32 B before Xe-HPC)",
@@ -319,6 +432,10 @@ impl Target {
                 buffer_prefetch: "§1.5 (IGC implements it on LSC platforms)",
                 block_shapes: "§1.3 (no 2D block IO)",
                 mma_shapes: "§2.4 (no DPAS)",
+                block_base_align: "no 2D block IO",
+                grf_modes: "§5.3 [inference] Xe-LPG counted with Xe-HP..Xe2 (static register \
+                            sharing: 128 and 256)",
+                long_vectors: "§6 (IGC: both extensions accepted on all platforms)",
             },
         }
     }
@@ -340,10 +457,14 @@ impl Target {
                 buffer_prefetch: false,
                 kernel_attributes: false,
                 predicated_io: false,
+                vector_any_intel: true,
+                long_vector_ext: false,
             },
             block_shapes: &[],
             mma_shapes: &[],
             prefetch_bytes: &[],
+            block_base_align: 64,
+            grf_modes: &[],
             sources: Sources {
                 subgroup_sizes: "docs/notes/opencl-cpu-runtime.md; tests/crosscheck runs SG \
                                  8, 16 and 32 kernels on it",
@@ -354,6 +475,11 @@ impl Target {
                 buffer_prefetch: "[measured] no cl_intel_subgroup_buffer_prefetch",
                 block_shapes: "no 2D block IO",
                 mma_shapes: "no DPAS",
+                block_base_align: "no 2D block IO",
+                grf_modes: "no register file",
+                long_vectors: "[measured] §6: the runtime builds and runs a 5-component \
+                               VectorAnyINTEL kernel and rejects LongVectorEXT (\"requires \
+                               unsupported capability\")",
             },
         }
     }
@@ -374,10 +500,14 @@ impl Target {
                 buffer_prefetch: true,
                 kernel_attributes: true,
                 predicated_io: true,
+                vector_any_intel: true,
+                long_vector_ext: true,
             },
             block_shapes: OPENCL_BLOCKS,
             mma_shapes: OPENCL_MMA,
             prefetch_bytes: PREFETCH_BYTES,
+            block_base_align: 64,
+            grf_modes: &[128],
             sources: Sources {
                 subgroup_sizes: "§1.2, §1.4 (SG 8 and 16 tables)",
                 grf: "§1.2 + §2.1 (2D block IO applies to min-SG-16 devices = Xe-HPC+, 64 B GRF)",
@@ -387,6 +517,9 @@ impl Target {
                 buffer_prefetch: "§1.5 cl_intel_subgroup_buffer_prefetch",
                 block_shapes: "§1.2 OpenCL table, row by row",
                 mma_shapes: "§1.4 OpenCL tables (both halves)",
+                block_base_align: "§1.2 (64-byte aligned base)",
+                grf_modes: "§5.3 (128, the one mode every device has)",
+                long_vectors: "[inference] §6: IGC takes both on every platform",
             },
         }
     }

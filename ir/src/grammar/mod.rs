@@ -5,6 +5,7 @@
 //! reports every operand; the loader uses it to validate structure (strings terminated, ids below
 //! the bound), and the IR uses it to find and rewrite id operands. Nothing allocates.
 
+pub mod internal;
 pub(crate) mod tables;
 
 use crate::id::Id;
@@ -192,10 +193,14 @@ pub fn is_known_extension(name: &str) -> bool {
         .any(|r| r.extensions.contains(&name))
 }
 
-/// Looks up the grammar of a core opcode.
+/// Looks up the grammar of a core opcode (SPIRV-Headers' grammar, then the translator-internal
+/// instructions of [`internal`]).
 pub fn inst_desc(opcode: u16) -> Option<&'static InstDesc> {
-    let i = *tables::OPCODE_INDEX.get(opcode as usize)?;
-    tables::INSTRUCTIONS.get(i as usize)
+    match tables::OPCODE_INDEX.get(opcode as usize) {
+        Some(&i) if i != u16::MAX => tables::INSTRUCTIONS.get(i as usize),
+        // Not in SPIRV-Headers: the translator-internal instructions real producers emit.
+        _ => internal::inst_desc(opcode),
+    }
 }
 
 /// Name of an opcode, `"Op<number>"`-free: `None` for opcodes the grammar does not know.

@@ -16,7 +16,8 @@
 //! column: lower rows in lower bits), which is the form DPAS consumes.
 //!
 //! Legality (`cl_intel_subgroup_2d_block_io`; each either folded to a constant or checked at
-//! run time): base 64-byte aligned (the `Aligned` memory operand, or the pointer's value),
+//! run time): base aligned as the target needs (64 bytes, 4 on `cri`; the `Aligned` memory
+//! operand, or the pointer's value),
 //! surface width `dim1·E` in 64..2^24 and a multiple of 4, height `dim0` in 1..2^24, pitch
 //! `stride0·E` at least the width, at most 2^24 and a multiple of 16, `x·E` a multiple of 4.
 //! Out of bounds the hardware reads 0 and drops writes: the specification's result for loads
@@ -248,15 +249,17 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
     let p3 = b.cmp(Op::IEqual, p15, zero);
     push(b, p3, "pitch not a multiple of 16 bytes".into());
     // Base alignment.
+    // Base alignment: the target's (64 bytes in the extension; 4 on Xe3P).
+    let align = r.target.block_base_alignment().max(1);
     match r.aligned {
-        Some(a) if a % 64 == 0 => {}
+        Some(a) if a % align == 0 => {}
         _ => {
             let u64t = b.u64t();
             let addr = b.val(Op::ConvertPtrToU, u64t, &[ptr.word()]);
-            let c63 = k(b, 63);
-            let low = b.op64(Op::BitwiseAnd, addr, c63);
+            let mask = k(b, u64::from(align - 1));
+            let low = b.op64(Op::BitwiseAnd, addr, mask);
             let al = b.cmp(Op::IEqual, low, zero);
-            push(b, al, "base pointer not 64-byte aligned".into());
+            push(b, al, format!("base pointer not {align}-byte aligned"));
         }
     }
     // Out-of-bounds agreement: zero fill / dropped writes, or a tile wholly inside.

@@ -8,8 +8,9 @@
 //! grammar does not list are added from types: `OpTypeInt` 8/16/64 → Int8/Int16/Int64 (other
 //! widths → Int4TypeINTEL / ArbitraryPrecisionIntegersALTERA), `OpTypeFloat` 16 → Float16 or
 //! Float16Buffer (whichever is declared; Float16 when neither), 64 → Float64, vectors of 8/16
-//! components → Vector16, other counts above 4 → VectorAnyINTEL, 64-bit integer atomics →
-//! Int64Atomics, body-less functions → Linkage.
+//! components → Vector16, other counts above 4 → VectorAnyINTEL or LongVectorEXT (whichever is declared), 64-bit integer atomics →
+//! Int64Atomics, body-less functions → Linkage; DPC++ joint_matrix's translator-internal
+//! instructions (not in the grammar) → their capabilities 6192 / 6411 / 6435.
 //! - Capabilities: a requirement is met when one of its capabilities is declared or implicitly
 //!   declared by a declared one (closure under "Implicitly Declares"); otherwise the first
 //!   listed one is added (for Kernel modules, the first that does not imply Shader). A
@@ -155,6 +156,7 @@ fn collect_needs(m: &Module) -> Vec<Need> {
     let (int8, int16, int64) = (cap("Int8"), cap("Int16"), cap("Int64"));
     let (float16, float16_buffer, float64) = (cap("Float16"), cap("Float16Buffer"), cap("Float64"));
     let (vector16, vector_any) = (cap("Vector16"), cap("VectorAnyINTEL"));
+    let long_vector = cap("LongVectorEXT");
     // SPV_ALTERA_arbitrary_precision_integers (rev 7 name; the INTEL name is an alias).
     let arbitrary = cap("ArbitraryPrecisionIntegersALTERA");
     let int4 = cap("Int4TypeINTEL");
@@ -167,6 +169,11 @@ fn collect_needs(m: &Module) -> Vec<Need> {
         }
         if let Some(r) = inst_requirements(op) {
             needs.grammar(r, i);
+        }
+        // DPC++ joint_matrix's translator-internal instructions: not in the grammar, their
+        // capabilities neither (spvopt_ir::grammar::internal).
+        if let Some(c) = spvopt_ir::grammar::internal::capability_of(op) {
+            needs.push(Need::caps(vec![c], i));
         }
         if spvopt_ir::grammar::may_have_enum_operands(op) {
             let _ = m.walk_enums(inst, |k, v| {
@@ -194,7 +201,10 @@ fn collect_needs(m: &Module) -> Vec<Need> {
             Some(Op::TypeVector) => match inst.operand_word(1) {
                 Some(8 | 16) => needs.push(Need::caps(vec![vector16], i)),
                 Some(2..=4) | None => {}
-                Some(_) => needs.push(Need::caps(vec![vector_any], i)),
+                // Either capability allows any count (SPV_EXT_long_vector: "OpTypeVector may
+                // have any Component Count" under LongVectorEXT); VectorAnyINTEL first, the one
+                // every profile takes (long_vectors.rs removes LongVectorEXT where it is not).
+                Some(_) => needs.push(Need::caps(vec![vector_any, long_vector], i)),
             },
             Some(op) if op_class(op).intersects(OpClass::ATOMIC) => {
                 // The value type: the result type, or the stored value's type (OpAtomicStore).

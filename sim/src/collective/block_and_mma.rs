@@ -129,6 +129,7 @@ impl<'p> Machine<'p> {
             x,
             y,
             mapping: self.block_layout,
+            base_alignment: self.block_base_alignment,
         };
         let shape_sg = self.sg_shape(sg);
         let key = format!(
@@ -264,6 +265,10 @@ impl<'p> Machine<'p> {
                 [args[1], args[2], args[3], args[4]],
                 args.get(5).copied(),
             );
+        }
+        if let Some(op) = spvopt_analysis::builtin_names::parse_genisa_block(name) {
+            let ret_ty = p.funcs[callee].ret_ty;
+            return self.genisa_block2d(sg, mask, op, &args, inst.res, ret_ty);
         }
         if let Some((mut operands, k)) = parse_mma_name(name) {
             if args.len() != 3 {

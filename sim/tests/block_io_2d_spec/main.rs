@@ -55,6 +55,7 @@ fn params(es: u32, w: u32, h: u32, count: u32, base: u64) -> Block2dParams {
         x: 0,
         y: 0,
         mapping: BlockLayout::Hardware,
+        base_alignment: spvopt_sim::block_io_2d::BASE_ALIGNMENT,
     }
 }
 
@@ -148,6 +149,7 @@ fn example_3_width_greater_than_subgroup_size() {
         // the literal reading, for every element size
         let p = Block2dParams {
             mapping: BlockLayout::Spec,
+            base_alignment: spvopt_sim::block_io_2d::BASE_ALIGNMENT,
             ..params(es, 8, 2, 1, base)
         };
         let r = load(&mem, LoadKind::Plain, &p, sg(4)).unwrap();

@@ -35,6 +35,7 @@ fn arbitrary_operands_never_panic() {
             } else {
                 BlockLayout::Spec
             },
+            base_alignment: pick(next(), &[0, 4, 64]) as u64,
         };
         let n = Subgroup::full(pick(next(), &[1, 4, 8, 16, 32, 3]) as u32);
         let kind =
@@ -93,6 +94,7 @@ fn random_shapes_match_the_prose_mapping() {
             } else {
                 BlockLayout::Spec
             },
+            base_alignment: spvopt_sim::block_io_2d::BASE_ALIGNMENT,
         };
         let r = load(&mem, kind, &p, sg(n)).unwrap();
         let (w, h) = (p.block_width as i64, p.block_height as i64);

@@ -99,12 +99,18 @@ fn every_restriction_is_reported() {
         (
             Load,
             with(&|p| p.base = base + 32),
-            Block2dLimit::BaseAlignment { base: base + 32 },
+            Block2dLimit::BaseAlignment {
+                base: base + 32,
+                alignment: 64,
+            },
         ),
         (
             Store,
             with(&|p| p.base = base + 8),
-            Block2dLimit::BaseAlignment { base: base + 8 },
+            Block2dLimit::BaseAlignment {
+                base: base + 8,
+                alignment: 64,
+            },
         ),
         (
             Load,
@@ -226,6 +232,31 @@ fn subgroup_restrictions() {
     assert_eq!(issue(sg(0)), SubgroupIssue::Empty);
     assert_eq!(issue(sg(1 << 12)), SubgroupIssue::TooLarge);
     assert!(layout(Block2dOp::Load, &p, sg(1)).is_ok());
+}
+
+#[test]
+fn a_device_may_need_less_base_alignment() {
+    // Xe3P (Triton PR #7697): 4-byte aligned bases; the extension's 64 stays the default.
+    let mut p = params(2, 16, 8, 1, 0x10_0024);
+    assert_eq!(
+        limit_of(Block2dOp::Load, &p, sg(16)),
+        Block2dLimit::BaseAlignment {
+            base: 0x10_0024,
+            alignment: 64
+        }
+    );
+    p.base_alignment = 4;
+    assert!(layout(Block2dOp::Load, &p, sg(16)).is_ok());
+    p.base = 0x10_0026;
+    let l = limit_of(Block2dOp::Store, &p, sg(16));
+    assert_eq!(
+        l,
+        Block2dLimit::BaseAlignment {
+            base: 0x10_0026,
+            alignment: 4
+        }
+    );
+    assert_eq!(l.to_string(), "base address 0x100026 is not 4-byte aligned");
 }
 
 #[test]

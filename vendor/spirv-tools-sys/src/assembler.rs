@@ -29,6 +29,9 @@ pub enum DisassembleOptions {
     FriendlyNames = 0x40,
     /// Add some comments to the generated assembly
     Comment = 0x80,
+    /// spv-opt patch: print instructions of unknown opcodes as `OpUnknown(opcode, words)`
+    /// with raw operand words (SPV_BINARY_TO_TEXT_OPTION_HANDLE_UNKNOWN_OPCODES, SPV_BIT(10)).
+    HandleUnknownOpcodes = 0x400,
 }
 
 unsafe extern "C" {

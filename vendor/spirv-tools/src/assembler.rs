@@ -44,6 +44,9 @@ pub struct DisassembleOptions {
     pub use_friendly_names: bool,
     /// Add some comments to the generated assembly
     pub comment: bool,
+    /// spv-opt patch: print instructions of unknown opcodes as `OpUnknown(opcode, words)`
+    /// with raw operand words instead of failing.
+    pub handle_unknown_opcodes: bool,
 }
 
 impl Default for DisassembleOptions {
@@ -56,6 +59,7 @@ impl Default for DisassembleOptions {
             no_header: false,
             use_friendly_names: true,
             comment: true,
+            handle_unknown_opcodes: false,
         }
     }
 }
@@ -91,6 +95,10 @@ impl Into<u32> for DisassembleOptions {
 
         if self.comment {
             res |= spirv_tools_sys::assembler::DisassembleOptions::Comment as u32;
+        }
+
+        if self.handle_unknown_opcodes {
+            res |= spirv_tools_sys::assembler::DisassembleOptions::HandleUnknownOpcodes as u32;
         }
 
         res
