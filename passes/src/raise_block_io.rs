@@ -47,7 +47,7 @@ use std::collections::HashMap;
 use spirv::{Op, StorageClass};
 use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::decorations::Decorations;
-use spvopt_analysis::lane_map::{Coef, LaneMap, Poly};
+use spvopt_analysis::lane_map::{LaneMap, Poly};
 use spvopt_analysis::loops::LoopId;
 use spvopt_analysis::types::pointer_of;
 use spvopt_analysis::{
@@ -58,15 +58,18 @@ use spvopt_ir::{FuncId, Id, InstId, Interner, Module};
 use crate::legalize::{capabilities, location};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
+mod available;
 mod dont_care;
 mod emit;
 mod epilogue;
 mod plan;
 mod rewrite;
 mod staging;
+mod store_rewrite;
 mod tidy;
 mod trace;
 
+use available::unavailable;
 use plan::{OperandPlan, OperandReject, Planner};
 use rewrite::{apply, LoopPlan, Planned};
 use staging::{Staging, StagingReject};
@@ -610,120 +613,6 @@ fn is_dispatcher(m: &Module, f: FuncId) -> bool {
         && (ret.is(Op::Return) || ret.is(Op::ReturnValue))
 }
 
-/// Why a plan's block operation cannot go right before `at` (in `f`), if it cannot: an atom of
-/// its coordinates is neither available there nor recomputable from available values, a
-/// condition is not available, its base is not a parameter, or its surface is not a function
-/// of the kernel's arguments (the run-time check computes it before the body).
-fn unavailable(
-    m: &Module,
-    dom: &Dominators,
-    f: FuncId,
-    at: InstId,
-    p: &OperandPlan,
-    recompute_conds: bool,
-) -> Option<(&'static str, String)> {
-    let at_block = m.inst_block(at)?;
-    let available = |a: Id| -> bool {
-        let Some(d) = m.def(a) else { return true };
-        match m.inst_block(d) {
-            None => true,
-            Some(b) if b == at_block => {
-                let mut i = m.prev_inst(at);
-                while let Some(x) = i {
-                    if x == d {
-                        return true;
-                    }
-                    i = m.prev_inst(x);
-                }
-                false
-            }
-            Some(b) => dom.dominates(b, at_block),
-        }
-    };
-    // An atom computed where the data is not visible (in a masked block) is recomputed at the
-    // insertion point when it is a pure function of available values.
-    let recomputable = |a: Id| -> bool {
-        let mut stack = vec![a];
-        let mut steps = 0;
-        while let Some(v) = stack.pop() {
-            steps += 1;
-            if steps > 64 {
-                return false;
-            }
-            if available(v) {
-                continue;
-            }
-            let Some(d) = m.def(v) else { return false };
-            let inst = m.inst(d);
-            if inst.is(Op::Phi) || !crate::util::is_side_effect_free(m, inst) || inst.is(Op::Load) {
-                return false;
-            }
-            m.for_each_used_id(d, |u| {
-                if m.def(u).and_then(|x| m.inst_block(x)).is_some() {
-                    stack.push(u);
-                }
-            });
-        }
-        true
-    };
-    let atoms_of = |polys: &[&Poly]| -> Vec<Id> {
-        let mut v = Vec::new();
-        for poly in polys {
-            for (mono, _) in poly.terms() {
-                v.extend(mono.iter().copied());
-            }
-        }
-        v
-    };
-    let mut coords: Vec<&Poly> = p.x.iter().chain(&p.y).collect();
-    coords.extend([&p.pitch, &p.width, &p.height]);
-    let params: Vec<Id> = m
-        .function(f)
-        .header
-        .iter()
-        .filter_map(|&h| m.inst(h).result_id())
-        .collect();
-    if !atoms_of(&coords).iter().all(|&a| recomputable(a))
-        || !p.uniform_conds.iter().all(|c| {
-            if recompute_conds {
-                recomputable(c.0)
-            } else {
-                available(c.0)
-            }
-        })
-        || !params.contains(&p.base)
-    {
-        return Some((
-            "rejected_not_available",
-            "a value its address needs is not available where the data is".into(),
-        ));
-    }
-    let mut surface: Vec<&Poly> = vec![&p.pitch, &p.width, &p.height];
-    for (l, r) in &p.at_least {
-        surface.push(l);
-        surface.push(r);
-    }
-    let mut bad: Vec<String> = Vec::new();
-    for a in atoms_of(&surface)
-        .into_iter()
-        .chain(p.nonneg_checks.iter().copied())
-    {
-        if !emit::copyable(m, f, a) && !bad.contains(&format!("%{}", a.word())) {
-            bad.push(format!("%{}", a.word()));
-        }
-    }
-    if !bad.is_empty() {
-        return Some((
-            "rejected_surface_not_invariant",
-            format!(
-                "the surface (width, height, pitch) is not a function of kernel arguments ({})",
-                bad.join(", ")
-            ),
-        ));
-    }
-    None
-}
-
 /// MMA operands in the module (for statistics on targets without 2D block IO).
 fn count_candidates(m: &Module) -> u64 {
     let mut n = 0;
@@ -746,178 +635,4 @@ fn count_candidates(m: &Module) -> u64 {
         n += seen.len() as u64;
     }
     n
-}
-
-/// Whether every Workgroup load of the function outside the loop reads only bytes that
-/// stores after the loop write again before it (so removing the loop's stores changes
-/// nothing it reads): each such store dominates the load, and is itself dominated by the
-/// loop's header without being in the loop.
-fn loads_outside_are_rewritten(
-    m: &Module,
-    dec: &Decorations,
-    dom: &Dominators,
-    p: &Planned,
-    lp: &LoopPlan,
-) -> bool {
-    let lanes = &p.lane_map;
-    let f = p.func;
-    let Some(loop_block) = m.inst_block(lp.barrier) else {
-        return false;
-    };
-    let in_loop = |b| {
-        lp.staging_stores
-            .iter()
-            .chain(&lp.staging_loads)
-            .chain(&lp.barriers)
-            .any(|&i| m.inst_block(i) == Some(b))
-    };
-    let mut outside_loads = Vec::new();
-    let mut outside_stores = Vec::new();
-    for &b in &m.function(f).blocks {
-        for i in m.block_insts(b) {
-            if lp.staging_stores.contains(&i) || lp.staging_loads.contains(&i) {
-                continue;
-            }
-            let inst = m.inst(i);
-            let Some(ls) = spvopt_ir::opcode_class::load_store(inst.opcode()) else {
-                continue;
-            };
-            let Some(ptr) = inst.operand_id(ls.pointer) else {
-                continue;
-            };
-            let wg = m
-                .type_of(ptr)
-                .and_then(|t| pointer_of(m, t))
-                .is_some_and(|(sc, _)| sc == StorageClass::Workgroup as u32);
-            if !wg {
-                continue;
-            }
-            if ls.predicate.is_some() {
-                // A predicated Workgroup access: what it reads or writes is not followed.
-                return false;
-            }
-            if inst.is(Op::Load) {
-                outside_loads.push((i, b, ptr));
-            } else {
-                outside_stores.push((i, b, ptr));
-            }
-        }
-    }
-    let size_of = |id: Id| {
-        m.type_of(id)
-            .and_then(|t| spvopt_analysis::types::size_of(m, dec, t))
-    };
-    // Whether instruction a (in block ab) comes before b (in block bb) on every path.
-    let before = |a: InstId, ab, b: InstId, bb| {
-        if ab == bb {
-            let mut i = m.next_inst(a);
-            while let Some(x) = i {
-                if x == b {
-                    return true;
-                }
-                i = m.next_inst(x);
-            }
-            false
-        } else {
-            dom.dominates(ab, bb)
-        }
-    };
-    // Whether the loop can run after `from` (a path from `from` to the loop's block).
-    let mut reach_cache: HashMap<spvopt_ir::BlockId, bool> = HashMap::new();
-    let reaches = |from: spvopt_ir::BlockId,
-                   to: spvopt_ir::BlockId,
-                   cache: &mut HashMap<spvopt_ir::BlockId, bool>|
-     -> bool {
-        if let Some(&r) = cache.get(&from) {
-            return r;
-        }
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![from];
-        let mut found = false;
-        while let Some(b) = stack.pop() {
-            if b == to {
-                found = true;
-                break;
-            }
-            if !seen.insert(b) {
-                continue;
-            }
-            spvopt_analysis::cfg::for_each_successor(m, b, |x| stack.push(x));
-        }
-        cache.insert(from, found);
-        found
-    };
-    // Every byte the stores outside the loop write, once: (root, offset) -> the stores.
-    let mut writers: spvopt_analysis::fxhash::FxHashMap<(Id, i64), Vec<usize>> = Default::default();
-    for (k, &(st, sb, sptr)) in outside_stores.iter().enumerate() {
-        if in_loop(sb) {
-            continue;
-        }
-        let Some(sp) = lanes.poly(sptr) else { continue };
-        let Some(sroot) = workgroup_root(sp) else {
-            continue;
-        };
-        let Some(ssize) = m.inst(st).operand_id(1).and_then(size_of) else {
-            continue;
-        };
-        let off = sp.constant_part();
-        for l in 0..lanes.lanes {
-            for b in 0..ssize as i64 {
-                writers.entry((sroot, off.at(l) + b)).or_default().push(k);
-            }
-        }
-    }
-    for &(ld, lb, ptr) in &outside_loads {
-        if in_loop(lb) {
-            // A Workgroup load of the loop that is not part of the staging.
-            return false;
-        }
-        let Some(pp) = lanes.poly(ptr) else {
-            return false;
-        };
-        let Some(size) = m.inst(ld).result_id().and_then(size_of) else {
-            return false;
-        };
-        let Some(root) = workgroup_root(pp) else {
-            return false;
-        };
-        // Which stores count for this load: before it on every path, the loop not after them.
-        let mut counts: Vec<Option<bool>> = vec![None; outside_stores.len()];
-        let off = pp.constant_part();
-        for l in 0..lanes.lanes {
-            for b in 0..size as i64 {
-                let Some(ws) = writers.get(&(root, off.at(l) + b)) else {
-                    return false;
-                };
-                let mut covered = false;
-                for &k in ws {
-                    let ok = *counts[k].get_or_insert_with(|| {
-                        let (st, sb, _) = outside_stores[k];
-                        before(st, sb, ld, lb) && !reaches(sb, loop_block, &mut reach_cache)
-                    });
-                    if ok {
-                        covered = true;
-                        break;
-                    }
-                }
-                if !covered {
-                    return false;
-                }
-            }
-        }
-    }
-    true
-}
-
-/// The root of a Workgroup address: its one atom (coefficient 1), the rest a table.
-fn workgroup_root(p: &Poly) -> Option<Id> {
-    let mut root = None;
-    for (mono, c) in p.terms() {
-        match mono.as_slice() {
-            [] => {}
-            [a] if matches!(c, Coef::Same(1)) && root.is_none() => root = Some(*a),
-            _ => return None,
-        }
-    }
-    root
 }

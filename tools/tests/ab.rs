@@ -268,15 +268,22 @@ fn corpus_ab_run_is_equivalent_in_all_formats() {
     assert!(kernels[0]["a"]["sim"]["block2d_messages"]
         .as_u64()
         .is_some());
-    // Ordinary memory traffic beside the 2D block counters: the GEMM built without 2D block IO
-    // stages its tiles through local memory.
+    // Ordinary memory traffic beside the 2D block counters, for every kernel; some kernels
+    // still go through local memory after -O (raise-block-io took the GEMMs' staging away).
+    assert!(kernels.iter().all(|k| {
+        let sim = &k["b"]["sim"];
+        sim["memory"]["local"]["load"]["messages"].is_u64()
+            && sim["memory_messages"].is_u64()
+            && sim["memory_lines"].is_u64()
+    }));
+    assert!(kernels
+        .iter()
+        .any(|k| k["b"]["sim"]["memory"]["local"]["load"]["messages"].as_u64() > Some(0)));
     let no2d = kernels
         .iter()
         .find(|k| k["kernel"].as_str().unwrap().contains("_pvc_no2d"))
         .unwrap();
-    let sim = &no2d["b"]["sim"];
-    assert!(sim["memory"]["local"]["load"]["messages"].as_u64().unwrap() > 0);
-    assert!(sim["memory_messages"].as_u64().unwrap() > 0 && sim["memory_lines"].is_u64());
+    assert!(no2d["b"]["sim"]["memory_messages"].as_u64().is_some());
     assert!(table.contains("local memory messages"), "{table}");
     // The table leads with the kernels that changed (each measure A -> B; split-block-loads
     // changes the 2D block messages of the block-pointer GEMMs), then the ones the same in A

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use spirv::{BuiltIn, Op, StorageClass};
 use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::lane_map::{Coef, Poly};
+use spvopt_analysis::types::pointer_of;
+use spvopt_analysis::Dominators;
 use spvopt_ir::{BlockId, FuncId, Id, Inst, InstId, Interner, Module, Section};
 
 use crate::cfg_edit::move_block_before;
@@ -524,4 +526,91 @@ pub fn copy_tree(
     m.map_used_ids(ni, |u| map.get(&u).copied().unwrap_or(u));
     memo.insert(id, r);
     Some(r)
+}
+
+/// Makes `Builder::atom_map[a]` a value of the clone available at the builder's insertion point
+/// (`at` in the original): the clone's copy of `a` when `a` dominates `at`, else a recomputation
+/// of `a`'s pure definition there (operands first).
+pub fn recompute_in_clone(
+    b: &mut Builder,
+    dom: &Dominators,
+    at: InstId,
+    a: Id,
+    corr: &HashMap<InstId, InstId>,
+) {
+    let m = &*b.m;
+    let Some(d) = m.def(a) else { return };
+    let Some(db) = m.inst_block(d) else { return };
+    let Some(ab) = m.inst_block(at) else { return };
+    let before = if db == ab {
+        let mut i = m.prev_inst(at);
+        let mut found = false;
+        while let Some(x) = i {
+            if x == d {
+                found = true;
+                break;
+            }
+            i = m.prev_inst(x);
+        }
+        found
+    } else {
+        dom.dominates(db, ab)
+    };
+    if before || !corr.contains_key(&d) {
+        return;
+    }
+    let mut used = Vec::new();
+    m.for_each_used_id(d, |u| used.push(u));
+    let mut inst = m.inst(d).clone();
+    for u in used {
+        recompute_in_clone(b, dom, at, u, corr);
+    }
+    let r = b.m.fresh_id();
+    inst.set_result_id(r);
+    let ni = b.m.insert_before(b.at, inst);
+    let map = b.atom_map.clone();
+    b.m.map_used_ids(ni, |u| map.get(&u).copied().unwrap_or(u));
+    b.atom_map.insert(a, r);
+}
+
+/// The subgroup id's bits (lid.x / SG in a (n, 1, 1) work-group, which the dispatch checks),
+/// lowest first, as many as `n_sub` subgroups need.
+pub fn subgroup_bits(b: &mut Builder, sg_var: Id, n_sub: usize) -> Result<Vec<Id>, String> {
+    let u32t = b.int(32);
+    let sg_ty =
+        b.m.def_inst(sg_var)
+            .and_then(|v| v.result_type())
+            .and_then(|pt| pointer_of(b.m, pt))
+            .map(|(_, t)| t)
+            .ok_or("subgroup id type")?;
+    let sgid = b.op(Op::Load, sg_ty, &[sg_var.word()]);
+    let sgid = b.resize(sgid, 32);
+    let mut bits = Vec::new();
+    let one = b.konst(32, 1);
+    let mut k = 0;
+    while (1usize << k) < n_sub {
+        let sh = b.konst(32, k as i64);
+        let v = b.op(Op::ShiftRightLogical, u32t, &[sgid.word(), sh.word()]);
+        bits.push(b.op(Op::BitwiseAnd, u32t, &[v.word(), one.word()]));
+        k += 1;
+    }
+    Ok(bits)
+}
+
+/// A new Function variable of type `ty` in the entry block of `f` (where SPIR-V requires it).
+pub fn function_variable(b: &mut Builder, f: FuncId, ty: Id) -> Result<Id, String> {
+    let pty = b.types.pointer(b.m, StorageClass::Function, ty);
+    let var = b.m.fresh_id();
+    let entry = *b.m.function(f).blocks.first().ok_or("empty copy")?;
+    let first = b.m.block_first(entry).ok_or("empty entry")?;
+    b.m.insert_before(
+        first,
+        Inst::new(
+            Op::Variable,
+            Some(pty),
+            Some(var),
+            &[StorageClass::Function as u32],
+        ),
+    );
+    Ok(var)
 }

@@ -382,7 +382,7 @@ impl Context<'_> {
             let root = self
                 .lanes
                 .poly(ptr)
-                .and_then(super::workgroup_root)
+                .and_then(super::staging::workgroup_root)
                 .ok_or((StoreReject::NoWriter, Some(i)))?;
             if !roots.contains(&root) {
                 roots.push(root);

@@ -14,14 +14,16 @@ use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::lane_map::{Coef, LaneMap, Poly};
 use spvopt_analysis::types::pointer_of;
 use spvopt_analysis::Dominators;
-use spvopt_ir::{FuncId, Id, Inst, InstId, Interner, Module};
+use spvopt_ir::{FuncId, Id, InstId, Interner, Module};
 
 use super::emit::{
-    self, builtin_u32, builtin_vec3, clone_function, dispatch, load_opcode, remove_dead, Builder,
+    self, builtin_u32, builtin_vec3, clone_function, dispatch, function_variable, load_opcode,
+    recompute_in_clone, remove_dead, subgroup_bits, Builder,
 };
 use super::epilogue::EpiloguePlan;
 use super::plan::OperandPlan;
-use super::{loads_outside_are_rewritten, tidy, Slot};
+use super::staging::loads_outside_are_rewritten;
+use super::{tidy, Slot};
 use crate::legalize::location;
 use crate::pass::Statistics;
 
@@ -73,7 +75,17 @@ pub(super) fn apply(
     let outside_ok: Vec<bool> = p
         .loops
         .iter()
-        .map(|lp| loads_outside_are_rewritten(m, dec, dom, &p, lp))
+        .map(|lp| {
+            loads_outside_are_rewritten(
+                m,
+                dec,
+                dom,
+                &p.lane_map,
+                p.func,
+                (&lp.staging_stores, &lp.staging_loads, &lp.barriers),
+                lp.barrier,
+            )
+        })
         .collect();
     let loop_plans: Vec<&[(Id, OperandPlan, Vec<Slot>)]> =
         p.loops.iter().map(|l| l.plans.as_slice()).collect();
@@ -143,19 +155,7 @@ pub(super) fn apply(
             let pv = b.poly(&plan.pitch, 32).ok_or("pitch")?;
             let coord = b.op(Op::CompositeConstruct, v2, &[xv.word(), yv.word()]);
             let ty = b.m.type_of(*x).ok_or("operand type")?;
-            let pty = b.types.pointer(b.m, StorageClass::Function, ty);
-            let var = b.m.fresh_id();
-            let entry = *b.m.function(fast).blocks.first().ok_or("empty copy")?;
-            let first = b.m.block_first(entry).ok_or("empty entry")?;
-            b.m.insert_before(
-                first,
-                Inst::new(
-                    Op::Variable,
-                    Some(pty),
-                    Some(var),
-                    &[StorageClass::Function as u32],
-                ),
-            );
+            let var = function_variable(&mut b, fast, ty)?;
             let (e, w, h, c) = plan.shape;
             let ek = b.konst(32, i64::from(e));
             let wk = b.konst(32, i64::from(w));
@@ -257,7 +257,18 @@ pub(super) fn apply(
         }
     }
     if let Some(ep) = &p.epilogue {
-        store_epilogue(m, types, dom, ep, &p, sg_var, &map, &corr, fast, stats)?;
+        super::store_rewrite::store_epilogue(
+            m,
+            types,
+            dom,
+            ep,
+            (p.lanes, p.sg),
+            sg_var,
+            &map,
+            &corr,
+            fast,
+            stats,
+        )?;
     }
     // The masked loads' branches are empty now; their conditions go with them.
     let folded = crate::cfg_edit::fold_empty_branches(m, fast);
@@ -521,264 +532,6 @@ fn same_checks(a: &OperandPlan, b: &OperandPlan) -> bool {
         && a.pitch.same_as(&b.pitch)
         && a.nonneg_checks == b.nonneg_checks
         && same_pairs(&a.at_least, &b.at_least)
-}
-
-/// Makes `Builder::atom_map[a]` a value of the clone available at the builder's insertion point
-/// (`at` in the original): the clone's copy of `a` when `a` dominates `at`, else a recomputation
-/// of `a`'s pure definition there (operands first).
-fn recompute_in_clone(
-    b: &mut Builder,
-    dom: &Dominators,
-    at: InstId,
-    a: Id,
-    corr: &HashMap<InstId, InstId>,
-) {
-    let m = &*b.m;
-    let Some(d) = m.def(a) else { return };
-    let Some(db) = m.inst_block(d) else { return };
-    let Some(ab) = m.inst_block(at) else { return };
-    let before = if db == ab {
-        let mut i = m.prev_inst(at);
-        let mut found = false;
-        while let Some(x) = i {
-            if x == d {
-                found = true;
-                break;
-            }
-            i = m.prev_inst(x);
-        }
-        found
-    } else {
-        dom.dominates(db, ab)
-    };
-    if before || !corr.contains_key(&d) {
-        return;
-    }
-    let mut used = Vec::new();
-    m.for_each_used_id(d, |u| used.push(u));
-    let mut inst = m.inst(d).clone();
-    for u in used {
-        recompute_in_clone(b, dom, at, u, corr);
-    }
-    let r = b.m.fresh_id();
-    inst.set_result_id(r);
-    let ni = b.m.insert_before(b.at, inst);
-    let map = b.atom_map.clone();
-    b.m.map_used_ids(ni, |u| map.get(&u).copied().unwrap_or(u));
-    b.atom_map.insert(a, r);
-}
-
-/// The subgroup id's bits (lid.x / SG in a (n, 1, 1) work-group, which the dispatch checks),
-/// lowest first, as many as `n_sub` subgroups need.
-fn subgroup_bits(b: &mut Builder, sg_var: Id, n_sub: usize) -> Result<Vec<Id>, String> {
-    let u32t = b.int(32);
-    let sg_ty =
-        b.m.def_inst(sg_var)
-            .and_then(|v| v.result_type())
-            .and_then(|pt| pointer_of(b.m, pt))
-            .map(|(_, t)| t)
-            .ok_or("subgroup id type")?;
-    let sgid = b.op(Op::Load, sg_ty, &[sg_var.word()]);
-    let sgid = b.resize(sgid, 32);
-    let mut bits = Vec::new();
-    let one = b.konst(32, 1);
-    let mut k = 0;
-    while (1usize << k) < n_sub {
-        let sh = b.konst(32, k as i64);
-        let v = b.op(Op::ShiftRightLogical, u32t, &[sgid.word(), sh.word()]);
-        bits.push(b.op(Op::BitwiseAnd, u32t, &[v.word(), one.word()]));
-        k += 1;
-    }
-    Ok(bits)
-}
-
-/// The value component `k` of `v` holds: `v` itself for a scalar, else the object of the
-/// `OpCompositeInsert` that set it (looked through), else an extract emitted by `b`.
-fn component(b: &mut Builder, v: Id, k: u32, elem: Id) -> Id {
-    let is_vec = |m: &Module, x: Id| {
-        m.type_of(x)
-            .and_then(|t| m.def_inst(t))
-            .is_some_and(|t| t.is(Op::TypeVector))
-    };
-    if !is_vec(b.m, v) {
-        return v;
-    }
-    let mut x = v;
-    while let Some(d) = b.m.def_inst(x).filter(|d| d.is(Op::CompositeInsert)) {
-        let (Some(obj), Some(comp), Some(idx), None) = (
-            d.operand_id(0),
-            d.operand_id(1),
-            d.operand_word(2),
-            d.operand_word(3),
-        ) else {
-            break;
-        };
-        if idx == k {
-            return obj;
-        }
-        x = comp;
-    }
-    b.op(Op::CompositeExtract, elem, &[x.word(), k])
-}
-
-/// The epilogue's tiles stored with 2D block stores in the copy right before its barrier;
-/// the global stores they replace go, and the staging with them when nothing else reads it.
-#[allow(clippy::too_many_arguments)]
-fn store_epilogue(
-    m: &mut Module,
-    types: &mut Interner,
-    dom: &Dominators,
-    ep: &EpiloguePlan,
-    p: &Planned,
-    sg_var: Id,
-    map: &HashMap<Id, Id>,
-    corr: &HashMap<InstId, InstId>,
-    fast: FuncId,
-    stats: &mut Statistics,
-) -> Result<(), String> {
-    let mapped = |id: Id| map.get(&id).copied().unwrap_or(id);
-    let mut b = Builder {
-        m: &mut *m,
-        types: &mut *types,
-        at: corr[&ep.barrier],
-        atom_map: map.clone(),
-        count: 0,
-        memo: None,
-    };
-    let u32t = b.int(32);
-    let bits = subgroup_bits(&mut b, sg_var, (p.lanes / p.sg) as usize)?;
-    for t in &ep.tiles {
-        for poly in
-            t.plan
-                .x
-                .iter()
-                .chain(&t.plan.y)
-                .chain([&t.plan.pitch, &t.plan.width, &t.plan.height])
-        {
-            for (mono, _) in poly.terms() {
-                for &a in mono {
-                    recompute_in_clone(&mut b, dom, ep.barrier, a, corr);
-                }
-            }
-        }
-        for &(c, _) in &t.plan.uniform_conds {
-            recompute_in_clone(&mut b, dom, ep.barrier, c, corr);
-        }
-    }
-    let v2 = b.types.vector(b.m, u32t, 2);
-    let bt = b.types.bool(b.m);
-    let entry = *b.m.function(fast).blocks.first().ok_or("empty copy")?;
-    for t in &ep.tiles {
-        let plan = &t.plan;
-        let (e, w, h, c) = plan.shape;
-        let xv = b
-            .subgroup_poly(&plan.x, &bits, 32)
-            .ok_or("column origin does not fit the subgroups")?;
-        let mut yv = b
-            .subgroup_poly(&plan.y, &bits, 32)
-            .ok_or("row origin does not fit the subgroups")?;
-        let wv = b.poly(&plan.width, 32).ok_or("width")?;
-        let hv = b.poly(&plan.height, 32).ok_or("height")?;
-        let pv = b.poly(&plan.pitch, 32).ok_or("pitch")?;
-        if !plan.uniform_conds.is_empty() {
-            // A work-group-uniform mask: when false, the block starts below the surface (every
-            // row out of bounds, so nothing is written).
-            let mut cond: Option<Id> = None;
-            for &(cid, _) in &plan.uniform_conds {
-                let cid = b.atom_map.get(&cid).copied().unwrap_or(cid);
-                cond = Some(match cond {
-                    None => cid,
-                    Some(a) => b.op(Op::LogicalAnd, bt, &[a.word(), cid.word()]),
-                });
-            }
-            let cond = cond.expect("a condition");
-            yv = b.op(Op::Select, u32t, &[cond.word(), yv.word(), hv.word()]);
-        }
-        let coord = b.op(Op::CompositeConstruct, v2, &[xv.word(), yv.word()]);
-        let elem = ep.element_type;
-        let mut parts = Vec::with_capacity(t.rows.len());
-        for &(s, k) in &t.rows {
-            let v = b.m.inst(s).operand_id(1).ok_or("a staged value")?;
-            let v = mapped(v);
-            parts.push(component(&mut b, v, k, elem).word());
-        }
-        let (data, ty) = if parts.len() == 1 {
-            (Id::new(parts[0]).expect("an id"), elem)
-        } else {
-            let vt = b.types.vector(b.m, elem, parts.len() as u32);
-            (b.op(Op::CompositeConstruct, vt, &parts), vt)
-        };
-        let pty = b.types.pointer(b.m, StorageClass::Function, ty);
-        let var = b.m.fresh_id();
-        let first = b.m.block_first(entry).ok_or("empty entry")?;
-        b.m.insert_before(
-            first,
-            Inst::new(
-                Op::Variable,
-                Some(pty),
-                Some(var),
-                &[StorageClass::Function as u32],
-            ),
-        );
-        b.void(Op::Store, &[var.word(), data.word()]);
-        let u8t = b.int(8);
-        let bptr = b.types.pointer(b.m, StorageClass::Function, u8t);
-        let src = b.op(Op::Bitcast, bptr, &[var.word()]);
-        let ek = b.konst(32, i64::from(e));
-        let wk = b.konst(32, i64::from(w));
-        let hk = b.konst(32, i64::from(h));
-        let ck = b.konst(32, i64::from(c));
-        let base = mapped(plan.base);
-        b.void(
-            Op::Subgroup2DBlockStoreINTEL,
-            &[
-                ek.word(),
-                wk.word(),
-                hk.word(),
-                ck.word(),
-                src.word(),
-                base.word(),
-                wv.word(),
-                hv.word(),
-                pv.word(),
-                coord.word(),
-            ],
-        );
-        stats.add("block_stores", 1);
-    }
-    stats.add("store_raised", ep.global_stores.len() as u64);
-    stats.note(format!(
-        "{}: {} global store(s) of staged data raised: {} 2D block store(s) {}b {}r{}x1c",
-        location(m, ep.global_stores[0]),
-        ep.global_stores.len(),
-        ep.tiles.len(),
-        ep.tiles.first().map_or(0, |t| t.plan.shape.0 * 8),
-        ep.tiles.first().map_or(0, |t| t.plan.shape.2),
-        ep.tiles.first().map_or(0, |t| t.plan.shape.1),
-    ));
-    for g in &ep.global_stores {
-        m.erase(corr[g]);
-    }
-    remove_dead(m, fast);
-    let loads_left = ep
-        .staging_loads
-        .iter()
-        .any(|l| m.inst_block(corr[l]).is_some());
-    if loads_left {
-        stats.note(format!(
-            "{}: the staging of the stores stays: some of its Workgroup loads are still used",
-            location(m, ep.barrier)
-        ));
-        return Ok(());
-    }
-    for s in &ep.staging_stores {
-        m.erase(corr[s]);
-    }
-    m.erase(corr[&ep.barrier]);
-    stats.add("staging_stores_removed", ep.staging_stores.len() as u64);
-    stats.add("barriers_removed", 1);
-    remove_dead(m, fast);
-    Ok(())
 }
 
 /// Removes the work-group barriers of `f` that only order Workgroup memory when `f` no longer
