@@ -30,8 +30,9 @@
 //! formulas are the simulator's), and returns 0 exactly where the mask did. What is only known
 //! at run time is checked once per work-group before the kernel body, and the unchanged body
 //! runs when a check fails: the work-group really is `(n, 1, 1)` (the lane map's assumption),
-//! the surfaces are legal for 2D block IO (base 64-byte aligned, width 64..2^24 bytes and a
-//! multiple of 4, pitch ≥ width, a multiple of 16, ≤ 2^24, height 1..2^24), the masked column
+//! the surfaces are legal for 2D block IO (base aligned as the target needs: 64 bytes, 4 on
+//! cri; width 64..2^24 bytes and a multiple of 4, pitch ≥ width, a multiple of 16, ≤ 2^24,
+//! height 1..2^24), the masked column
 //! bounds are multiples of the vector width, and the surface is under 2^31 bytes (the kernel's
 //! 32-bit index arithmetic does not wrap). The body with block loads is a copy of the kernel
 //! function, called from the original when the check holds.
@@ -539,7 +540,7 @@ impl Pass for RaiseBlockIo {
                 }
                 continue;
             }
-            match apply(m, &mut types, &dec, &dom, planned, &mut stats) {
+            match apply(m, &mut types, &dec, &dom, planned, target, &mut stats) {
                 Ok(()) => changed = true,
                 Err(why) => {
                     return Err(PassError::Failed {

@@ -13,7 +13,7 @@ use spvopt_analysis::builtins::{builtin_of_variable, debug_names};
 use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::lane_map::{Coef, LaneMap, Poly};
 use spvopt_analysis::types::pointer_of;
-use spvopt_analysis::Dominators;
+use spvopt_analysis::{Dominators, Target};
 use spvopt_ir::{FuncId, Id, InstId, Interner, Module};
 
 use super::emit::{
@@ -70,8 +70,10 @@ pub(super) fn apply(
     dec: &Decorations,
     dom: &Dominators,
     p: Planned,
+    target: &Target,
     stats: &mut Statistics,
 ) -> Result<(), String> {
+    let base_align = i64::from(target.block_base_alignment().max(1));
     let outside_ok: Vec<bool> = p
         .loops
         .iter()
@@ -394,7 +396,7 @@ pub(super) fn apply(
                     let z = b.konst(64, 0);
                     b.op(Op::IEqual, bt, &[r.word(), z.word()])
                 };
-                conds.push(low_bits_zero(&mut b, base, 63));
+                conds.push(low_bits_zero(&mut b, base, base_align - 1));
                 conds.push(cmp(&mut b, Op::SGreaterThanEqual, w, 64));
                 conds.push(cmp(&mut b, Op::SLessThanEqual, w, 1 << 24));
                 conds.push(low_bits_zero(&mut b, w, 3));
