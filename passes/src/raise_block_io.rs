@@ -236,6 +236,7 @@ impl Pass for RaiseBlockIo {
                 m,
                 dec: &dec,
                 cfg: &cfg,
+                dom: &dom,
                 func: *f,
             };
             let staged = operands.iter().any(|&x| {
@@ -389,7 +390,7 @@ impl Pass for RaiseBlockIo {
             // must be available there.
             let mut ok_plans = Vec::new();
             for (x, p, uses) in plans {
-                match unavailable(m, &dom, *f, insert_at, &p, false) {
+                match unavailable(m, &dom, *f, insert_at, &p, true) {
                     None => ok_plans.push((x, p, uses)),
                     Some((key, why)) => {
                         stats.add(key, 1);
@@ -430,6 +431,7 @@ impl Pass for RaiseBlockIo {
                 m,
                 dec: &dec,
                 cfg: &cfg,
+                dom: &dom,
                 func: f,
             };
             let stores = epilogue::candidates(m, &tracer, &loops, f);

@@ -91,6 +91,8 @@ struct Element {
     addr: Poly,
     /// The global load's condition, its polarity and the writing invocation.
     mask: Option<(Id, bool, u32)>,
+    /// Further conditions of a mask nested over several branches (at the same invocation).
+    also: [Option<(Id, bool)>; 2],
     /// The invocation whose load read the element.
     writer: u32,
 }
@@ -182,11 +184,13 @@ impl Planner<'_> {
                             byte,
                             cond,
                             polarity,
+                            also,
                         } => ByteSource::Masked {
                             load,
                             byte: byte + j,
                             cond,
                             polarity,
+                            also,
                         },
                         other => other,
                     };
@@ -256,28 +260,31 @@ impl Planner<'_> {
                                 byte: b,
                                 cond: c1,
                                 polarity: p1,
+                                also: x1,
                             },
                             ByteSource::Masked {
                                 load: c,
                                 byte: d,
                                 cond: c2,
                                 polarity: p2,
+                                also: x2,
                             },
-                        ) => a == c && d == b + j && c1 == c2 && p1 == p2,
+                        ) => a == c && d == b + j && c1 == c2 && p1 == p2 && x1 == x2,
                         _ => false,
                     };
                     if !consistent {
                         return Err(OperandReject::NotGlobal);
                     }
                 }
-                let (gl, gb, mask) = match src {
-                    ByteSource::Load { load, byte } => (load, byte, None),
+                let (gl, gb, mask, also) = match src {
+                    ByteSource::Load { load, byte } => (load, byte, None, [None, None]),
                     ByteSource::Masked {
                         load,
                         byte,
                         cond,
                         polarity,
-                    } => (load, byte, Some((cond, polarity, w.lane))),
+                        also,
+                    } => (load, byte, Some((cond, polarity, w.lane)), also),
                     _ => return Err(OperandReject::NotGlobal),
                 };
                 let gptr = load_pointer(self.m, gl).ok_or(OperandReject::NotGlobal)?;
@@ -299,6 +306,7 @@ impl Planner<'_> {
                 row.push(Some(Element {
                     addr,
                     mask,
+                    also,
                     writer: w.lane,
                 }));
             }
@@ -319,18 +327,19 @@ impl Planner<'_> {
         for r in 0..n {
             let mut row = Vec::with_capacity(direct.len());
             for d in direct {
-                let (load, byte, mask) = match *d {
+                let (load, byte, mask, also) = match *d {
                     None => {
                         row.push(None);
                         continue;
                     }
-                    Some(ByteSource::Load { load, byte }) => (load, byte, None),
+                    Some(ByteSource::Load { load, byte }) => (load, byte, None, [None, None]),
                     Some(ByteSource::Masked {
                         load,
                         byte,
                         cond,
                         polarity,
-                    }) => (load, byte, Some((cond, polarity, r as u32))),
+                        also,
+                    }) => (load, byte, Some((cond, polarity, r as u32)), also),
                     Some(_) => return Err(OperandReject::NotGlobal),
                 };
                 let gptr = load_pointer(self.m, load).ok_or(OperandReject::NotGlobal)?;
@@ -342,6 +351,7 @@ impl Planner<'_> {
                 row.push(Some(Element {
                     addr,
                     mask,
+                    also,
                     writer: r as u32,
                 }));
             }
@@ -428,7 +438,14 @@ impl Planner<'_> {
             .into_iter()
             .map(|row| {
                 row.into_iter()
-                    .map(|x| x.map(|(addr, mask, writer)| Element { addr, mask, writer }))
+                    .map(|x| {
+                        x.map(|(addr, mask, writer)| Element {
+                            addr,
+                            mask,
+                            also: [None, None],
+                            writer,
+                        })
+                    })
                     .collect()
             })
             .collect();

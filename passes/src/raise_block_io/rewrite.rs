@@ -136,6 +136,10 @@ pub(super) fn apply(
                     }
                 }
             }
+            // So are uniform mask conditions computed under a branch (a gather's).
+            for &(c, _) in &plan.uniform_conds {
+                recompute_in_clone(&mut b, dom, lp.barrier, c, &corr);
+            }
         }
         let v2 = b.types.vector(b.m, u32t, 2);
         let mut replaced: Vec<(InstId, usize, Id)> = Vec::new();
@@ -208,7 +212,7 @@ pub(super) fn apply(
                 let bt = b.types.bool(b.m);
                 let mut c: Option<Id> = None;
                 for &(cid, _) in &plan.uniform_conds {
-                    let cid = mapped(cid);
+                    let cid = b.atom_map.get(&cid).copied().unwrap_or(cid);
                     c = Some(match c {
                         None => cid,
                         Some(a) => b.op(Op::LogicalAnd, bt, &[a.word(), cid.word()]),

@@ -11,6 +11,7 @@ use spirv::Op;
 use spvopt_analysis::cfg::{block_of_label, Cfg};
 use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::types::size_of;
+use spvopt_analysis::Dominators;
 use spvopt_ir::opcode_class::OP_PREDICATED_LOAD_INTEL;
 use spvopt_ir::{FuncId, Id, InstId, Module};
 
@@ -19,12 +20,14 @@ use spvopt_ir::{FuncId, Id, InstId, Module};
 pub enum ByteSource {
     /// Byte `byte` of the value `load` read.
     Load { load: InstId, byte: u32 },
-    /// Byte `byte` of the value `load` read when `cond` is `polarity`, else 0.
+    /// Byte `byte` of the value `load` read when `cond` is `polarity` (and each condition of
+    /// `also` has its polarity: masks nested over several branches), else 0.
     Masked {
         load: InstId,
         byte: u32,
         cond: Id,
         polarity: bool,
+        also: [Option<(Id, bool)>; 2],
     },
     /// A byte of a zero constant.
     Zero,
@@ -41,6 +44,7 @@ pub struct Tracer<'a> {
     pub m: &'a Module,
     pub dec: &'a Decorations,
     pub cfg: &'a Cfg,
+    pub dom: &'a Dominators,
     pub func: FuncId,
 }
 
@@ -93,6 +97,7 @@ impl Tracer<'_> {
                         byte,
                         cond,
                         polarity: true,
+                        also: [None, None],
                     });
                 }
                 return fail(id);
@@ -236,6 +241,7 @@ impl Tracer<'_> {
                                 byte,
                                 cond: c,
                                 polarity: true,
+                                also: [None, None],
                             })
                         }
                         (ByteSource::Zero, ByteSource::Load { load, byte }) => {
@@ -244,6 +250,7 @@ impl Tracer<'_> {
                                 byte,
                                 cond: c,
                                 polarity: false,
+                                also: [None, None],
                             })
                         }
                         _ => fail(id),
@@ -255,20 +262,24 @@ impl Tracer<'_> {
         fail(id)
     }
 
-    /// `phi(v_load from L, 0 from P)` where `P` ends with `br c, L, here` (or `br c, here, L`)
-    /// and `L` branches to here: the load's value when the branch went to `L`, else 0.
+    /// `phi(v from L, 0 from P)` where `P` ends with `br c, L, here` (or `br c, here, L`)
+    /// and `L` branches to here: the load's value when the branch went to `L`, else 0. More
+    /// generally (what LLVM's jump threading makes of `if (a) { if (b) v = load; }`): every
+    /// incoming value that is not zero is the same masked or plain load `v`, and every zero
+    /// comes from a block `Z` ending in `br c, here, C` (or `br c, C, here`) whose other
+    /// successor `C` is entered only from `Z` and dominates every block a `v` comes from: the
+    /// phi is `v` exactly when every such branch went on, so its mask is their conditions and
+    /// `v`'s (at most three in all).
     fn masked_phi(&self, id: Id, phi: InstId, byte: u32) -> Result<ByteSource, Untraceable> {
         let fail = Err(Untraceable(id));
         let inst = self.m.inst(phi);
         let ops = inst.operands();
-        if ops.len() != 4 {
-            return fail;
-        }
         let Some(here) = self.m.inst_block(phi) else {
             return fail;
         };
-        let mut loaded = None;
-        let mut zero_from = None;
+        let mut value: Option<ByteSource> = None;
+        let mut value_from = Vec::new();
+        let mut zero_from = Vec::new();
         for pair in ops.chunks(2) {
             let (Some(v), Some(label)) = (Id::new(pair[0]), Id::new(pair[1])) else {
                 return fail;
@@ -277,47 +288,82 @@ impl Tracer<'_> {
                 return fail;
             };
             match self.trace(v, byte)? {
-                ByteSource::Zero => zero_from = Some(b),
-                src @ ByteSource::Load { .. } => loaded = Some((src, b)),
+                ByteSource::Zero => zero_from.push(b),
+                src @ (ByteSource::Load { .. } | ByteSource::Masked { .. }) => {
+                    if value.is_some_and(|x| x != src) {
+                        return fail;
+                    }
+                    value = Some(src);
+                    value_from.push(b);
+                }
                 _ => return fail,
             }
         }
-        let (Some((ByteSource::Load { load, byte }, lb)), Some(p)) = (loaded, zero_from) else {
+        let (Some(src), false) = (value, zero_from.is_empty()) else {
             return fail;
         };
-        // L's only predecessor is P, L ends in an unconditional branch here.
-        if self.cfg.preds(lb) != [p] || self.cfg.succs(lb) != [here] {
-            return fail;
+        let h_label = self.m.block_label(here);
+        let mut conds: Vec<(Id, bool)> = Vec::new();
+        for &z in &zero_from {
+            let Some(t) = self.m.block_terminator(z) else {
+                return fail;
+            };
+            let term = self.m.inst(t);
+            if !term.is(Op::BranchConditional) {
+                return fail;
+            }
+            let (Some(c), Some(t1), Some(t2)) =
+                (term.operand_id(0), term.operand_id(1), term.operand_id(2))
+            else {
+                return fail;
+            };
+            let (polarity, cont) = if t2 == h_label && t1 != h_label {
+                (true, t1)
+            } else if t1 == h_label && t2 != h_label {
+                (false, t2)
+            } else {
+                return fail;
+            };
+            let Some(cb) = block_of_label(self.m, cont, self.func) else {
+                return fail;
+            };
+            // Reaching a block a value comes from means this branch went on.
+            if self.cfg.preds(cb) != [z] || !value_from.iter().all(|&v| self.dom.dominates(cb, v)) {
+                return fail;
+            }
+            if !conds.contains(&(c, polarity)) {
+                conds.push((c, polarity));
+            }
         }
-        let Some(t) = self.m.block_terminator(p) else {
-            return fail;
+        let (load, byte, mut all) = match src {
+            ByteSource::Load { load, byte } => (load, byte, Vec::new()),
+            ByteSource::Masked {
+                load,
+                byte,
+                cond,
+                polarity,
+                also,
+            } => {
+                let mut v = vec![(cond, polarity)];
+                v.extend(also.iter().flatten().copied());
+                (load, byte, v)
+            }
+            _ => return fail,
         };
-        let term = self.m.inst(t);
-        if !term.is(Op::BranchConditional) {
-            return fail;
+        for c in conds {
+            if !all.contains(&c) {
+                all.push(c);
+            }
         }
-        let (Some(c), Some(t1), Some(t2)) =
-            (term.operand_id(0), term.operand_id(1), term.operand_id(2))
-        else {
-            return fail;
-        };
-        let (l_label, h_label) = (self.m.block_label(lb), self.m.block_label(here));
-        let polarity = if t1 == l_label && t2 == h_label {
-            true
-        } else if t2 == l_label && t1 == h_label {
-            false
-        } else {
-            return fail;
-        };
-        if self.m.inst_block(load) != Some(lb) {
-            // The load must be the guarded one, not a value from before the branch.
+        if all.len() > 3 {
             return fail;
         }
         Ok(ByteSource::Masked {
             load,
             byte,
-            cond: c,
-            polarity,
+            cond: all[0].0,
+            polarity: all[0].1,
+            also: [all.get(1).copied(), all.get(2).copied()],
         })
     }
 }

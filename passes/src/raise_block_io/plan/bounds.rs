@@ -77,17 +77,25 @@ impl Planner<'_> {
                     unmasked.push((s, row, col, el.writer));
                     continue;
                 };
-                if !polarity {
+                // Every condition of the mask (nested masks have several), each true.
+                let conds: Vec<(Id, bool)> = std::iter::once((cond, polarity))
+                    .chain(el.also.iter().flatten().copied())
+                    .collect();
+                if conds.iter().any(|c| !c.1) {
                     return Err(OperandReject::MaskNotABound);
                 }
                 masked += 1;
                 per_elem.push((Vec::new(), Vec::new()));
-                if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(cond) {
-                    let mut v = Vec::new();
-                    self.conjuncts(cond, &mut v)?;
-                    slot.insert(v);
+                let mut conjuncts: Vec<Conjunct> = Vec::new();
+                for &(cond, _) in &conds {
+                    if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(cond) {
+                        let mut v = Vec::new();
+                        self.conjuncts(cond, &mut v)?;
+                        slot.insert(v);
+                    }
+                    conjuncts.extend(cache[&cond].iter().copied());
                 }
-                for &c in &cache[&cond] {
+                for &c in &conjuncts {
                     let (cmp, a, b, less) = match c {
                         Conjunct::Uniform(id) => {
                             if !uniform.contains(&(id, true)) {
