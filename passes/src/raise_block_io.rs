@@ -365,8 +365,9 @@ impl Pass for RaiseBlockIo {
                 }
             }
             // An operand left staged keeps the staging (stores, barriers, global loads): loading
-            // the others with block loads on top of it would add work, not remove it.
-            if !rejected.is_empty() {
+            // the others with block loads on top of it would add work, not remove it. (Gathers
+            // share nothing: each raised one is work removed.)
+            if !rejected.is_empty() && st.is_some() {
                 for (x, _, uses) in plans.drain(..) {
                     stats.add("rejected_staging_kept", 1);
                     stats.note(format!(

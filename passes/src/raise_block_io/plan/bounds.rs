@@ -9,10 +9,61 @@ use spvopt_analysis::fxhash::FxHashMap;
 
 use spirv::Op;
 use spvopt_analysis::lane_map::{Coef, LaneValue, Poly};
-use spvopt_ir::Id;
+use spvopt_ir::{Id, Module};
 
 use super::{Element, OperandReject, Planner};
 use crate::legalize::lower_block_io::Layout;
+
+/// A work-group-uniform condition by value: a comparison's opcode and its operand polynomials,
+/// else the condition's id (compared structurally: the same pure instruction of the same
+/// operands, recursively).
+enum UniformKey {
+    Compare(u16, Box<(Poly, Poly)>),
+    Id(Id),
+}
+
+impl UniformKey {
+    fn same(&self, other: &UniformKey, m: &Module) -> bool {
+        match (self, other) {
+            (UniformKey::Compare(o1, x), UniformKey::Compare(o2, y)) => {
+                o1 == o2 && x.0.same_as(&y.0) && x.1.same_as(&y.1)
+            }
+            (UniformKey::Id(x), UniformKey::Id(y)) => same_value(m, *x, *y, 8),
+            _ => false,
+        }
+    }
+}
+
+/// Whether `a` and `b` are the same value: the same id, or the same side-effect-free
+/// instruction (opcode, type, operands) of operands that are (to `depth` levels).
+fn same_value(m: &Module, a: Id, b: Id, depth: u32) -> bool {
+    if a == b {
+        return true;
+    }
+    if depth == 0 {
+        return false;
+    }
+    let (Some(x), Some(y)) = (m.def_inst(a), m.def_inst(b)) else {
+        return false;
+    };
+    let pure = |i: &spvopt_ir::Inst| {
+        crate::util::is_side_effect_free(m, i) && !i.is(Op::Load) && !i.is(Op::Phi)
+    };
+    if x.opcode() != y.opcode() || x.result_type() != y.result_type() || !pure(x) || !pure(y) {
+        return false;
+    }
+    let (ox, oy) = (x.operands(), y.operands());
+    ox.len() == oy.len()
+        && ox.iter().zip(oy).all(|(&u, &v)| {
+            u == v
+                || match (Id::new(u), Id::new(v)) {
+                    (Some(u), Some(v)) => {
+                        m.def(u).is_some() && m.def(v).is_some() && same_value(m, u, v, depth - 1)
+                    }
+                    _ => false,
+                }
+        })
+}
 
 /// One conjunct of a mask.
 #[derive(Clone, Copy, Debug)]
@@ -57,6 +108,7 @@ impl Planner<'_> {
         let sg = lay.subgroup_size as usize;
         let n = self.lanes.lanes;
         let mut uniform: Vec<(Id, bool)> = Vec::new();
+        let mut uniform_set: Option<Vec<UniformKey>> = None;
         let mut nonneg_uniform: Vec<Poly> = Vec::new();
         // Per masked element: its `a < b` conjuncts as (bound on Yr, bound on Xc, a) and its
         // `a ≥ 0` conjuncts as (a - Yr, a - Xc, a).
@@ -94,6 +146,32 @@ impl Planner<'_> {
                         slot.insert(v);
                     }
                     conjuncts.extend(cache[&cond].iter().copied());
+                }
+                // The work-group-uniform conjuncts become one select of the whole operand, so
+                // every element must have the same ones (a K tail masking some pairs only
+                // is not a select of the operand).
+                // (Conditions are compared by value: an opcode and its operands' polynomials.)
+                let mut own_uniform: Vec<UniformKey> = Vec::new();
+                for c in &conjuncts {
+                    let Conjunct::Uniform(id) = *c else { continue };
+                    // `v ≥ 0` tests (Triton's origin checks on group ids and loop counters)
+                    // are taken as before: one select of all of them.
+                    if self.nonneg_operand(id).is_some() {
+                        continue;
+                    }
+                    let k = self.uniform_key(id);
+                    if !own_uniform.iter().any(|x| x.same(&k, self.m)) {
+                        own_uniform.push(k);
+                    }
+                }
+                match &uniform_set {
+                    None => uniform_set = Some(own_uniform),
+                    Some(first)
+                        if first.len() == own_uniform.len()
+                            && first
+                                .iter()
+                                .all(|x| own_uniform.iter().any(|y| y.same(x, self.m))) => {}
+                    Some(_) => return Err(OperandReject::MixedMasks),
                 }
                 for &c in &conjuncts {
                     let (cmp, a, b, less) = match c {
@@ -521,6 +599,28 @@ impl Planner<'_> {
             w,
             self.lanes.lanes,
         ))
+    }
+
+    /// `cond` by value (see [`UniformKey`]).
+    fn uniform_key(&self, cond: Id) -> UniformKey {
+        let by_value = self.m.def_inst(cond).and_then(|inst| {
+            let (a, b) = (inst.operand_id(0)?, inst.operand_id(1)?);
+            let compare = matches!(
+                inst.op()?,
+                Op::SLessThan
+                    | Op::SLessThanEqual
+                    | Op::SGreaterThan
+                    | Op::SGreaterThanEqual
+                    | Op::IEqual
+                    | Op::INotEqual
+            );
+            (compare && inst.operands().len() == 2).then_some(())?;
+            Some(UniformKey::Compare(
+                inst.opcode(),
+                Box::new((self.poly_of(a).ok()?, self.poly_of(b).ok()?)),
+            ))
+        });
+        by_value.unwrap_or(UniformKey::Id(cond))
     }
 
     /// `v` when `cond` is the uniform `v > -1` or `v ≥ 0`.
