@@ -263,11 +263,13 @@ pub fn best_pass_time(
     (best, out.expect("at least one run"))
 }
 
-/// `-O` of `words` for every target, each output validated by default validation (SPIR-V 1.4
-/// rules, the deviations `spvopt_passes::validate` tolerates warned about, as `spv-opt` does):
-/// the module per target. Panics naming the target when the pipeline fails or the output does
-/// not validate.
-pub fn optimized_for_every_target_tolerating(words: &[u32]) -> Vec<(Target, spvopt_ir::Module)> {
+/// `-O` of `words` for every target, each output checked by `validate` (its error names what
+/// failed): the module per target. Panics naming the target when the pipeline fails or the
+/// output does not validate.
+fn optimized_for_every_target_with<E: std::fmt::Display>(
+    words: &[u32],
+    validate: impl Fn(&spvopt_ir::Module) -> Result<(), E>,
+) -> Vec<(Target, spvopt_ir::Module)> {
     let pipeline = Pipeline::parse("O").expect("-O parses");
     Target::all()
         .into_iter()
@@ -275,26 +277,25 @@ pub fn optimized_for_every_target_tolerating(words: &[u32]) -> Vec<(Target, spvo
             let mut m = spvopt_ir::load_words(words).expect("the input loads");
             run_pipeline(&pipeline, &mut m, &target, &mut Hooks::default())
                 .unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            spvopt_passes::validate::validate_module(&m, TargetEnv::Universal_1_4)
+            validate(&m)
                 .unwrap_or_else(|e| panic!("{}: output does not validate: {e}", target.name));
             (target, m)
         })
         .collect()
 }
 
+/// `-O` of `words` for every target, each output validated by default validation (SPIR-V 1.4
+/// rules, the deviations `spvopt_passes::validate` tolerates warned about, as `spv-opt` does).
+pub fn optimized_for_every_target_tolerating(words: &[u32]) -> Vec<(Target, spvopt_ir::Module)> {
+    optimized_for_every_target_with(words, |m| {
+        spvopt_passes::validate::validate_module(m, TargetEnv::Universal_1_4).map(|_| ())
+    })
+}
+
 /// [`optimized_for_every_target_tolerating`] with spirv-val's rules alone (no tolerated
 /// deviation).
 pub fn optimized_for_every_target(words: &[u32]) -> Vec<(Target, spvopt_ir::Module)> {
-    let pipeline = Pipeline::parse("O").expect("-O parses");
-    Target::all()
-        .into_iter()
-        .map(|target| {
-            let mut m = spvopt_ir::load_words(words).expect("the input loads");
-            run_pipeline(&pipeline, &mut m, &target, &mut Hooks::default())
-                .unwrap_or_else(|e| panic!("{}: {e}", target.name));
-            text::validate(&m.to_words(), TargetEnv::Universal_1_4)
-                .unwrap_or_else(|e| panic!("{}: output does not validate: {e}", target.name));
-            (target, m)
-        })
-        .collect()
+    optimized_for_every_target_with(words, |m| {
+        text::validate(&m.to_words(), TargetEnv::Universal_1_4)
+    })
 }

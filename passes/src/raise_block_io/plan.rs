@@ -174,26 +174,7 @@ impl Planner<'_> {
                         .tracer
                         .trace(x, k * e + j)
                         .map_err(|_| OperandReject::NotStaged)?;
-                    let next = match first {
-                        ByteSource::Load { load, byte } => ByteSource::Load {
-                            load,
-                            byte: byte + j,
-                        },
-                        ByteSource::Masked {
-                            load,
-                            byte,
-                            cond,
-                            polarity,
-                            also,
-                        } => ByteSource::Masked {
-                            load,
-                            byte: byte + j,
-                            cond,
-                            polarity,
-                            also,
-                        },
-                        other => other,
-                    };
+                    let next = first.shifted(j).unwrap_or(first);
                     if b != next {
                         return Err(OperandReject::NotStaged);
                     }
@@ -249,29 +230,7 @@ impl Planner<'_> {
                 let src = self.stored_source(w.store, w.byte)?;
                 for j in 1..e {
                     let sj = self.stored_source(w.store, w.byte + j)?;
-                    let consistent = match (src, sj) {
-                        (
-                            ByteSource::Load { load: a, byte: b },
-                            ByteSource::Load { load: c, byte: d },
-                        ) => a == c && d == b + j,
-                        (
-                            ByteSource::Masked {
-                                load: a,
-                                byte: b,
-                                cond: c1,
-                                polarity: p1,
-                                also: x1,
-                            },
-                            ByteSource::Masked {
-                                load: c,
-                                byte: d,
-                                cond: c2,
-                                polarity: p2,
-                                also: x2,
-                            },
-                        ) => a == c && d == b + j && c1 == c2 && p1 == p2 && x1 == x2,
-                        _ => false,
-                    };
+                    let consistent = src.shifted(j) == Some(sj);
                     if !consistent {
                         return Err(OperandReject::NotGlobal);
                     }

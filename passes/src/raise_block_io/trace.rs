@@ -35,6 +35,33 @@ pub enum ByteSource {
     Undef,
 }
 
+impl ByteSource {
+    /// The source `j` bytes further into the same loaded value (`None` for a zero or an
+    /// undefined byte, which have no position).
+    pub fn shifted(self, j: u32) -> Option<ByteSource> {
+        match self {
+            ByteSource::Load { load, byte } => Some(ByteSource::Load {
+                load,
+                byte: byte + j,
+            }),
+            ByteSource::Masked {
+                load,
+                byte,
+                cond,
+                polarity,
+                also,
+            } => Some(ByteSource::Masked {
+                load,
+                byte: byte + j,
+                cond,
+                polarity,
+                also,
+            }),
+            ByteSource::Zero | ByteSource::Undef => None,
+        }
+    }
+}
+
 /// Why a byte could not be traced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Untraceable(pub Id);
