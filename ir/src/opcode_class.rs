@@ -395,6 +395,14 @@ pub fn is(op: Op, class: OpClass) -> bool {
     op_class(op).intersects(class)
 }
 
+/// Whether `op` orders memory or execution between invocations: a barrier of the grammar's
+/// `Barrier` class (`OpControlBarrier`, `OpMemoryBarrier`, named barriers, the split barriers'
+/// arrive and wait) or any atomic (its memory semantics may acquire or release). Moving a
+/// memory access across one can change what it observes of other invocations' accesses.
+pub fn synchronizes(op: Op) -> bool {
+    is(op, OpClass::ATOMIC) || grammar_class(op as u16) == Some(GrammarClass::Barrier)
+}
+
 /// The grammar's instruction class of `opcode` (`None` for opcodes the grammar does not know).
 pub fn grammar_class(opcode: u16) -> Option<GrammarClass> {
     let i = *tables::OPCODE_INDEX.get(opcode as usize)?;

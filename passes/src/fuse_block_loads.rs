@@ -35,8 +35,10 @@
 //! calls, e.g. an exported helper clang kept after inlining it, `rejected_no_kernel_reaches_function`); the fused count is one the target supports for the shape and the target's
 //! register rule (IGC: each block fills whole GRFs, or subgroup size × element size = GRF) says
 //! the multi-block destination is the concatenation of the single-block ones; no instruction
-//! between the first and the last merged load may write memory the loads read (alias analysis)
-//! or touch a destination of the merged loads. Across blocks, "between" is the rest of `BA`
+//! between the first and the last merged load may synchronise with other invocations (a
+//! barrier, split or not, or an atomic: `rejected_barrier_between`; a merged load at either
+//! end would see another invocation's writes on the wrong side of it), write memory the loads
+//! read (alias analysis) or touch a destination of the merged loads. Across blocks, "between" is the rest of `BA`
 //! after `A`, every block reachable from `BA` before `BB`, and `BB` before `B`.
 //!
 //! Why correct: by the SPV_INTEL_2d_block_io spec, a load with Block Count N reads N blocks at
@@ -63,6 +65,7 @@ use spvopt_analysis::uniformity::Uniformity;
 use spvopt_analysis::{
     Analyses, AnalysisSet, Cfg, Dominators, Fact, KernelFacts, Loops, PostDominators, Target,
 };
+use spvopt_ir::opcode_class::synchronizes;
 use spvopt_ir::{BlockId, Id, InstId, Interner, Module};
 
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
@@ -367,7 +370,8 @@ impl FuseBlockLoads {
     }
 
     /// Whether nothing in `between` (every instruction that may execute between the merged
-    /// loads) may write their region or touch their destinations.
+    /// loads) synchronises with other invocations, may write their region or touch their
+    /// destinations.
     fn legal_between(
         m: &Module,
         ctx: &Ctx<'_>,
@@ -394,6 +398,12 @@ impl FuseBlockLoads {
             ctx.scan_budget.set(left);
             if member_insts.contains(&i) {
                 continue;
+            }
+            // A barrier (or atomic) between them orders other invocations' accesses against
+            // each load: the merged load, at either end, would see another set of writes.
+            if m.inst(i).op().is_some_and(synchronizes) {
+                ctx.reject(stats, "rejected_barrier_between", 1, &member_insts);
+                return false;
             }
             if ctx.alias.may_write(m, i)
                 && members.iter().any(|c| {

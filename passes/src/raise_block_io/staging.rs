@@ -39,6 +39,7 @@ pub enum StagingReject {
     TooLarge,
     WrittenTwice(InstId),
     GlobalWrite(InstId),
+    SplitBarrier(InstId),
 }
 
 impl StagingReject {
@@ -73,6 +74,11 @@ impl StagingReject {
                 "rejected_global_write",
                 "the loop writes global memory (or calls a function)",
             ),
+            StagingReject::SplitBarrier(_) => (
+                "rejected_split_barrier",
+                "the loop synchronises with a split barrier (arrive/wait), which the pass does \
+                 not follow",
+            ),
         }
     }
 
@@ -83,7 +89,8 @@ impl StagingReject {
             | StagingReject::UnknownAddress(i)
             | StagingReject::SeveralRoots(i)
             | StagingReject::WrittenTwice(i)
-            | StagingReject::GlobalWrite(i) => Some(*i),
+            | StagingReject::GlobalWrite(i)
+            | StagingReject::SplitBarrier(i) => Some(*i),
             _ => None,
         }
     }
@@ -198,6 +205,12 @@ impl Staging {
                     }
                     return Err(StagingReject::GlobalWrite(i));
                 };
+                if matches!(
+                    op,
+                    Op::ControlBarrierArriveINTEL | Op::ControlBarrierWaitINTEL
+                ) {
+                    return Err(StagingReject::SplitBarrier(i));
+                }
                 let ptr = match op {
                     Op::Load => inst.operand_id(0),
                     Op::Store => inst.operand_id(0),
