@@ -1,6 +1,7 @@
 //! Shared test helpers: corpus discovery, a FileCheck-like matcher, and the pass-fixture runner.
 //! The integration tests are in `tests/tests/` (one module per concern, one test binary:
-//! `tests/tests/main.rs`); start reading at `pass_fixtures.rs`.
+//! `tests/tests/main.rs`); the pass fixtures are the `pass_fixtures` test target
+//! (`tests/filetests/pass_fixtures.rs`: one trial per fixture, `SPVOPT_BLESS=1` to bless).
 //!
 //! A pass fixture is a `.spvasm` file with directives in comments:
 //! - `; RUN: PIPELINE` — the pass pipeline to run (e.g. `strip-debug,dce`);
@@ -74,8 +75,65 @@ pub fn directive<'a>(source: &'a str, name: &str) -> Option<&'a str> {
     })
 }
 
+/// A pass fixture after its pipeline ran and every check but the CHECK lines passed.
+pub struct FixtureRun {
+    /// The fixture's text.
+    pub source: String,
+    /// The disassembly of the pipeline's output (what the CHECK lines match).
+    pub output: String,
+    /// Whether the fixture says `; EXPECT: unchanged` (then it needs no CHECK lines).
+    pub expect_unchanged: bool,
+}
+
+impl FixtureRun {
+    /// The fixture's CHECK lines matched against the output.
+    pub fn check(&self) -> Result<(), String> {
+        let checks = filecheck::parse_checks(&self.source);
+        if checks.is_empty() && !self.expect_unchanged {
+            return Err("fixture has no CHECK lines".into());
+        }
+        filecheck::run_checks(&checks, &self.output)
+            .map_err(|e| format!("{e}\n--- output ---\n{}", self.output))
+    }
+}
+
 /// Runs one pass fixture; `Err` says what failed.
 pub fn run_fixture(path: &Path) -> Result<(), String> {
+    run_fixture_pipeline(path)?.check()
+}
+
+/// What [`bless_fixture`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Blessed {
+    /// The fixture passed: its file was not touched.
+    Passed,
+    /// Its CHECK lines failed and were rewritten (see [`filecheck::bless_checks`]); it passes now.
+    Rewritten,
+}
+
+/// Runs one pass fixture and, when only its CHECK lines fail, rewrites them from the current
+/// output ([`filecheck::bless_checks`]) and writes the file back. Every other failure
+/// (validation, idempotence, simulator, `EXPECT: unchanged`, no CHECK lines) is returned as
+/// `Err` and the file is left alone.
+pub fn bless_fixture(path: &Path) -> Result<Blessed, String> {
+    let run = run_fixture_pipeline(path)?;
+    if filecheck::parse_checks(&run.source).is_empty() && !run.expect_unchanged {
+        return Err("fixture has no CHECK lines: nothing to bless".into());
+    }
+    match filecheck::bless_checks(&run.source, &run.output)? {
+        None => Ok(Blessed::Passed),
+        Some(text) => {
+            std::fs::write(path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+            run_fixture(path)?;
+            Ok(Blessed::Rewritten)
+        }
+    }
+}
+
+/// Runs a pass fixture's pipeline and every check except its CHECK lines: the output
+/// validates, a second run changes nothing, "unchanged" means byte-identical, `EXPECT:
+/// unchanged`, and the simulator equivalence of a launch file.
+pub fn run_fixture_pipeline(path: &Path) -> Result<FixtureRun, String> {
     let source = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
     let pipeline_text = directive(&source, "RUN").ok_or("fixture has no ; RUN: line")?;
     let env: TargetEnv = match directive(&source, "TARGET-ENV") {
@@ -127,12 +185,12 @@ pub fn run_fixture(path: &Path) -> Result<(), String> {
         let before_m = spvopt_ir::load_words(&before).map_err(|e| e.to_string())?;
         sim_equivalent(&before_m, &m, &launch_path)?;
     }
-    let dis = text::disassemble(&after).map_err(|e| e.to_string())?;
-    let checks = filecheck::parse_checks(&source);
-    if checks.is_empty() && !expect_unchanged {
-        return Err("fixture has no CHECK lines".into());
-    }
-    filecheck::run_checks(&checks, &dis).map_err(|e| format!("{e}\n--- output ---\n{dis}"))
+    let output = text::disassemble(&after).map_err(|e| e.to_string())?;
+    Ok(FixtureRun {
+        source,
+        output,
+        expect_unchanged,
+    })
 }
 
 /// Every fixture under `tests/fixtures/<dir>`.

@@ -1,6 +1,6 @@
 //! `lower-mma`: the table-driven test over every profile, the corpus GEMMs on dg2 and mtl under
 //! `-O`, errors, statistics and linearity. (The pass fixtures `lower_mma_*` run in
-//! pass_fixtures.rs.)
+//! the `pass_fixtures` test target.)
 //!
 //! Table: every element-type class of SPV_INTEL_subgroup_matrix_multiply_accumulate
 //! (int8, int4, f16 -> f32, f16 -> f16, bf16 -> f32, bf16 -> bf16, tf32) at subgroup sizes 8 and

@@ -1,6 +1,7 @@
 //! The integration tests of the workspace, one module per concern, linked into one test binary
 //! (`cargo test --release -p spvopt-tests --test integration`; one module: add its name as a
-//! filter, e.g. `-- pass_fixtures::`). One binary links once: the ~34 binaries these files were
+//! filter, e.g. `-- determinism::`; the pass fixtures are a test target of their own,
+//! `--test pass_fixtures`). One binary links once: the ~34 binaries these files were
 //! cost minutes of linking and gigabytes of disk. A file added to this folder must be declared
 //! here (`autotests = false` in tests/Cargo.toml; `architecture::every_test_file_is_a_module`
 //! fails otherwise).
@@ -32,7 +33,6 @@ mod lower_mma;
 mod max_changes;
 mod opencl_samples;
 mod optimizer_api;
-mod pass_fixtures;
 mod predicated_io;
 mod prefetch_corpus;
 mod raise_block_io;

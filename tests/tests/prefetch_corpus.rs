@@ -128,30 +128,6 @@ fn strip_then_insert_matches_triton_coverage() {
     );
 }
 
-/// The `insert_prefetches_*` pass fixtures alone (also run by `pass_fixtures`), for a quick
-/// targeted run.
-#[test]
-fn insert_prefetches_fixtures() {
-    let fixtures: Vec<_> = spvopt_tests::fixtures_in("passes")
-        .into_iter()
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("insert_prefetches_"))
-        })
-        .collect();
-    assert!(!fixtures.is_empty(), "found {} fixtures", fixtures.len());
-    let failures: Vec<String> = fixtures
-        .iter()
-        .filter_map(|f| {
-            spvopt_tests::run_fixture(f)
-                .err()
-                .map(|e| format!("{}: {e}", f.display()))
-        })
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-}
-
 /// `prefetch-cooperative` on the stripped native GEMMs: simulator-identical to the original,
 /// never more prefetch messages than without the option, coverage reported. Most of Triton's
 /// loads give each subgroup its own slice (coordinates add `SubgroupId`-derived offsets): the
