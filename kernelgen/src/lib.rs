@@ -1789,3 +1789,6 @@ struct LoopParts {
     counter_phi_at: usize,
     phi_at: Vec<usize>,
 }
+
+#[cfg(test)]
+mod golden;
