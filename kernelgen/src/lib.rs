@@ -33,12 +33,11 @@
 //! - some block operations as OpenCL builtin calls (`intel_sub_group_2d_block_read_16b_8r16x1c`
 //!   and friends, imported functions) for `raise-builtins`.
 //!
-//! Words are written directly (`words.rs`): the `spirv` crate's `Op` enum has the Intel opcodes,
-//! but `rspirv`'s `dr::Builder` is not used by the workspace, and a module this regular needs
-//! no more than an instruction writer with de-duplicated types and constants.
+//! Modules are written with rspirv's `dr::Builder` (`writer.rs`): a writer independent of
+//! `spvopt-ir`, the crate whose passes the kernels test.
 
 mod mma;
-mod words;
+mod writer;
 
 use spirv::{BuiltIn, Capability, Decoration, Op, StorageClass};
 use spvopt_sim::block_io_2d::{self, Block2dOp, Block2dParams};
@@ -47,7 +46,8 @@ use spvopt_sim::{Arg, Launch};
 
 pub use mma::MmaClass;
 use mma::{OperandType, Operands, Scalar};
-use words::{inst, Sections};
+use rspirv::dr::Operand;
+use writer::{PhiAt, Writer};
 
 /// The value every kernel stores first, at byte 0 of each invocation's slice of `dst` (tests
 /// change it in an output to check that a difference is seen).
@@ -270,11 +270,8 @@ struct Types {
 
 struct Gen<'a> {
     c: Choices<'a>,
-    s: Sections,
+    s: Writer,
     t: Types,
-    /// Instructions of the kernel after its entry label, and its `OpVariable`s.
-    body: Vec<u32>,
-    vars: Vec<u32>,
     sg: u32,
     nsg: u32,
     groups: u32,
@@ -311,7 +308,7 @@ struct Gen<'a> {
 
 impl<'a> Gen<'a> {
     fn new(data: &'a [u8]) -> Gen<'a> {
-        let mut s = Sections::new();
+        let mut s = Writer::new();
         let t = Types {
             void: s.void(),
             bool_: s.bool_(),
@@ -328,8 +325,6 @@ impl<'a> Gen<'a> {
             c: Choices { data, at: 0 },
             s,
             t,
-            body: Vec::new(),
-            vars: Vec::new(),
             sg: 16,
             nsg: 1,
             groups: 1,
@@ -373,18 +368,15 @@ impl<'a> Gen<'a> {
     /// `%r = op %ty operands` in the body.
     fn op(&mut self, op: Op, ty: u32, operands: &[u32]) -> u32 {
         let r = self.s.id();
-        let mut ops = vec![ty, r];
-        ops.extend_from_slice(operands);
-        inst(&mut self.body, op, &ops);
-        r
+        self.s.op(op, ty, r, operands)
     }
 
     fn void_op(&mut self, op: Op, operands: &[u32]) {
-        inst(&mut self.body, op, operands);
+        self.s.void_op(op, operands);
     }
 
     fn label(&mut self, id: u32) {
-        inst(&mut self.body, Op::Label, &[id]);
+        self.s.label(id);
         self.label = id;
     }
 
@@ -395,13 +387,7 @@ impl<'a> Gen<'a> {
     /// A Function variable of `ty` (declared in the entry block).
     fn variable(&mut self, ty: u32) -> u32 {
         let p = self.s.pointer(StorageClass::Function, ty);
-        let r = self.s.id();
-        inst(
-            &mut self.vars,
-            Op::Variable,
-            &[p, r, StorageClass::Function as u32],
-        );
-        r
+        self.s.function_variable(p)
     }
 
     fn scalar_type(&mut self, s: Scalar) -> u32 {
@@ -540,14 +526,9 @@ impl<'a> Gen<'a> {
         let p_in_u32 = self.s.pointer(StorageClass::Input, t_u32);
         let mut interface = Vec::new();
         let mut builtin_var = |g: &mut Gen, ty: u32, b: BuiltIn| {
-            let v = g.s.id();
-            inst(
-                &mut g.s.globals,
-                Op::Variable,
-                &[ty, v, StorageClass::Input as u32],
-            );
-            g.s.decorate(v, Decoration::BuiltIn, &[b as u32]);
-            g.s.decorate(v, Decoration::Constant, &[]);
+            let v = g.s.global_variable(ty, StorageClass::Input);
+            g.s.decorate(v, Decoration::BuiltIn, vec![Operand::BuiltIn(b)]);
+            g.s.decorate(v, Decoration::Constant, vec![]);
             interface.push(v);
             v
         };
@@ -564,6 +545,17 @@ impl<'a> Gen<'a> {
 
         // prologue
         let entry = self.s.id();
+        let params = [
+            (self.src, p_cw),
+            (self.dst, p_cw),
+            (self.st, p_cw),
+            (self.args[0], t_u32),
+            (self.args[1], t_u32),
+            (self.args[2], t_u32),
+            (self.args[3], t_u32),
+        ];
+        self.s
+            .begin_kernel(self.t.void, main, fn_ty, &params, entry);
         self.label = entry;
         let t_u64 = self.t.u64_;
         let v3 = self.t.v3u64;
@@ -598,13 +590,11 @@ impl<'a> Gen<'a> {
 
         // the bytes of dst per invocation, now known
         let per_inv = self.out_off.div_ceil(64) * 64;
-        inst(
-            &mut self.s.globals,
-            Op::Constant,
-            &[t_u64, self.per_inv_id, per_inv, 0],
-        );
-        let words = self.finish(main, fn_ty, entry, interface);
-        let launch = self.launch(per_inv);
+        self.s
+            .constant_u64_with_id(t_u64, self.per_inv_id, u64::from(per_inv));
+        let words = self.s.finish(main, self.sg, &interface);
+        // the id bound seeds the buffers' contents
+        let launch = self.launch(per_inv, words[3]);
         Kernel {
             words,
             launch,
@@ -666,58 +656,11 @@ impl<'a> Gen<'a> {
         });
     }
 
-    fn finish(&mut self, main: u32, fn_ty: u32, entry: u32, interface: Vec<u32>) -> Vec<u32> {
-        let mut w = vec![0x0723_0203, 0x0001_0400, 0, 0, 0];
-        self.s.cap(Capability::Addresses);
-        self.s.cap(Capability::Kernel);
-        self.s.cap(Capability::SubgroupDispatch);
-        for &c in &self.s.capabilities.clone() {
-            inst(&mut w, Op::Capability, &[c]);
-        }
-        for e in self.s.extensions.clone() {
-            inst(&mut w, Op::Extension, &words::string(e));
-        }
-        inst(&mut w, Op::MemoryModel, &[2, 2]); // Physical64 OpenCL
-        let mut ep = vec![spirv::ExecutionModel::Kernel as u32, main];
-        ep.extend(words::string("main"));
-        ep.extend(&interface);
-        inst(&mut w, Op::EntryPoint, &ep);
-        inst(
-            &mut w,
-            Op::ExecutionMode,
-            &[main, spirv::ExecutionMode::SubgroupSize as u32, self.sg],
-        );
-        w.extend_from_slice(&self.s.names);
-        w.extend_from_slice(&self.s.annotations);
-        w.extend_from_slice(&self.s.globals);
-        w.extend_from_slice(&self.s.declarations);
-        inst(&mut w, Op::Function, &[self.t.void, main, 0, fn_ty]);
-        let t_u32 = self.t.u32_;
-        let p_cw = self.t.p_cw_u8;
-        for (id, ty) in [
-            (self.src, p_cw),
-            (self.dst, p_cw),
-            (self.st, p_cw),
-            (self.args[0], t_u32),
-            (self.args[1], t_u32),
-            (self.args[2], t_u32),
-            (self.args[3], t_u32),
-        ] {
-            inst(&mut w, Op::FunctionParameter, &[ty, id]);
-        }
-        inst(&mut w, Op::Label, &[entry]);
-        w.extend_from_slice(&self.vars);
-        w.extend_from_slice(&self.body);
-        inst(&mut w, Op::FunctionEnd, &[]);
-        w[3] = self.s.bound;
-        w
-    }
-
-    fn launch(&mut self, per_inv: u32) -> Launch {
+    fn launch(&mut self, per_inv: u32, bound: u32) -> Launch {
         let local = u64::from(self.sg * self.nsg);
         let global = local * u64::from(self.groups);
         // bytes whose f16 / bf16 / f32 readings are all finite and below 1 in magnitude
-        let mut r = spvopt_sim::launch::SplitMix64(u64::from(self.s.bound) * 0x9E37 + 7);
+        let mut r = spvopt_sim::launch::SplitMix64(u64::from(bound) * 0x9E37 + 7);
         let wild = self.wild;
         let mut data = |n: u32| -> Vec<u8> {
             (0..n)
@@ -1082,22 +1025,13 @@ impl<'a> Gen<'a> {
             Some(&(_, f)) => f,
             None => {
                 let fty = self.s.function_type(self.t.void, &params);
-                let f = self.s.id();
-                let decls = &mut self.s.declarations;
-                inst(decls, Op::Function, &[self.t.void, f, 0, fty]);
-                let mut param_ids = Vec::new();
-                for &p in &params {
-                    param_ids.push(p);
-                }
-                for p in param_ids {
-                    let id = self.s.id();
-                    inst(&mut self.s.declarations, Op::FunctionParameter, &[p, id]);
-                }
-                inst(&mut self.s.declarations, Op::FunctionEnd, &[]);
+                let f = self.s.declare_function(self.t.void, fty, &params);
                 self.s.name(f, &name);
-                let mut lk = words::string(&name);
-                lk.push(spirv::LinkageType::Import as u32);
-                self.s.decorate(f, Decoration::LinkageAttributes, &lk);
+                let import = vec![
+                    Operand::LiteralString(name.clone()),
+                    Operand::LinkageType(spirv::LinkageType::Import),
+                ];
+                self.s.decorate(f, Decoration::LinkageAttributes, import);
                 self.builtins.push((name, f));
                 f
             }
@@ -1509,12 +1443,10 @@ impl<'a> Gen<'a> {
         let latch = if structured { cont } else { header };
         let _ = latch;
         // the counter's latch is patched below for unstructured loops (the body's last block)
-        let counter_phi_at = self.body.len();
-        inst(&mut self.body, Op::Phi, &[u, counter, zero, pre, next, 0]);
+        let counter_phi_at = self.s.phi(u, counter, &[(zero, pre), (next, 0)]);
         let mut phi_at = Vec::new();
         for &(ty, id, init, _) in extra_phis {
-            phi_at.push(self.body.len());
-            inst(&mut self.body, Op::Phi, &[ty, id, init, pre, 0, 0]);
+            phi_at.push(self.s.phi(ty, id, &[(init, pre), (0, 0)]));
         }
         let outer = self.loops.last().copied();
         let iter = match outer {
@@ -1559,20 +1491,19 @@ impl<'a> Gen<'a> {
         if p.structured {
             self.branch(p.cont);
             self.label(p.cont);
-            inst(&mut self.body, Op::IAdd, &[u, p.next, p.counter, one]);
+            self.s.op(Op::IAdd, u, p.next, &[p.counter, one]);
             self.branch(p.header);
         } else {
-            inst(&mut self.body, Op::IAdd, &[u, p.next, p.counter, one]);
+            self.s.op(Op::IAdd, u, p.next, &[p.counter, one]);
             let b = self.t.bool_;
             let more = self.op(Op::ULessThan, b, &[p.next, p.trip]);
             self.void_op(Op::BranchConditional, &[more, p.header, p.exit]);
         }
         let latch = self.label;
         // patch the phis' latch block (and values)
-        self.body[p.counter_phi_at + 6] = latch;
+        self.s.set_incoming(p.counter_phi_at, 1, p.next, latch);
         for (k, &at) in p.phi_at.iter().enumerate() {
-            self.body[at + 5] = latch_values[k];
-            self.body[at + 6] = latch;
+            self.s.set_incoming(at, 1, latch_values[k], latch);
         }
         self.label(p.exit);
     }
@@ -1659,10 +1590,11 @@ impl<'a> Gen<'a> {
         let b = self.operand_from_loaded(lb, tb);
         let kd = self.u32c(k);
         let next = self.s.id();
-        inst(
-            &mut self.body,
+        self.s.op(
             Op::SubgroupMatrixMultiplyAccumulateINTEL,
-            &[c_ty, next, kd, a, b, acc, class.mask()],
+            c_ty,
+            next,
+            &[kd, a, b, acc, class.mask()],
         );
         self.summary.mma += 1;
         // after a loop tested at the top the result is the header's phi; after a
@@ -1786,8 +1718,8 @@ struct LoopParts {
     counter: u32,
     next: u32,
     trip: u32,
-    counter_phi_at: usize,
-    phi_at: Vec<usize>,
+    counter_phi_at: PhiAt,
+    phi_at: Vec<PhiAt>,
 }
 
 #[cfg(test)]
