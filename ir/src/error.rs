@@ -10,45 +10,71 @@ pub struct LoadError {
     pub offset: usize,
     /// Opcode name of the instruction concerned, if any.
     pub instruction: Option<String>,
+    /// What is wrong.
     pub kind: LoadErrorKind,
 }
 
 /// What is wrong with a binary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LoadErrorKind {
+    /// The input has no bytes.
     Empty,
+    /// The byte count (here) is not a multiple of 4.
     NotWholeWords(usize),
+    /// Fewer bytes (here) than the 20 of a SPIR-V header.
     TruncatedHeader(usize),
+    /// The first word (here) is not the SPIR-V magic number in either byte order.
     BadMagic(u32),
+    /// An instruction's word count is 0 (it would never advance).
     ZeroWordCount,
+    /// An instruction's word count runs past the end of the module.
     PastEnd {
+        /// The instruction's word count.
         word_count: usize,
+        /// Words left in the module from the instruction on.
         remaining: usize,
     },
+    /// An operand or result is id 0.
     IdZero,
+    /// An id at or above the header's id bound.
     IdOutOfBound {
+        /// The id.
         id: u32,
+        /// The header's bound.
         bound: u32,
     },
+    /// An id (here) is the result of two instructions.
     DuplicateDefinition(u32),
+    /// An id (here) is used but no instruction defines it.
     UndefinedId(u32),
+    /// The operands do not fit the opcode's grammar (the message says how).
     Operands(String),
+    /// `OpExtInstImport` of a set (here) the grammar tables do not have.
     UnknownExtInstSet(String),
+    /// An instruction outside its section of the logical layout (the message names it).
     OutOfOrder(String),
+    /// A function-body instruction before the function's first `OpLabel`.
     OutsideBlock,
+    /// A function-body instruction outside any `OpFunction`.
     OutsideFunction,
+    /// The module ends inside a function (no `OpFunctionEnd`).
     UnterminatedFunction,
+    /// An `OpFunction` inside a function.
     NestedFunction,
     /// An id above the limit for the module's size (dense per-id tables).
     IdTooLargeForSize {
+        /// The id.
         id: u32,
+        /// The largest id accepted for a module of this size.
         limit: u32,
+        /// The module's size in words.
         words: usize,
     },
     /// A result id the module's definition table does not know (a pass bypassed it).
     UnregisteredId(u32),
     /// A function-local id used outside its function.
     ForeignLocalId {
+        /// The id and its name.
         id: IdDesc,
         /// Result id of the function defining it.
         defined_in: u32,
@@ -59,8 +85,11 @@ pub enum LoadErrorKind {
     UsedBeforeDefinition(IdDesc),
     /// An operand of the wrong kind (a non-type as a type, a non-function as callee, ...).
     WrongOperandKind {
+        /// The operand's id and its name.
         id: IdDesc,
+        /// What the operand must be (e.g. "a type").
         expected: &'static str,
+        /// What it is (its opcode).
         found: String,
     },
 }
@@ -68,7 +97,9 @@ pub enum LoadErrorKind {
 /// An id and its `OpName`, if any: displayed as `%12 ("acc")`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IdDesc {
+    /// The id.
     pub id: u32,
+    /// Its `OpName`, if the module has one.
     pub name: Option<String>,
 }
 

@@ -14,6 +14,7 @@ pub type Words = SmallVec<[u32; 6]>;
 pub struct Inst {
     opcode: u16,
     flags: u8,
+    /// The words after the opcode word: result type, result, operands.
     pub words: Words,
 }
 
@@ -80,10 +81,12 @@ impl Inst {
         opcode_display(self.opcode)
     }
 
+    /// Whether the first word of `words` is a result type id (per the grammar).
     pub fn has_result_type(&self) -> bool {
         self.flags & HAS_TYPE != 0
     }
 
+    /// Whether `words` holds a result id (after the result type, if any).
     pub fn has_result(&self) -> bool {
         self.flags & HAS_RESULT != 0
     }

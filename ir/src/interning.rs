@@ -139,9 +139,11 @@ impl Interner {
             .filter(|&id| m.def(id).is_some())
     }
 
+    /// `OpTypeVoid`.
     pub fn void(&mut self, m: &mut Module) -> Id {
         self.intern(m, Op::TypeVoid, None, &[])
     }
+    /// `OpTypeBool`.
     pub fn bool(&mut self, m: &mut Module) -> Id {
         self.intern(m, Op::TypeBool, None, &[])
     }
@@ -149,18 +151,23 @@ impl Interner {
     pub fn int(&mut self, m: &mut Module, width: u32) -> Id {
         self.intern(m, Op::TypeInt, None, &[width, 0])
     }
+    /// Float type of `width` bits.
     pub fn float(&mut self, m: &mut Module, width: u32) -> Id {
         self.intern(m, Op::TypeFloat, None, &[width])
     }
+    /// Vector of `n` `elem`s.
     pub fn vector(&mut self, m: &mut Module, elem: Id, n: u32) -> Id {
         self.intern(m, Op::TypeVector, None, &[elem.word(), n])
     }
+    /// Pointer to `pointee` in `storage`.
     pub fn pointer(&mut self, m: &mut Module, storage: spirv::StorageClass, pointee: Id) -> Id {
         self.intern(m, Op::TypePointer, None, &[storage as u32, pointee.word()])
     }
+    /// Array of `elem` with the length constant `length_const` (an id, not a number).
     pub fn array(&mut self, m: &mut Module, elem: Id, length_const: Id) -> Id {
         self.intern(m, Op::TypeArray, None, &[elem.word(), length_const.word()])
     }
+    /// `OpTypeFunction` returning `ret` with `params`.
     pub fn function_type(&mut self, m: &mut Module, ret: Id, params: &[Id]) -> Id {
         let mut ops: Vec<u32> = vec![ret.word()];
         ops.extend(params.iter().map(|p| p.word()));
@@ -190,10 +197,12 @@ impl Interner {
         let t = self.int(m, 64);
         self.int_const(m, t, value)
     }
+    /// The constant f32 `value` (its bits; -0.0 and NaN payloads kept apart).
     pub fn f32_const(&mut self, m: &mut Module, value: f32) -> Id {
         let t = self.float(m, 32);
         self.intern(m, Op::Constant, Some(t), &[value.to_bits()])
     }
+    /// `OpConstantTrue` / `OpConstantFalse`.
     pub fn bool_const(&mut self, m: &mut Module, value: bool) -> Id {
         let t = self.bool(m);
         self.intern(
@@ -207,10 +216,12 @@ impl Interner {
             &[],
         )
     }
+    /// `OpConstantComposite` of type `ty` from constant `parts`.
     pub fn composite_const(&mut self, m: &mut Module, ty: Id, parts: &[Id]) -> Id {
         let ops: Vec<u32> = parts.iter().map(|p| p.word()).collect();
         self.intern(m, Op::ConstantComposite, Some(ty), &ops)
     }
+    /// `OpConstantNull` of type `ty`.
     pub fn null_const(&mut self, m: &mut Module, ty: Id) -> Id {
         self.intern(m, Op::ConstantNull, Some(ty), &[])
     }

@@ -12,9 +12,13 @@ use crate::inst::Inst;
 /// The five header words (and the byte order the module was read in, kept for emission).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// SPIR-V version word (`0x00MMmm00`).
     pub version: u32,
+    /// Generator magic (tool id in the high 16 bits, its version in the low 16).
     pub generator: u32,
+    /// Id bound: every id of the module is below it.
     pub bound: u32,
+    /// Reserved schema word (0).
     pub schema: u32,
     /// The binary was big-endian; it is written back the same way.
     pub big_endian: bool,
@@ -30,11 +34,17 @@ impl Header {
 /// Module-level sections in logical-layout order (SPIR-V spec §2.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Section {
+    /// `OpCapability`.
     Capability = 0,
+    /// `OpExtension`.
     Extension,
+    /// `OpExtInstImport`.
     ExtInstImport,
+    /// `OpMemoryModel` (exactly one).
     MemoryModel,
+    /// `OpEntryPoint`.
     EntryPoint,
+    /// `OpExecutionMode`, `OpExecutionModeId`.
     ExecutionMode,
     /// OpString, OpSource*, OpName, OpMemberName, OpModuleProcessed.
     Debug,
@@ -45,6 +55,7 @@ pub enum Section {
 }
 
 impl Section {
+    /// Every section, in logical-layout order (`Section as usize` indexes this array).
     pub const ALL: [Section; 9] = [
         Section::Capability,
         Section::Extension,
@@ -162,9 +173,11 @@ pub(crate) struct Link {
 /// A basic block: its `OpLabel` instruction and the linked list of its body.
 #[derive(Clone, Debug)]
 pub struct BlockData {
+    /// The block's `OpLabel`.
     pub label: InstId,
     pub(crate) first: Option<InstId>,
     pub(crate) last: Option<InstId>,
+    /// The function the block belongs to.
     pub func: FuncId,
 }
 
@@ -173,20 +186,27 @@ pub struct BlockData {
 /// between the previous function and this one.
 #[derive(Clone, Debug)]
 pub struct Function {
+    /// Debug instructions between the previous function and this one.
     pub prefix: Vec<InstId>,
+    /// The `OpFunction` instruction.
     pub def: InstId,
+    /// What precedes the first block: `OpFunctionParameter`s (and debug lines among them).
     pub header: Vec<InstId>,
+    /// The blocks in layout order (the first is the entry block).
     pub blocks: Vec<BlockId>,
+    /// The `OpFunctionEnd` instruction.
     pub end: InstId,
 }
 
 /// A SPIR-V module as a mutable SSA IR.
 #[derive(Clone, Debug)]
 pub struct Module {
+    /// The five header words.
     pub header: Header,
     pub(crate) insts: Vec<Inst>,
     pub(crate) links: Vec<Link>,
     pub(crate) sections: [Vec<InstId>; 9],
+    /// Functions in module order.
     pub functions: Vec<Function>,
     pub(crate) blocks: Vec<BlockData>,
     /// Debug instructions after the last function.

@@ -467,7 +467,9 @@ pub const CAPABILITY_PREDICATED_IO_INTEL: u32 = 6257;
 /// Whether a plain memory access reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AccessDirection {
+    /// A load (of the pointee through the pointer).
     Read,
+    /// A store.
     Write,
 }
 
@@ -477,6 +479,7 @@ pub enum AccessDirection {
 /// forms as the plain ones (plus the predicate and, for a load, the default value).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoadStore {
+    /// Read or write.
     pub direction: AccessDirection,
     /// The pointer operand (always 0).
     pub pointer: usize,

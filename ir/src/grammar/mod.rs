@@ -44,8 +44,11 @@ pub enum OperandKind {
 /// How many times a logical operand occurs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Quantifier {
+    /// Exactly once.
     One,
+    /// At most once (`?` in the grammar).
     Optional,
+    /// Any number of times, to the end of the instruction (`*`).
     Many,
 }
 
@@ -54,40 +57,70 @@ pub enum Quantifier {
 pub enum GrammarClass {
     /// `@exclude`: the grammar gives no class (many vendor extensions).
     Unclassified,
+    /// `Reserved`: opcodes the grammar reserves (no instruction yet).
     Reserved,
+    /// `Group`: work-group and subgroup collectives (`OpGroup*`).
     Group,
+    /// `Image`: image sampling, reads, writes and queries.
     Image,
+    /// `Relational_and_Logical`: comparisons, `OpSelect`, `OpAny`/`OpAll`, ordered/unordered tests.
     RelationalAndLogical,
+    /// `Type-Declaration`: `OpType*`.
     TypeDeclaration,
+    /// `Non-Uniform`: `OpGroupNonUniform*` subgroup operations.
     NonUniform,
+    /// `Arithmetic`: integer and float arithmetic, dot and outer products.
     Arithmetic,
+    /// `Memory`: variables, loads, stores, copies, access chains.
     Memory,
+    /// `Conversion`: conversions and bitcasts between types.
     Conversion,
+    /// `Atomic`: atomic loads, stores and read-modify-writes.
     Atomic,
+    /// `Pipe`: OpenCL pipes.
     Pipe,
+    /// `Device-Side_Enqueue`: OpenCL device-side kernel enqueue.
     DeviceSideEnqueue,
+    /// `Constant-Creation`: `OpConstant*`, `OpSpecConstant*`.
     ConstantCreation,
+    /// `Control-Flow`: labels, branches, merges, returns, `OpPhi`.
     ControlFlow,
+    /// `Bit`: shifts, bitwise operations, bit-field operations and counts.
     Bit,
+    /// `Composite`: vector and composite extract, insert, construct, shuffle.
     Composite,
+    /// `Debug`: `OpName`, `OpSource`, `OpString`, `OpLine` and friends.
     Debug,
+    /// `Derivative`: fragment derivatives (`OpDPdx`, ...).
     Derivative,
+    /// `Annotation`: decorations.
     Annotation,
+    /// `Miscellaneous`: `OpNop`, `OpUndef` and the like.
     Miscellaneous,
+    /// `Barrier`: control and memory barriers.
     Barrier,
+    /// `Graph`: SPV_ARM_graph instructions.
     Graph,
+    /// `Mode-Setting`: memory model, entry points, execution modes, capabilities.
     ModeSetting,
+    /// `Function`: function definitions, parameters and calls.
     Function,
+    /// `Extension`: `OpExtension`, `OpExtInstImport`, `OpExtInst`.
     Extension,
+    /// `Primitive`: geometry-shader vertex and primitive emission.
     Primitive,
+    /// `Tensor`: SPV_ARM_tensors instructions.
     Tensor,
 }
 
 /// Grammar of one core instruction.
 #[derive(Debug)]
 pub struct InstDesc {
+    /// The opcode.
     pub opcode: u16,
+    /// The opcode's name (`OpNop`).
     pub name: &'static str,
+    /// Its logical operands, in order (result type and result included).
     pub operands: &'static [(OperandKind, Quantifier)],
 }
 
@@ -108,24 +141,33 @@ impl InstDesc {
 /// Grammar of one extended instruction.
 #[derive(Debug)]
 pub struct ExtInstDesc {
+    /// The instruction's number in its set.
     pub number: u32,
+    /// Its name in the set's grammar.
     pub name: &'static str,
+    /// Its operands after the set and instruction number.
     pub operands: &'static [(OperandKind, Quantifier)],
 }
 
 /// An enum operand kind (ValueEnum or BitEnum).
 #[derive(Debug)]
 pub struct EnumKind {
+    /// The operand kind's name in the grammar (e.g. `StorageClass`).
     pub name: &'static str,
+    /// Whether it is a bit enum (`BitEnum`) rather than a value enum.
     pub bits: bool,
+    /// Its enumerants, sorted by value.
     pub enumerants: &'static [Enumerant],
 }
 
 /// One enumerant (or one bit of a bit enum) with the operands that follow it.
 #[derive(Debug)]
 pub struct Enumerant {
+    /// The enumerant's value (for a bit enum: its bit).
     pub value: u32,
+    /// Its name.
     pub name: &'static str,
+    /// The operands that follow it when it is present.
     pub params: &'static [(OperandKind, Quantifier)],
 }
 
@@ -145,7 +187,9 @@ impl EnumKind {
 /// `capabilities` are the capabilities it implicitly declares (it depends on them).
 #[derive(Debug)]
 pub struct Requirements {
+    /// Capabilities enabling it (any one); empty: none needed.
     pub capabilities: &'static [u32],
+    /// Extensions enabling it where the version does not.
     pub extensions: &'static [&'static str],
     /// Minimum SPIR-V version as a header word (`0x00MMmm00`); 0 when no core version has it
     /// (an extension must enable it).
@@ -216,9 +260,13 @@ pub fn enum_kind(index: u16) -> &'static EnumKind {
 /// Extended instruction sets whose operand layout we know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExtSet {
+    /// `OpenCL.std`: the OpenCL extended instructions.
     OpenClStd,
+    /// `GLSL.std.450`.
     GlslStd450,
+    /// `OpenCL.DebugInfo.100`.
     OpenClDebugInfo100,
+    /// `DebugInfo` (the older SPIR-V debug info set).
     DebugInfo,
     /// `NonSemantic.*`: every operand is an id by definition.
     NonSemantic,
@@ -276,18 +324,26 @@ pub trait WalkContext {
 /// words, i.e. without the opcode word), how many words, and what it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OperandSlot {
+    /// Index of the operand's first word among the instruction's operand words.
     pub index: usize,
+    /// How many words it has.
     pub words: usize,
+    /// What it is.
     pub kind: SlotKind,
 }
 
 /// The interpretation of one operand slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SlotKind {
+    /// The result type id.
     ResultType,
+    /// The result id.
     Result,
+    /// An id operand.
     Id,
+    /// A literal number or enumerant word.
     Literal,
+    /// A literal string (NUL-terminated, padded to words).
     String,
     /// Words whose meaning the grammar does not give (unknown enumerant, unknown ext inst);
     /// kept verbatim.
@@ -297,11 +353,17 @@ pub enum SlotKind {
 /// Why an instruction's words do not fit its grammar.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WalkError {
+    /// The words end before a required operand.
     MissingOperand,
+    /// A literal string without a NUL terminator.
     UnterminatedString,
+    /// A literal string that is not UTF-8.
     InvalidUtf8,
+    /// Words (here: how many) left after the last operand.
     ExtraWords(usize),
+    /// `OpExtInst` of a set (the id here) whose grammar is not known.
     UnknownExtSet(u32),
+    /// `OpSwitch` whose selector type is not an integer type of known width.
     UnknownSwitchSelectorType,
 }
 
