@@ -52,13 +52,16 @@ impl Monomial {
 /// `coefficient · monomial`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Term {
+    /// The product of atoms.
     pub monomial: Monomial,
+    /// Its (non-zero) coefficient.
     pub coeff: i64,
 }
 
 /// An affine expression (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct AffineExpr {
+    /// The constant term.
     pub constant: i64,
     terms: SmallVec<[Term; 2]>,
 }

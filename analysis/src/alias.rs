@@ -44,6 +44,7 @@ use spvopt_ir::opcode_class::{load_store, op_class, AccessDirection, OpClass};
 /// The memory a 2D block operation touches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockFootprint {
+    /// Which 2D block operation.
     pub kind: BlockKind,
     /// The base pointer's provenance.
     pub base: PointerInfo,
@@ -66,9 +67,19 @@ pub enum BlockRelation {
     Unknown,
     /// Same base and pitch; `b` starts `dx_bytes` right and `dy_rows` below `a`, and they share
     /// no byte.
-    Disjoint { dx_bytes: i64, dy_rows: i64 },
+    Disjoint {
+        /// Bytes from `a`'s first column to `b`'s.
+        dx_bytes: i64,
+        /// Rows from `a`'s first row to `b`'s.
+        dy_rows: i64,
+    },
     /// Same base and pitch, and they overlap.
-    Overlapping { dx_bytes: i64, dy_rows: i64 },
+    Overlapping {
+        /// Bytes from `a`'s first column to `b`'s.
+        dx_bytes: i64,
+        /// Rows from `a`'s first row to `b`'s.
+        dy_rows: i64,
+    },
     /// Provably different objects.
     DistinctObjects,
 }

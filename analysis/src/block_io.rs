@@ -29,17 +29,28 @@ use crate::builtins::{CalleeKind, Callees};
 /// stores: the Src pointer; prefetches: none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockOperands {
+    /// Which 2D block operation.
     pub kind: BlockKind,
+    /// Element Size: the id of the constant size of one element in bytes.
     pub element_size: Id,
+    /// Block Width: elements per row of one block.
     pub width: Id,
+    /// Block Height: rows of the block.
     pub height: Id,
+    /// Block Count: blocks side by side.
     pub count: Id,
     /// The CrossWorkgroup base pointer.
     pub base: Id,
+    /// Memory Width: the 2D region's width in bytes.
     pub memory_width: Id,
+    /// Memory Height: the region's number of rows.
     pub memory_height: Id,
+    /// Memory Pitch: bytes from one row to the next.
     pub memory_pitch: Id,
+    /// Coordinate: the int2 (x in elements, y in rows) of the block's top-left element.
     pub coordinate: Id,
+    /// The per-invocation pointer: loads write through it, stores read through it; `None`
+    /// for prefetches.
     pub private: Option<Id>,
 }
 
@@ -126,9 +137,13 @@ impl BlockOperands {
 /// Constant shape of a 2D block instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BlockShape {
+    /// Bytes of one element (1, 2, 4 or 8).
     pub element_size: u32,
+    /// Elements per row of one block.
     pub width: u32,
+    /// Rows per block.
     pub height: u32,
+    /// Blocks side by side (adjacent in x).
     pub count: u32,
 }
 
@@ -176,13 +191,16 @@ impl BlockShape {
 /// number taken from the builtin's name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShapeOperand {
+    /// An id (native form).
     Id(Id),
+    /// A number from the builtin's name.
     Literal(u32),
 }
 
 /// One 2D block operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockIo {
+    /// Which 2D block operation.
     pub kind: BlockKind,
     /// `true` for the native SPIR-V op, `false` for a builtin call.
     pub native: bool,
@@ -190,8 +208,11 @@ pub struct BlockIo {
     pub shape: [ShapeOperand; 4],
     /// The 2D region's base pointer (CrossWorkgroup).
     pub base: Id,
+    /// The region's row width in bytes.
     pub mem_width: Id,
+    /// The region's number of rows.
     pub mem_height: Id,
+    /// Bytes from one row to the next.
     pub mem_pitch: Id,
     /// The int2 coordinate (x in elements, y in rows).
     pub coord: Id,
@@ -271,11 +292,15 @@ pub fn block_io(m: &Module, callees: &Callees, inst: InstId) -> Option<BlockIo> 
 /// One subgroup matrix multiply-accumulate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatrixMad {
+    /// `true` for `OpSubgroupMatrixMultiplyAccumulateINTEL`, `false` for a builtin call.
     pub native: bool,
     /// K Dim: an id (native) or the number in the builtin's name.
     pub k_dim: ShapeOperand,
+    /// Matrix A (the M×K operand).
     pub a: Id,
+    /// Matrix B (the K×N operand).
     pub b: Id,
+    /// Matrix C (the accumulator, M×N).
     pub c: Id,
 }
 

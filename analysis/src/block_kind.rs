@@ -7,10 +7,15 @@ use spvopt_ir::Inst;
 /// A kind of 2D block operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BlockKind {
+    /// `OpSubgroup2DBlockLoadINTEL`: rows into each invocation's private memory.
     Load,
+    /// `OpSubgroup2DBlockLoadTransformINTEL`: a load in VNNI layout (rows paired into dwords).
     LoadTransform,
+    /// `OpSubgroup2DBlockLoadTransposeINTEL`: a load of the transposed block.
     LoadTranspose,
+    /// `OpSubgroup2DBlockStoreINTEL`.
     Store,
+    /// `OpSubgroup2DBlockPrefetchINTEL`: loads into cache only.
     Prefetch,
 }
 

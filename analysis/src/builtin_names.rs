@@ -17,23 +17,34 @@ use crate::block_kind::BlockKind;
 /// A 2D block builtin: which op and the shape its name encodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockBuiltin {
+    /// Which 2D block operation the builtin is.
     pub op: BlockKind,
     /// Element size in bytes (the name has bits).
     pub elem_bytes: u32,
+    /// Block width in elements (the `x<W>` of the name).
     pub width: u32,
+    /// Block height in rows (the `r<H>` of the name).
     pub height: u32,
+    /// Block count (the `x<C>c` of the name).
     pub count: u32,
 }
 
 /// Element interpretation of an MMA operand, as a builtin name spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MmaElem {
+    /// Signed 8-bit integers (`i8`).
     I8,
+    /// Unsigned 8-bit integers (`u8`).
     U8,
+    /// Signed 4-bit integers, two per byte (`i4`).
     I4,
+    /// Unsigned 4-bit integers, two per byte (`u4`).
     U4,
+    /// IEEE half floats (`f16`).
     F16,
+    /// bfloat16 (`bf16`).
     Bf16,
+    /// TensorFloat-32 (`tf32`): f32 storage, 10-bit mantissa.
     Tf32,
 }
 
@@ -65,6 +76,7 @@ impl MmaElem {
     pub fn is_signed_int(self) -> bool {
         matches!(self, MmaElem::I8 | MmaElem::I4)
     }
+    /// Unsigned integer interpretation (for the mangled parameter types).
     pub fn is_unsigned_int(self) -> bool {
         matches!(self, MmaElem::U8 | MmaElem::U4)
     }
@@ -110,8 +122,11 @@ impl MmaElem {
 /// An MMA builtin `intel_sub_group_<a>_<b>_matrix_mad_k<K>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MmaBuiltin {
+    /// Element interpretation of matrix A.
     pub a: MmaElem,
+    /// Element interpretation of matrix B.
     pub b: MmaElem,
+    /// K (the reduction depth) the name encodes.
     pub k: u32,
 }
 
@@ -216,7 +231,9 @@ impl BlockBuiltin {
 /// A recognised builtin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Builtin {
+    /// A 2D block read, write or prefetch builtin.
     Block(BlockBuiltin),
+    /// A subgroup matrix multiply-accumulate builtin.
     Mma(MmaBuiltin),
 }
 
@@ -294,8 +311,11 @@ pub fn parse_builtin(name: &str) -> Option<Builtin> {
 /// `spvopt_passes::raise_builtins` and the simulator's `collective/genisa.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GenIsaBlock {
+    /// `LSC2DBlockRead`: a 2D block load.
     Read,
+    /// `LSC2DBlockWrite`: a 2D block store.
     Write,
+    /// `LSC2DBlockPrefetch`: a 2D block prefetch.
     Prefetch,
 }
 

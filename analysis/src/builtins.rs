@@ -68,12 +68,16 @@ pub fn itanium_base_name(name: &str) -> &str {
 pub enum CalleeKind {
     /// `intel_sub_group_2d_block_<kind>_<E>b_<H>r<W>x<C>c(base, width, height, pitch, coord[, ptr])`.
     BlockIo {
+        /// Which 2D block operation.
         kind: BlockKind,
         /// Element size in bytes, block width, height and count.
         shape: [u32; 4],
     },
     /// `intel_sub_group_<a>_<b>_matrix_mad_k<K>(a, b, c)`.
-    MatrixMad { k: u32 },
+    MatrixMad {
+        /// K, the reduction depth in the name.
+        k: u32,
+    },
     /// An OpenCL work-item function whose result is the same for the whole subgroup
     /// (`get_group_id`, `get_num_groups`, `get_sub_group_id`, …).
     UniformQuery,
@@ -87,7 +91,9 @@ pub enum CalleeKind {
 /// An imported function: its name and what it is.
 #[derive(Clone, Debug)]
 pub struct Callee {
+    /// The linkage name (else the `OpName`), mangled as imported.
     pub name: String,
+    /// What the function is.
     pub kind: CalleeKind,
 }
 

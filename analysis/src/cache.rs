@@ -16,25 +16,38 @@ use spvopt_ir::Module;
 pub struct AnalysisSet(pub u32);
 
 impl AnalysisSet {
+    /// No analysis: what a pass that changes everything preserves.
     pub const NONE: AnalysisSet = AnalysisSet(0);
+    /// Def-use chains (`spvopt_ir::DefUse`).
     pub const DEF_USE: AnalysisSet = AnalysisSet(1 << 0);
+    /// Control-flow graphs (`Cfg`).
     pub const CFG: AnalysisSet = AnalysisSet(1 << 1);
+    /// Dominator and post-dominator trees.
     pub const DOMINATORS: AnalysisSet = AnalysisSet(1 << 2);
+    /// Natural loops and their nesting (`Loops`).
     pub const LOOPS: AnalysisSet = AnalysisSet(1 << 3);
+    /// Induction variables of loops (`Induction`).
     pub const INDUCTION: AnalysisSet = AnalysisSet(1 << 4);
+    /// Which values are uniform across a subgroup or work-group (`Uniformity`).
     pub const UNIFORMITY: AnalysisSet = AnalysisSet(1 << 5);
+    /// Folded integer constants (`Constants`).
     pub const CONSTANTS: AnalysisSet = AnalysisSet(1 << 6);
+    /// Pointer provenance and may-alias facts (`Alias`, `Provenance`).
     pub const ALIAS: AnalysisSet = AnalysisSet(1 << 7);
+    /// The entry point's facts: subgroup size, work-group size, built-ins (`KernelFacts`).
     pub const KERNEL_FACTS: AnalysisSet = AnalysisSet(1 << 8);
     /// Decorations, and the imported functions named and classified (`Callees`, which reads
     /// linkage names and `OpName`s): a pass that adds or removes decorations, names or
     /// functions does not preserve it.
     pub const DECORATIONS: AnalysisSet = AnalysisSet(1 << 9);
+    /// Every analysis: what a pass that changes nothing preserves.
     pub const ALL: AnalysisSet = AnalysisSet(u32::MAX);
 
+    /// Whether every analysis of `other` is in this set.
     pub fn contains(self, other: AnalysisSet) -> bool {
         self.0 & other.0 == other.0
     }
+    /// Both sets' analyses.
     pub fn union(self, other: AnalysisSet) -> AnalysisSet {
         AnalysisSet(self.0 | other.0)
     }
@@ -55,8 +68,11 @@ impl std::ops::BitOr for AnalysisSet {
 /// an analysis built on others (loops on dominators) lists them in `DEPENDS_ON` so that it is
 /// dropped with them.
 pub trait Analysis: Any + Sized {
+    /// This analysis' bit: the cache drops it when a pass does not preserve that bit.
     const KIND: AnalysisSet;
+    /// The analyses this one is computed from (dropped with any of them).
     const DEPENDS_ON: AnalysisSet = AnalysisSet::NONE;
+    /// Computes the analysis of `m`, getting the analyses it builds on from `analyses`.
     fn compute(m: &Module, analyses: &mut Analyses) -> Self;
 }
 
@@ -69,6 +85,7 @@ pub struct Analyses {
 }
 
 impl Analyses {
+    /// An empty cache.
     pub fn new() -> Analyses {
         Analyses::default()
     }

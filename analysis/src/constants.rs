@@ -47,17 +47,23 @@ use crate::types::{int_width, is_bool, pointer_of};
 /// A folded constant value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ConstValue {
+    /// `OpConstantTrue` / `OpConstantFalse` (or a folded comparison).
     Bool(bool),
     /// Bit pattern, masked to `width` bits.
     Int {
+        /// Bits of the type.
         width: u32,
+        /// The value's bits (zero above `width`).
         bits: u64,
     },
     /// Bit pattern of a float of `width` bits.
     Float {
+        /// Bits of the type.
         width: u32,
+        /// The float's bits.
         bits: u64,
     },
+    /// A constant vector, array or struct: its parts in order.
     Composite(Vec<ConstValue>),
     /// `OpConstantNull` of a type that is not a scalar (pointer, struct, …).
     Null,

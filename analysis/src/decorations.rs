@@ -18,6 +18,7 @@ use spvopt_ir::{Id, Module, Section};
 /// `LinkageAttributes` of an id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Linkage {
+    /// The linkage name.
     pub name: String,
     /// `true` for `Import`, `false` for `Export` (and `LinkOnceODR`).
     pub import: bool,

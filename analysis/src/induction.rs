@@ -66,16 +66,22 @@ const HEADER_ROUNDS: usize = 4;
 /// A loop-header phi whose value is `init + step·i`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InductionVariable {
+    /// The header `OpPhi`.
     pub phi: Id,
+    /// The loop it is the header phi of.
     pub loop_id: LoopId,
+    /// Its value on entry (`i = 0`).
     pub init: AffineExpr,
+    /// What it grows by per iteration.
     pub step: AffineExpr,
 }
 
 /// An expression split around one loop's counter: `step·i + base`, both invariant in the loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoopAffine {
+    /// The coefficient of the counter `i`.
     pub step: AffineExpr,
+    /// The rest, invariant in the loop.
     pub base: AffineExpr,
 }
 

@@ -26,6 +26,7 @@ const NONE: u32 = u32::MAX;
 pub struct LoopId(pub u32);
 
 impl LoopId {
+    /// The loop's index in the table of every loop of the module (and in per-loop tables).
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -34,6 +35,7 @@ impl LoopId {
 /// One natural loop.
 #[derive(Clone, Debug)]
 pub struct LoopData {
+    /// The loop header (target of the back edges, dominates the loop).
     pub header: BlockId,
     /// Sources of the back edges (blocks in the loop branching to the header).
     pub latches: Vec<BlockId>,
@@ -41,6 +43,7 @@ pub struct LoopData {
     pub parent: Option<LoopId>,
     /// 1 for outermost loops.
     pub depth: u32,
+    /// The function the loop is in.
     pub func: FuncId,
     pre: u32,
     size: u32,

@@ -48,7 +48,14 @@ const PHI_WALK_BUDGET: u32 = 32;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Root {
     /// Parameter `index` (result id `id`) of function `func`.
-    Param { func: FuncId, index: u32, id: Id },
+    Param {
+        /// The function.
+        func: FuncId,
+        /// Position among its parameters.
+        index: u32,
+        /// The `OpFunctionParameter`'s result id.
+        id: Id,
+    },
     /// An `OpVariable`.
     Variable(Id),
     /// A null (or undefined) pointer.
@@ -60,6 +67,7 @@ pub enum Root {
 /// What is known about one pointer value.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PointerInfo {
+    /// Where the pointer comes from.
     pub root: Root,
     /// Byte offset from the root.
     pub offset: Option<AffineExpr>,

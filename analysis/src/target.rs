@@ -26,11 +26,15 @@ use std::fmt;
 /// (elements per row over all blocks). A shape is supported when some row accepts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockShapeRule {
+    /// The operation the row applies to.
     pub op: BlockKind,
     /// Element size in bytes.
     pub elem: u32,
+    /// Allowed block widths, in elements.
     pub widths: &'static [u32],
+    /// Allowed block heights, in rows.
     pub heights: &'static [u32],
+    /// Allowed block counts.
     pub counts: &'static [u32],
     /// Maximum of width × count, when the row has one.
     pub max_width_x_count: Option<u32>,
@@ -69,6 +73,7 @@ pub enum MmaTypes {
 }
 
 impl MmaTypes {
+    /// The class as `--describe-target` prints it (`f16*f16->f32`).
     pub fn name(self) -> &'static str {
         match self {
             MmaTypes::Int8ToInt32 => "i8*i8->i32",
@@ -114,9 +119,13 @@ impl MmaTypes {
 /// One row of an MMA table: subgroup size (= N), the allowed M (rows), K and types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MmaShape {
+    /// Subgroup size: N, the columns of B, C and the result.
     pub subgroup_size: u32,
+    /// Allowed M: rows of A, C and the result.
     pub m: &'static [u32],
+    /// K: the reduction depth (columns of A, rows of B).
     pub k: u32,
+    /// Element types of A, B, C and the result.
     pub types: MmaTypes,
 }
 
@@ -151,14 +160,21 @@ pub struct Features {
 /// `--describe-target` prints them next to the values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sources {
+    /// Source of the subgroup sizes.
     pub subgroup_sizes: &'static str,
+    /// Source of the GRF register size.
     pub grf: &'static str,
+    /// Source of the 2D block IO feature.
     pub block_io_2d: &'static str,
+    /// Source of the DPAS (MMA) feature.
     pub dpas: &'static str,
     /// Source of the tf32 rows of the MMA table (present or absent).
     pub tf32: &'static str,
+    /// Source of the buffer-prefetch feature.
     pub buffer_prefetch: &'static str,
+    /// Source of the 2D block shape table.
     pub block_shapes: &'static str,
+    /// Source of the MMA shape table.
     pub mma_shapes: &'static str,
     /// Source of the 2D block base address alignment.
     pub block_base_align: &'static str,
@@ -183,6 +199,7 @@ pub struct Target {
     pub subgroup_sizes: &'static [u32],
     /// General register file register size in bytes.
     pub grf_bytes: u32,
+    /// Which features the device has (2D block IO, DPAS, prefetch, …).
     pub features: Features,
     /// 2D block shape table (empty when the device has no 2D block IO).
     pub block_shapes: &'static [BlockShapeRule],
@@ -221,12 +238,15 @@ mod describe;
 mod profiles;
 
 impl Target {
+    /// Subgroup sizes kernels may be compiled for on this device.
     pub fn subgroup_sizes(&self) -> &'static [u32] {
         self.subgroup_sizes
     }
+    /// Whether the device has `SPV_INTEL_2d_block_io`.
     pub fn has_2d_block_io(&self) -> bool {
         self.features.block_io_2d
     }
+    /// Whether the device has DPAS (`SPV_INTEL_subgroup_matrix_multiply_accumulate`).
     pub fn has_dpas(&self) -> bool {
         self.features.dpas
     }

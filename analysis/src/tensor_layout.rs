@@ -26,8 +26,11 @@ use spvopt_ir::{Id, Inst, Module};
 /// One field of a layout or view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Field {
+    /// A known constant.
     Const(i64),
+    /// A run-time value (its id).
     Value(Id),
+    /// Not known (e.g. set on one path only).
     Unknown,
 }
 
@@ -70,20 +73,30 @@ impl fmt::Display for Field {
 pub struct TensorLayoutState {
     /// Clamp mode from the type (a constant or spec constant).
     pub clamp_mode: Field,
+    /// Per dimension, the block size (`OpTensorLayoutSetBlockSizeNV`).
     pub block_size: Vec<Field>,
+    /// Per dimension, the tensor's extent (`OpTensorLayoutSetDimensionNV`).
     pub dimension: Vec<Field>,
+    /// Per dimension, the stride in elements (`OpTensorLayoutSetStrideNV`).
     pub stride: Vec<Field>,
+    /// Per dimension, the slice's offset (`OpTensorLayoutSliceNV`).
     pub offset: Vec<Field>,
+    /// Per dimension, the slice's span (`OpTensorLayoutSliceNV`).
     pub span: Vec<Field>,
+    /// The value clamped-out elements read (`OpTensorLayoutSetClampValueNV`).
     pub clamp_value: Field,
 }
 
 /// The state of a tensor view value.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TensorViewState {
+    /// Whether the view's type says it has dimensions (`HasDimensions`); `None` when unknown.
     pub has_dimensions: Option<bool>,
+    /// The view's dimension order (`OpTypeTensorViewNV`'s permutation).
     pub permutation: Vec<Field>,
+    /// Per dimension, the view's extent (`OpTensorViewSetDimensionNV`).
     pub dimension: Vec<Field>,
+    /// Per dimension, the view's stride (`OpTensorViewSetStrideNV`).
     pub stride: Vec<Field>,
     /// Row offset, row span, column offset, column span.
     pub clip: [Field; 4],
@@ -128,7 +141,9 @@ impl fmt::Display for TensorViewState {
 /// A layout or a view.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TensorState {
+    /// An `OpTypeTensorLayoutNV` value.
     Layout(TensorLayoutState),
+    /// An `OpTypeTensorViewNV` value.
     View(TensorViewState),
 }
 

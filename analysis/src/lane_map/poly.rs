@@ -26,7 +26,9 @@ pub type Mono = SmallVec<[Id; MAX_DEGREE]>;
 /// A coefficient: the same for every invocation, or one per invocation.
 #[derive(Clone, Debug)]
 pub enum Coef {
+    /// One value for every invocation.
     Same(i64),
+    /// One value per invocation (`lanes` of them).
     Lanes(Rc<[i64]>),
 }
 
@@ -85,7 +87,9 @@ pub fn sext(v: i64, width: u32) -> i64 {
 /// A polynomial (see the module documentation) of one bit width over `lanes` invocations.
 #[derive(Clone, Debug)]
 pub struct Poly {
+    /// Bit width of the values (arithmetic wraps at it).
     pub width: u32,
+    /// How many invocations the per-invocation coefficients cover.
     pub lanes: usize,
     /// Sorted by monomial, no zero coefficient.
     terms: SmallVec<[(Mono, Coef); 3]>,
