@@ -334,31 +334,38 @@ mod tests {
         assert_eq!(bless_checks(src, OUTPUT), Ok(None));
     }
 
-    #[test]
-    fn a_wrong_check_is_replaced_by_the_line_with_its_opcode() {
-        let src = "; comment\n; RUN: dce\n  ; CHECK: OpLoad\n; CHECK: %b = OpIAdd %u %x %x\n; CHECK: OpStore\nOpNop\n";
-        let blessed = bless_checks(src, OUTPUT).unwrap().unwrap();
-        assert_eq!(
-            blessed,
-            "; comment\n; RUN: dce\n  ; CHECK: OpLoad\n; CHECK: %b = OpIAdd %u %a %a\n; CHECK: OpStore\nOpNop\n"
-        );
-        assert_eq!(run_checks(&parse_checks(&blessed), OUTPUT), Ok(()));
+    /// `src` blessed against `OUTPUT`; the blessed checks must pass.
+    fn blessed(src: &str) -> String {
+        let b = bless_checks(src, OUTPUT)
+            .unwrap()
+            .expect("the checks failed before");
+        assert_eq!(run_checks(&parse_checks(&b), OUTPUT), Ok(()), "{b}");
+        b
     }
 
     #[test]
-    fn next_not_and_missing_checks_are_blessed() {
-        // CHECK-NEXT whose opcode moved further down becomes a CHECK; a violated CHECK-NOT
-        // and a check whose opcode is gone are deleted; CRLF endings stay.
-        let src = "; CHECK: OpLoad\r\n; CHECK-NEXT: OpIMul %u %b %b\r\n; CHECK-NOT: OpStore\r\n; CHECK: OpFMul\r\n; CHECK: OpReturn\r\n";
-        let blessed = bless_checks(src, OUTPUT).unwrap().unwrap();
-        assert_eq!(
-            blessed,
-            "; CHECK: OpLoad\r\n; CHECK: %c = OpIMul %u %b %b\r\n; CHECK: OpReturn\r\n"
-        );
-        let dag = "; CHECK-DAG: OpIMul\n; CHECK-DAG: %b = OpIAdd %u %z\n; CHECK: OpStore\n";
-        assert_eq!(
-            bless_checks(dag, OUTPUT).unwrap().unwrap(),
-            "; CHECK-DAG: OpIMul\n; CHECK-DAG: %b = OpIAdd %u %a %a\n; CHECK: OpStore\n"
-        );
+    fn bless_rules() {
+        // (rule, fixture, blessed fixture)
+        let cases = [
+            (
+                "a wrong CHECK becomes the line with its opcode; every other line stays",
+                "; comment\n; RUN: dce\n  ; CHECK: OpLoad\n; CHECK: %b = OpIAdd %u %x %x\n; CHECK: OpStore\nOpNop\n",
+                "; comment\n; RUN: dce\n  ; CHECK: OpLoad\n; CHECK: %b = OpIAdd %u %a %a\n; CHECK: OpStore\nOpNop\n",
+            ),
+            (
+                "a CHECK-NEXT whose opcode moved down becomes a CHECK; a violated CHECK-NOT and a \
+                 check whose opcode is gone are deleted; CRLF endings stay",
+                "; CHECK: OpLoad\r\n; CHECK-NEXT: OpIMul %u %b %b\r\n; CHECK-NOT: OpStore\r\n; CHECK: OpFMul\r\n; CHECK: OpReturn\r\n",
+                "; CHECK: OpLoad\r\n; CHECK: %c = OpIMul %u %b %b\r\n; CHECK: OpReturn\r\n",
+            ),
+            (
+                "a CHECK-DAG searches from the last CHECK, skipping lines other DAGs took",
+                "; CHECK-DAG: OpIMul\n; CHECK-DAG: %b = OpIAdd %u %z\n; CHECK: OpStore\n",
+                "; CHECK-DAG: OpIMul\n; CHECK-DAG: %b = OpIAdd %u %a %a\n; CHECK: OpStore\n",
+            ),
+        ];
+        for (rule, src, want) in cases {
+            assert_eq!(blessed(src), want, "{rule}");
+        }
     }
 }
