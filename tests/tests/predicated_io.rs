@@ -183,7 +183,10 @@ fn triton_2026_masked_gemm_reaches_prefetch_through_raise_block_io() {
     let (raised, prefetched, optimized) = run(OPTIMIZE_PIPELINE);
     assert!(predicated(&input).0 > 0, "the input has predicated loads");
     assert_eq!(raised, 2, "A and B become 2D block loads");
-    assert_eq!(prefetched, 2, "both raised loads are prefetched in the K loop");
+    assert_eq!(
+        prefetched, 2,
+        "both raised loads are prefetched in the K loop"
+    );
     let launch = spvopt_sim::Launch::from_file(&path.with_extension("launch.json")).unwrap();
     let before = spvopt_sim::run(&input, &launch).unwrap();
     let after = spvopt_sim::run(&optimized, &launch).unwrap();
