@@ -56,7 +56,7 @@ use spvopt_analysis::{
 };
 use spvopt_ir::{FuncId, Id, InstId, Interner, Module};
 
-use crate::legalize::{capabilities, location};
+use crate::edit::{capabilities, location};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 mod available;

@@ -46,11 +46,11 @@ use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::{FuncId, Id, Inst, InstId, Interner, Module, Section};
 
-use crate::builtin_names::{
-    block_opcode, ensure_capability, ensure_extension, extra_block_capability, linkages,
-    numeric_kind, parse_builtin, pointer_kind, scalar_kind, BlockBuiltin, Builtin, MmaBuiltin,
-    MmaElem, EXT_2D_BLOCK_IO, EXT_MMA,
+use crate::builtin_mangling::{
+    block_opcode, extra_block_capability, linkages, numeric_kind, parse_builtin, pointer_kind,
+    scalar_kind, BlockBuiltin, Builtin, MmaBuiltin, MmaElem, EXT_2D_BLOCK_IO, EXT_MMA,
 };
+use crate::edit::capabilities::{ensure_capability, ensure_extension};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use spvopt_analysis::builtin_names::{parse_genisa_block, GenIsaBlock};
 
@@ -311,7 +311,7 @@ impl Pass for RaiseBuiltins {
                                 stats.add(genisa_kept_stat(reason), 1);
                                 stats.warn(format!(
                                     "{}: {} call kept: {}",
-                                    crate::legalize::location(m, i),
+                                    crate::edit::location(m, i),
                                     g.name(),
                                     genisa_kept_text(reason)
                                 ));

@@ -45,7 +45,7 @@ fn native_ops(m: &Module) -> usize {
 /// Calls to 2D block / MMA builtins, by the builtin's base name.
 fn builtin_calls(m: &Module) -> BTreeMap<String, usize> {
     let names = spvopt_analysis::builtins::debug_names(m, &|_| true);
-    let linkage: BTreeMap<u32, String> = spvopt_passes::builtin_names::linkages(m)
+    let linkage: BTreeMap<u32, String> = spvopt_passes::builtin_mangling::linkages(m)
         .into_iter()
         .map(|l| (l.target.word(), l.name))
         .collect();

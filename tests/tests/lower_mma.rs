@@ -33,7 +33,7 @@ fn illegal_mmas(m: &Module, target: &Target) -> Vec<String> {
                 Ok(plan::Action::Native)
             )
         })
-        .map(|i| spvopt_passes::legalize::location(m, i))
+        .map(|i| spvopt_passes::edit::location(m, i))
         .collect()
 }
 

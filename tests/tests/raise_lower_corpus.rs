@@ -223,7 +223,7 @@ fn native_lower_raise_round_trip() {
         for calls in builtin_calls(&m) {
             for c in calls {
                 assert!(
-                    spvopt_passes::builtin_names::parse_builtin(&c).is_some(),
+                    spvopt_passes::builtin_mangling::parse_builtin(&c).is_some(),
                     "{c}"
                 );
             }

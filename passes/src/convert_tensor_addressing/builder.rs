@@ -4,7 +4,7 @@ use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_ir::{BlockId, FuncId, Id, Inst, InstId, Interner, Module};
 
-use crate::cfg_edit::move_block_before;
+use crate::edit::cfg::move_block_before;
 
 pub struct Builder<'a> {
     pub m: &'a mut Module,

@@ -16,7 +16,7 @@ use super::model::{clamp, Addressing, Direction, Matrix, Path, View};
 use super::mul_add::{self, AbKind};
 use super::tensor_values::{self, Consts};
 use super::types::{component_kind, const_bool, const_u32, Plan, TensorType};
-use crate::legalize::location;
+use crate::edit::location;
 use crate::pass::Statistics;
 
 /// Memory operands of a load/store.
