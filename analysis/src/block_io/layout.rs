@@ -51,13 +51,21 @@ pub enum Deal {
 /// The dealt block of one 2D load or store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// Which 2D block operation.
     pub kind: BlockKind,
+    /// Bytes of one element.
     pub element_size: u32,
+    /// Block width in elements.
     pub width: u32,
+    /// Block height in rows.
     pub height: u32,
+    /// Blocks side by side.
     pub count: u32,
+    /// The subgroup size the block is dealt over.
     pub subgroup_size: u32,
+    /// Dealt rows: H; W for transposed loads; `ceil(H / P)` for transformed loads.
     pub rows: u32,
+    /// Values per dealt row: `next_pow2(W)`; `next_pow2(H)` for transposed loads.
     pub columns: u32,
     /// Bytes of one dealt value (4 for transformed loads, else the element size).
     pub value_bytes: u32,
@@ -67,6 +75,7 @@ pub struct Layout {
     pub values_per_block: u32,
     /// Rows packed into one value (transformed loads), else 1.
     pub pack: u32,
+    /// How the rows are dealt.
     pub deal: Deal,
 }
 

@@ -19,31 +19,57 @@ use crate::{KernelFacts, Target};
 
 /// Operand bits of SPV_INTEL_subgroup_matrix_multiply_accumulate.
 pub mod bits {
+    /// `MatrixASignedComponentsINTEL`: A's integer components are signed.
     pub const A_SIGNED: u32 = 0x1;
+    /// `MatrixBSignedComponentsINTEL`: B's integer components are signed.
     pub const B_SIGNED: u32 = 0x2;
+    /// `MatrixCBFloat16INTEL`: C holds bfloat16 in 16-bit integers.
     pub const C_BF16: u32 = 0x4;
+    /// `MatrixResultBFloat16INTEL`: the result holds bfloat16 in 16-bit integers.
     pub const RESULT_BF16: u32 = 0x8;
+    /// `MatrixAPackedInt8INTEL`: A packs 8-bit integers.
     pub const A_INT8: u32 = 0x10;
+    /// `MatrixBPackedInt8INTEL`: B packs 8-bit integers.
     pub const B_INT8: u32 = 0x20;
+    /// `MatrixAPackedInt4INTEL`: A packs 4-bit integers.
     pub const A_INT4: u32 = 0x40;
+    /// `MatrixBPackedInt4INTEL`: B packs 4-bit integers.
     pub const B_INT4: u32 = 0x80;
+    /// `MatrixATF32INTEL`: A holds TF32 in 32-bit floats.
     pub const A_TF32: u32 = 0x100;
+    /// `MatrixBTF32INTEL`: B holds TF32 in 32-bit floats.
     pub const B_TF32: u32 = 0x200;
+    /// `MatrixAPackedFloat16INTEL`: A packs halves.
     pub const A_F16: u32 = 0x400;
+    /// `MatrixBPackedFloat16INTEL`: B packs halves.
     pub const B_F16: u32 = 0x800;
+    /// `MatrixAPackedBFloat16INTEL`: A packs bfloat16.
     pub const A_BF16: u32 = 0x1000;
+    /// `MatrixBPackedBFloat16INTEL`: B packs bfloat16.
     pub const B_BF16: u32 = 0x2000;
+    /// Every bit the extension defines (a mask with another bit is invalid).
     pub const ALL: u32 = 0x3fff;
 }
 
 /// The type of one matrix element.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Elem {
-    Int { bits: u32, signed: bool },
+    /// An integer.
+    Int {
+        /// Its width (4, 8, 16, 32 or 64).
+        bits: u32,
+        /// Whether it is signed.
+        signed: bool,
+    },
+    /// IEEE half.
     F16,
+    /// bfloat16.
     Bf16,
+    /// TensorFloat-32 (f32 storage, 10-bit mantissa).
     Tf32,
+    /// IEEE single.
     F32,
+    /// IEEE double.
     F64,
 }
 
@@ -57,6 +83,7 @@ impl Elem {
             Elem::F64 => 64,
         }
     }
+    /// Whether the element is a float (any of the float formats).
     pub fn is_float(self) -> bool {
         !matches!(self, Elem::Int { .. })
     }
@@ -65,14 +92,20 @@ impl Elem {
 /// A scalar or vector operand type: component type id, component bits, float?, count.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OperandType {
+    /// The operand's type id.
     pub ty: Id,
+    /// Its component type id (the type itself for a scalar).
     pub component: Id,
+    /// Bits of one component.
     pub bits: u32,
+    /// Whether the components are floats.
     pub float: bool,
+    /// Components (1 for a scalar).
     pub count: u32,
 }
 
 impl OperandType {
+    /// The operand type `ty` of `m`; `None` unless it is an integer or float scalar or vector.
     pub fn of(m: &Module, ty: Id) -> Option<OperandType> {
         let t = m.def_inst(ty)?;
         let (component, count) = if t.is(Op::TypeVector) {
@@ -93,6 +126,7 @@ impl OperandType {
             count,
         })
     }
+    /// Bits of the whole operand.
     pub fn total_bits(&self) -> u64 {
         u64::from(self.bits) * u64::from(self.count)
     }
@@ -102,33 +136,57 @@ impl OperandType {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ALayout {
     /// N ≤ K: invocation i holds columns `i·columns ..` of every row, row r in component r.
-    Columns { columns: u32 },
+    Columns {
+        /// Columns of A each invocation holds (K / N).
+        columns: u32,
+    },
     /// N > K: invocation `(r mod groups)·K + k` holds element (r, k) in slot `r / groups`.
-    RowGroups { groups: u32 },
+    RowGroups {
+        /// Rows dealt side by side over the subgroup (N / K).
+        groups: u32,
+    },
 }
 
 /// One MMA, decoded.
 #[derive(Clone, Copy, Debug)]
 pub struct Mma {
+    /// The instruction.
     pub inst: InstId,
+    /// Its result id.
     pub result: Id,
+    /// The K Dim operand (a constant id).
     pub k_id: Id,
+    /// Matrix A operand.
     pub a_id: Id,
+    /// Matrix B operand.
     pub b_id: Id,
+    /// Matrix C operand (the accumulator).
     pub c_id: Id,
+    /// The Matrix Multiply Accumulate Operands mask (`bits`).
     pub mask: u32,
     /// N = the subgroup size it executes at.
     pub sg: u32,
+    /// M: rows of A, C and the result.
     pub m: u32,
+    /// K: the reduction depth.
     pub k: u32,
+    /// A's operand type.
     pub a: OperandType,
+    /// B's operand type.
     pub b: OperandType,
+    /// C's operand type.
     pub c: OperandType,
+    /// The result type.
     pub r: OperandType,
+    /// A's element type.
     pub a_elem: Elem,
+    /// B's element type.
     pub b_elem: Elem,
+    /// C's element type.
     pub c_elem: Elem,
+    /// The result's element type.
     pub r_elem: Elem,
+    /// How A is dealt over the invocations.
     pub a_layout: ALayout,
     /// The target-table type class, when it is one.
     pub types: Option<MmaTypes>,
@@ -148,8 +206,11 @@ pub enum Action {
     Native,
     /// Row chunks `(first row, rows)` × `k_chunks` chained atoms of K = `atom_k` each.
     Split {
+        /// Row chunks `(first row, rows)`, each a row count the target has.
         rows: Vec<(u32, u32)>,
+        /// Atoms chained along K per row chunk.
         k_chunks: u32,
+        /// K of one atom.
         atom_k: u32,
     },
     /// Shuffles and FMAs.
