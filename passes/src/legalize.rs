@@ -97,7 +97,8 @@ impl Pass for Legalize {
         predicated_io::run(m, target, &mut stats, &mut errors, changes);
         long_vectors::run(m, target, &mut stats, &mut errors, changes);
         // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the
-        // steps above change neither execution modes nor calls.
+        // steps above change neither execution modes nor calls. Built here, on the module the
+        // steps above edited, not taken from the cache, which holds facts of the module before.
         let facts = KernelFacts::build(m);
         split_shapes::run(m, target, &facts, &mut stats, &mut errors, changes);
         mma::report(m, target, &facts, &mut stats);

@@ -38,6 +38,19 @@ pub struct Hooks<'a> {
     /// than the one that broke it. For JIT callers ([`crate::Optimizer`]), where each check costs
     /// about half a load.
     pub verify_output_only: bool,
+    /// After each pass that changed the module, compute every analysis it declared preserved
+    /// again and compare ([`Analyses::stale`]); a mismatch is a [`PassError::Malformed`] naming
+    /// the pass and the analyses. Also on in debug builds and with `SPVOPT_CHECK_PRESERVED=1`.
+    pub check_preserved: bool,
+}
+
+/// Whether the preserved-analyses check runs even when the hooks do not ask for it.
+fn check_preserved_by_default() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    cfg!(debug_assertions)
+        || *ON.get_or_init(|| {
+            std::env::var_os("SPVOPT_CHECK_PRESERVED").is_some_and(|v| v != "0" && !v.is_empty())
+        })
 }
 
 /// Runs `pipeline` on `m` for `target`. On error the module may be partially transformed;
@@ -228,6 +241,18 @@ fn run_step(
     }
     if result.changed {
         analyses.invalidate_except(result.preserved);
+        if hooks.check_preserved || check_preserved_by_default() {
+            let stale = analyses.stale(m);
+            if !stale.is_empty() {
+                return Err(PassError::Malformed {
+                    pass: info.name.to_string(),
+                    message: format!(
+                        "declared preserved, but no longer describes the module: {}",
+                        stale.join(", ")
+                    ),
+                });
+            }
+        }
     }
     if result.changed && !hooks.verify_output_only {
         // The invariants every later pass and the emitter rely on (linear; see docs/testing.md).

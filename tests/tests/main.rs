@@ -35,6 +35,7 @@ mod opencl_samples;
 mod optimizer_api;
 mod predicated_io;
 mod prefetch_corpus;
+mod preserved_check;
 mod raise_block_io;
 mod raise_lower_corpus;
 mod raise_lower_sim;

@@ -150,7 +150,7 @@ fn keeps_its_results_through_o_on_every_target() {
 #[test]
 fn triton_2026_masked_gemm_reaches_prefetch_through_raise_block_io() {
     use spvopt_passes::registry::OPTIMIZE_PIPELINE;
-    use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+    use spvopt_passes::{run_pipeline, Pipeline};
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/passes/raise_block_io_positive_predicated.spvasm");
     let source = std::fs::read_to_string(&path).unwrap();
@@ -163,7 +163,7 @@ fn triton_2026_masked_gemm_reaches_prefetch_through_raise_block_io() {
             &Pipeline::parse(pipeline).unwrap(),
             &mut m,
             &target,
-            &mut Hooks::default(),
+            &mut spvopt_tests::checked_hooks(),
         )
         .unwrap();
         let stat = |pass: &str, key: &str| -> u64 {
