@@ -9,25 +9,10 @@ pub mod variables;
 
 use spvopt_ir::{InstId, Module};
 
+use crate::diagnostic::Location;
+
 /// Where an instruction is, for messages: `OpX %result in function %f, block %b` (or "at
-/// module scope").
+/// module scope"); the text of [`Location::of`].
 pub fn location(m: &Module, i: InstId) -> String {
-    let inst = m.inst(i);
-    let what = match inst.result_id() {
-        Some(r) => format!("{} %{}", inst.name(), r.word()),
-        None => inst.name().into_owned(),
-    };
-    match m.inst_block(i) {
-        Some(b) => {
-            let f = m.block(b).func;
-            let fname = m
-                .function_result(f)
-                .map_or_else(|| "?".to_string(), |id| format!("%{}", id.word()));
-            format!(
-                "{what} in function {fname}, block %{}",
-                m.block_label(b).word()
-            )
-        }
-        None => format!("{what} at module scope"),
-    }
+    Location::of(m, i).to_string()
 }

@@ -718,7 +718,7 @@ impl Pass for FuseBlockLoads {
         after.add("loads_after", loads_after);
         after.add("prefetches_before", prefetches_before);
         after.add("prefetches_after", prefetches_after);
-        for (k, v) in stats.0 {
+        for (k, v) in stats.counters {
             if !matches!(k, "loads_before" | "prefetches_before") {
                 after.add(k, v);
             }

@@ -14,6 +14,7 @@ pub mod builtin_mangling;
 pub mod convert_tensor_addressing;
 pub mod dce;
 pub mod declare_subgroup_size;
+pub mod diagnostic;
 pub mod edit;
 pub mod fuse_block_loads;
 pub mod insert_prefetches;
@@ -40,6 +41,7 @@ pub use edit::cfg as cfg_edit;
 #[cfg(feature = "validate")]
 pub mod validate;
 
+pub use diagnostic::{Diagnostic, Level, Location};
 pub use manager::{run_pipeline, Hooks, PassRecord, Pipeline, RunReport};
 pub use optimizer::{Optimized, Optimizer};
 pub use pass::{Changes, Pass, PassError, PassResult, Statistics};

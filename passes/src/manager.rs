@@ -150,9 +150,9 @@ pub fn run_pipeline(
             r.changed = false;
             r.changes = 0;
             r.undone = true;
-            if !r.stats.0.is_empty() {
+            if !r.stats.counters.is_empty() {
                 let undone = format!("undone, not in the output: {}", r.stats);
-                r.stats.0.clear();
+                r.stats.counters.clear();
                 r.stats.note(undone);
             }
             if let Some(why) = r.implicit.as_mut() {

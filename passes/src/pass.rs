@@ -5,57 +5,66 @@ use std::fmt;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::Module;
 
-/// Named counters a pass reports (`fused: 6`), in a stable order, warnings (messages with
-/// a location about things the pass left for later, e.g. MMA shapes a target lacks; the CLI
-/// prints them on stderr) and notes (why each item was or was not transformed; in `--stats`).
+use crate::diagnostic::{Diagnostic, Location};
+
+/// What a pass reports besides the module: named counters (`fused: 6`) in a stable order,
+/// warnings (typed [`Diagnostic`]s about things the pass left for later, e.g. MMA shapes a target
+/// lacks; the CLI prints them on stderr, grouped by message) and notes (why each item was or was
+/// not transformed; in `--stats`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Statistics(
-    pub Vec<(&'static str, u64)>,
-    pub Vec<String>,
-    /// Notes: per-item explanations of a pass' decisions (`--stats` JSON `notes`).
-    pub Vec<String>,
-);
+pub struct Statistics {
+    /// The counters, in the order they were first added.
+    pub counters: Vec<(&'static str, u64)>,
+    /// The warnings, in the order they were recorded.
+    pub warnings: Vec<Diagnostic>,
+    /// Per-item explanations of the pass's decisions (`--stats` JSON `notes`).
+    pub notes: Vec<String>,
+}
 
 impl Statistics {
     /// Records a note (an explanation of one decision, e.g. why a load was not prefetched).
     pub fn note(&mut self, message: String) {
-        self.2.push(message);
+        self.notes.push(message);
     }
     /// The notes recorded.
     pub fn notes(&self) -> &[String] {
-        &self.2
+        &self.notes
     }
-    /// Records a warning.
+    /// Records a warning about the module as a whole.
     pub fn warn(&mut self, message: String) {
-        self.1.push(message);
+        self.warnings.push(Diagnostic::warning(None, message));
+    }
+    /// Records a warning about the instruction at `at`.
+    pub fn warn_at(&mut self, at: Location, message: String) {
+        self.warnings.push(Diagnostic::warning(Some(at), message));
     }
     /// The warnings recorded.
-    pub fn warnings(&self) -> &[String] {
-        &self.1
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
     }
     /// Adds `n` to counter `name` (created at 0 when missing).
     pub fn add(&mut self, name: &'static str, n: u64) {
-        match self.0.iter_mut().find(|(k, _)| *k == name) {
+        match self.counters.iter_mut().find(|(k, _)| *k == name) {
             Some((_, v)) => *v += n,
-            None => self.0.push((name, n)),
+            None => self.counters.push((name, n)),
         }
     }
     /// Value of counter `name` (0 when absent).
     pub fn get(&self, name: &str) -> u64 {
-        self.0
+        self.counters
             .iter()
             .find(|(k, _)| *k == name)
             .map_or(0, |(_, v)| *v)
     }
     /// The sum of all counters.
     pub fn total(&self) -> u64 {
-        self.0.iter().map(|(_, v)| v).sum()
+        self.counters.iter().map(|(_, v)| v).sum()
     }
 }
 
 impl fmt::Display for Statistics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, (k, v)) in self.0.iter().enumerate() {
+        for (i, (k, v)) in self.counters.iter().enumerate() {
             if i > 0 {
                 write!(f, ", ")?;
             }

@@ -295,12 +295,10 @@ impl Pass for RaiseBuiltins {
                             Ok(p) => plans.push((i, decl, Plan::GenIsa(p))),
                             Err(reason) => {
                                 stats.add(genisa_kept_stat(reason), 1);
-                                stats.warn(format!(
-                                    "{}: {} call kept: {}",
-                                    crate::edit::location(m, i),
-                                    g.name(),
-                                    genisa_kept_text(reason)
-                                ));
+                                stats.warn_at(
+                                    crate::diagnostic::Location::of(m, i),
+                                    format!("{} call kept: {}", g.name(), genisa_kept_text(reason)),
+                                );
                             }
                         }
                         continue;

@@ -156,7 +156,7 @@ fn single_passes_on_builtin_calls_keep_the_form_and_the_results() {
                 let native = spvopt_ir::load_bytes(&nb).unwrap();
                 let (_, on_native) = run(&native, "split-block-loads");
                 assert_eq!(
-                    report.passes[1].stats.0, on_native.passes[0].stats.0,
+                    report.passes[1].stats.counters, on_native.passes[0].stats.counters,
                     "{dir}/{}: split statistics on builtin and native form",
                     g.file
                 );

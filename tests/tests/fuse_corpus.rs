@@ -115,11 +115,12 @@ fn every_considered_load_has_one_outcome() {
                 continue;
             };
             let s = &p.stats;
-            let outcomes: u64 =
-                s.0.iter()
-                    .filter(|(k, _)| k.starts_with("load_outcome_"))
-                    .map(|(_, v)| *v)
-                    .sum();
+            let outcomes: u64 = s
+                .counters
+                .iter()
+                .filter(|(k, _)| k.starts_with("load_outcome_"))
+                .map(|(_, v)| *v)
+                .sum();
             assert_eq!(
                 outcomes,
                 s.get("loads_before"),

@@ -110,7 +110,7 @@ fn calls_it_cannot_raise_are_kept_with_their_location() {
     ] {
         assert_eq!(p.stats.get(stat), n, "{stat}: {}", p.stats);
     }
-    let w = p.stats.warnings();
+    let w: Vec<String> = p.stats.warnings().iter().map(ToString::to_string).collect();
     assert_eq!(w.len(), 4, "{w:?}");
     assert!(w.iter().all(|m| m.contains("OpFunctionCall %")
         && m.contains("in function %")

@@ -99,7 +99,7 @@ fn legalize_reports_only_the_mma_pvc_lacks() {
     let (_, r) = run(&fixture(), "legalize", "pvc");
     assert_eq!(stat(&r, "legalize", "mma_for_lower_mma"), 1);
     assert_eq!(stat(&r, "legalize", "mma_unsupported"), 0);
-    let warnings: Vec<&String> = r.passes.iter().flat_map(|p| p.stats.warnings()).collect();
+    let warnings: Vec<_> = r.passes.iter().flat_map(|p| p.stats.warnings()).collect();
     assert!(warnings.is_empty(), "{warnings:?}");
     let (_, r) = run(&fixture(), "lower-mma", "pvc");
     assert_eq!(stat(&r, "lower-mma", "mma_candidates"), 2);

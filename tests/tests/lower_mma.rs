@@ -343,7 +343,11 @@ fn corpus_gemms_on_dg2_and_mtl_match_pvc() {
                 for p in &report.passes {
                     if p.name == "legalize" {
                         assert_eq!(p.stats.get("mma_unsupported"), 0, "{name}");
-                        assert!(p.stats.warnings().is_empty(), "{name}: {:?}", p.stats.1);
+                        assert!(
+                            p.stats.warnings().is_empty(),
+                            "{name}: {:?}",
+                            p.stats.warnings
+                        );
                     }
                 }
                 let out = spvopt_ir::load_words(&out.to_words()).unwrap();
@@ -515,7 +519,7 @@ fn legalize_does_not_warn_about_what_lower_mma_fixes() {
         let st = &r.passes[0].stats;
         assert_eq!(st.get("mma_for_lower_mma"), mmas);
         assert_eq!(st.get("mma_unsupported"), 0);
-        assert!(st.warnings().is_empty(), "{:?}", st.1);
+        assert!(st.warnings().is_empty(), "{:?}", st.warnings);
     }
 }
 

@@ -50,7 +50,7 @@ fn accounted(r: &RunReport) -> bool {
     let candidates = p.stats.get("candidates");
     let rest: u64 = p
         .stats
-        .0
+        .counters
         .iter()
         .filter(|(k, _)| {
             (k.starts_with("raised_") || k.starts_with("rejected_"))
@@ -62,7 +62,7 @@ fn accounted(r: &RunReport) -> bool {
     let stores = p.stats.get("store_candidates");
     let stores_rest: u64 = p
         .stats
-        .0
+        .counters
         .iter()
         .filter(|(k, _)| {
             *k == "store_raised"

@@ -373,7 +373,7 @@ fn implicit_block_strides_are_warned_about() {
         .unwrap();
         let warnings = report.passes[0].stats.warnings();
         assert_eq!(
-            warnings.iter().any(|w| w.contains("ceiling")),
+            warnings.iter().any(|w| w.message.contains("ceiling")),
             warned,
             "{case}: {warnings:?}"
         );

@@ -8,7 +8,7 @@ use spvopt_ir::text::{self, TargetEnv};
 use spvopt_ir::Module;
 use spvopt_passes::messages::Names;
 use spvopt_passes::validate::{validate_module, validate_tolerating};
-use spvopt_passes::{registry, run_pipeline, Hooks, Pipeline};
+use spvopt_passes::{registry, run_pipeline, Diagnostic, Hooks, Pipeline};
 
 use crate::io;
 
@@ -49,6 +49,10 @@ OPTIONS:
                             statistics (implicit raise/lower steps included)
     -q, --quiet             no warnings on stderr (errors are still printed, one line each)
     --Werror                warnings are errors: printed as errors, exit 1, nothing written
+    --diagnostics-format text|json
+                            warnings and errors on stderr as text lines (the default) or as
+                            one JSON object per line (level, message, and for a pass's
+                            warnings pass, count, at: opcode/result/function/block, location)
     --print-changed         print, for every pass that changed the module, a unified diff of
                             the disassembly against the module before it, to stderr
     --time-report           print per-pass times and statistics to stderr
@@ -98,6 +102,7 @@ struct Args {
     check_env: bool,
     print_analysis: Option<String>,
     format: Option<String>,
+    diagnostics_format: Option<String>,
     help: bool,
     version: bool,
 }
@@ -124,6 +129,11 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                 &mut a.print_analysis,
                 "--print-analysis",
                 take_value(args, &mut i, "--print-analysis")?,
+            )?,
+            "--diagnostics-format" => set_once(
+                &mut a.diagnostics_format,
+                "--diagnostics-format",
+                take_value(args, &mut i, "--diagnostics-format")?,
             )?,
             "--format" => set_once(
                 &mut a.format,
@@ -179,6 +189,12 @@ fn parse_args(args: &[String], a: &mut Args, depth: usize) -> Result<(), String>
                     parse_args(&words, a, depth + 1)?;
                 } else if let Some(v) = arg.strip_prefix("--print-analysis=") {
                     set_once(&mut a.print_analysis, "--print-analysis", v.to_string())?;
+                } else if let Some(v) = arg.strip_prefix("--diagnostics-format=") {
+                    set_once(
+                        &mut a.diagnostics_format,
+                        "--diagnostics-format",
+                        v.to_string(),
+                    )?;
                 } else if let Some(v) = arg.strip_prefix("--format=") {
                     set_once(&mut a.format, "--format", v.to_string())?;
                 } else if let Some(v) = arg.strip_prefix("--target=") {
@@ -298,11 +314,25 @@ pub fn run(args: &[String]) -> i32 {
     }
     match run_inner(args) {
         Ok(()) => 0,
+        Err(msg) if diagnostics_as_json(args) => {
+            let d = Diagnostic::error(None, msg);
+            eprintln!("{}", d.to_json());
+            1
+        }
         Err(msg) => {
             eprintln!("spv-opt: error: {msg}");
             1
         }
     }
+}
+
+/// Whether the command line asks for JSON diagnostics (read before the full parse, so that a
+/// command-line error is reported in that format too).
+fn diagnostics_as_json(args: &[String]) -> bool {
+    args.iter().enumerate().any(|(k, a)| {
+        a == "--diagnostics-format=json"
+            || (a == "--diagnostics-format" && args.get(k + 1).is_some_and(|v| v == "json"))
+    })
 }
 
 /// spv-opt's flags for completions and the man page: [`USAGE`], and from the registry
@@ -340,6 +370,7 @@ pub fn tool_doc() -> crate::cli_doc::Tool<'static> {
                 Target::all().into_iter().map(|t| t.name).collect(),
             ),
             ("--format", vec!["text".into(), "dot".into()]),
+            ("--diagnostics-format", vec!["text".into(), "json".into()]),
             (
                 "--print-analysis",
                 spvopt_analysis::print::ANALYSIS_NAMES
@@ -504,9 +535,19 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     // Whether the module before the pass being validated was valid: a pass is blamed for an
     // invalid output only then (an error already in the input is reported once, not blamed).
     let mut input_valid = true;
+    let json = match a.diagnostics_format.as_deref() {
+        None | Some("text") => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(format!(
+                "--diagnostics-format: expected text or json, got \"{other}\""
+            ))
+        }
+    };
     let mut warnings = Warnings {
         quiet: a.quiet,
         werror: a.werror,
+        json,
         count: 0,
     };
     if !a.skip_validation || a.validate_after_each {
@@ -609,7 +650,19 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         }
     }
     for g in report.warning_groups() {
-        warnings.emit(&names.annotate(&g.line()));
+        if warnings.json {
+            let mut d = g.diagnostic();
+            d.message = names.annotate(&d.message);
+            let mut v = d.to_json();
+            v["pass"] = g.pass.into();
+            v["count"] = g.count.into();
+            if let Some(l) = v["location"].as_str().map(|l| names.annotate(l)) {
+                v["location"] = l.into();
+            }
+            warnings.emit_json(v);
+        } else {
+            warnings.emit(&names.annotate(&g.line()));
+        }
     }
     warnings.stop_if_errors()?;
     if a.validate_after_each {
@@ -641,16 +694,35 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
 struct Warnings {
     quiet: bool,
     werror: bool,
+    /// `--diagnostics-format json`: one JSON object per line.
+    json: bool,
     count: usize,
 }
 
 impl Warnings {
+    /// A warning given as text.
     fn emit(&mut self, line: &str) {
+        if self.json {
+            self.emit_json(Diagnostic::warning(None, line).to_json());
+            return;
+        }
         self.count += 1;
         if self.werror {
             eprintln!("spv-opt: error: {line} [--Werror]");
         } else if !self.quiet {
             eprintln!("spv-opt: warning: {line}");
+        }
+    }
+
+    /// A warning as a JSON diagnostic (`--Werror` makes its level `error`).
+    fn emit_json(&mut self, mut v: serde_json::Value) {
+        self.count += 1;
+        if self.werror {
+            v["level"] = "error".into();
+            v["werror"] = true.into();
+            eprintln!("{v}");
+        } else if !self.quiet {
+            eprintln!("{v}");
         }
     }
 

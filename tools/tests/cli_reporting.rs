@@ -87,6 +87,51 @@ fn repeated_warnings_are_grouped_with_names_and_reach_the_stats() {
     let w = &legalize["warnings"][0];
     assert_eq!(w["count"].as_u64(), Some(3), "{legalize}");
     assert!(w["message"].as_str().unwrap().contains("MMA"), "{legalize}");
+    // The first location as a structured object too: the first MMA, in the kernel.
+    assert_eq!(
+        w["first_at"]["opcode"], "OpSubgroupMatrixMultiplyAccumulateINTEL",
+        "{w}"
+    );
+    assert!(w["first_at"]["function"].is_u64(), "{w}");
+    // --diagnostics-format json: the same group as one JSON object per line on stderr.
+    let o = spv_opt()
+        .args(["--legalize", "--skip-validation", "--target", "pvc"])
+        .args(["--diagnostics-format", "json"])
+        .arg(&input)
+        .arg("-o")
+        .arg(d.join("out2.spv"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let e = stderr(&o);
+    let lines: Vec<serde_json::Value> = e
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| panic!("not JSON: {l}")))
+        .collect();
+    let mma = lines
+        .iter()
+        .find(|v| v["message"].as_str().is_some_and(|m| m.contains("MMA")))
+        .unwrap_or_else(|| panic!("{e}"));
+    assert_eq!(mma["level"], "warning");
+    assert_eq!(mma["pass"], "legalize");
+    assert_eq!(mma["count"].as_u64(), Some(3));
+    assert_eq!(
+        mma["at"]["opcode"],
+        "OpSubgroupMatrixMultiplyAccumulateINTEL"
+    );
+    assert!(
+        mma["location"].as_str().unwrap().contains("(my_kernel)"),
+        "{mma}"
+    );
+    // An error is one JSON object too.
+    let o = spv_opt()
+        .args(["--diagnostics-format=json", "--bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(stderr(&o).trim()).unwrap();
+    assert_eq!(v["level"], "error");
+    assert!(v["message"].as_str().unwrap().contains("--bogus"), "{v}");
 }
 
 #[test]

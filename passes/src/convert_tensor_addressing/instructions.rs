@@ -537,11 +537,13 @@ impl Converter<'_> {
                      the dimension"
                 ),
             };
-            self.stats.warn(format!(
-                "{}: {why}: the implicit stride uses the specification's ceiling (NVIDIA's \
-                 driver uses floor)",
-                location(m, at)
-            ));
+            self.stats.warn_at(
+                crate::diagnostic::Location::of(m, at),
+                format!(
+                    "{why}: the implicit stride uses the specification's ceiling (NVIDIA's \
+                     driver uses floor)"
+                ),
+            );
         }
     }
 

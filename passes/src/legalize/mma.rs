@@ -14,7 +14,7 @@ use spvopt_ir::Module;
 use crate::pass::Statistics;
 use spvopt_analysis::block_io::mma::{classify, mma_instructions, Action};
 
-use crate::edit::location;
+use crate::diagnostic::Location;
 
 /// Counts the MMAs lower-mma must lower and warns about those it cannot.
 pub fn report(m: &Module, target: &Target, facts: &KernelFacts, stats: &mut Statistics) {
@@ -24,11 +24,13 @@ pub fn report(m: &Module, target: &Target, facts: &KernelFacts, stats: &mut Stat
             Ok(_) => stats.add("mma_for_lower_mma", 1),
             Err(why) => {
                 stats.add("mma_unsupported", 1);
-                stats.warn(format!(
-                    "{}: MMA cannot be made legal for target {} (not by lower-mma either): {why}",
-                    location(m, i),
-                    target.name
-                ));
+                stats.warn_at(
+                    Location::of(m, i),
+                    format!(
+                        "MMA cannot be made legal for target {} (not by lower-mma either): {why}",
+                        target.name
+                    ),
+                );
             }
         }
     }

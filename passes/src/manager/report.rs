@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use crate::diagnostic::{Diagnostic, Location};
 use crate::pass::Statistics;
 use crate::registry::{PassInfo, PassOptions};
 
@@ -39,16 +40,16 @@ impl PassRecord {
         let mut groups: Vec<WarningGroup> = Vec::new();
         let mut index: std::collections::HashMap<&str, usize> = Default::default();
         for w in self.stats.warnings() {
-            let (loc, msg) = split_location(w);
-            match index.get(msg) {
+            match index.get(w.message.as_str()) {
                 Some(&g) => groups[g].count += 1,
                 None => {
-                    index.insert(msg, groups.len());
+                    index.insert(&w.message, groups.len());
                     groups.push(WarningGroup {
                         pass: self.name,
-                        message: msg.to_string(),
+                        message: w.message.clone(),
                         count: 1,
-                        first_location: loc.to_string(),
+                        first_location: w.at.as_ref().map(Location::to_string).unwrap_or_default(),
+                        first_at: w.at.clone(),
                     });
                 }
             }
@@ -69,7 +70,7 @@ impl PassRecord {
         if let Some(limit) = self.max_changes {
             s.push_str(&format!(" (max-changes={limit})"));
         }
-        if !self.stats.0.is_empty() {
+        if !self.stats.counters.is_empty() {
             s.push_str(&format!(" ({})", self.stats));
         }
         if let Some(why) = &self.implicit {
@@ -93,8 +94,10 @@ pub struct WarningGroup {
     /// The message without its location.
     pub message: String,
     pub count: usize,
-    /// Location of the first occurrence (empty when the warnings carry none).
+    /// Location of the first occurrence, as text (empty when the warnings carry none).
     pub first_location: String,
+    /// Location of the first occurrence.
+    pub first_at: Option<Location>,
 }
 
 impl WarningGroup {
@@ -112,12 +115,15 @@ impl WarningGroup {
     }
 }
 
-/// Splits a warning `"LOCATION: message"` (the form passes use) into its location and message;
-/// a warning without a location prefix (`"OpX … in function …: "`) keeps all of its text.
-fn split_location(w: &str) -> (&str, &str) {
-    match w.split_once(": ") {
-        Some((loc, msg)) if loc.starts_with("Op") || loc.contains(" in function ") => (loc, msg),
-        _ => ("", w),
+impl WarningGroup {
+    /// The group as one diagnostic (JSON, the C API): the message with the count when repeated,
+    /// at the first location.
+    pub fn diagnostic(&self) -> Diagnostic {
+        let message = match self.count {
+            1 => self.message.clone(),
+            n => format!("{n} x {}", self.message),
+        };
+        Diagnostic::warning(self.first_at.clone(), message)
     }
 }
 
@@ -143,7 +149,7 @@ impl RunReport {
             .map(|p| {
                 let stats: serde_json::Map<String, serde_json::Value> = p
                     .stats
-                    .0
+                    .counters
                     .iter()
                     .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
                     .collect();
@@ -151,11 +157,16 @@ impl RunReport {
                     .warning_groups()
                     .into_iter()
                     .map(|g| {
-                        serde_json::json!({
+                        let mut v = serde_json::json!({
+                            "level": "warning",
                             "message": g.message,
                             "count": g.count,
                             "first_location": g.first_location,
-                        })
+                        });
+                        if let Some(at) = &g.first_at {
+                            v["first_at"] = at.to_json();
+                        }
+                        v
                     })
                     .collect();
                 let mut v = serde_json::json!({
