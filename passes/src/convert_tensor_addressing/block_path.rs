@@ -639,7 +639,8 @@ const MAX_PREFETCH_BLOCKS: u32 = 16;
 
 /// The 2D block prefetches of `rect` (a grid of the largest block the target prefetches), or
 /// why it is dropped. The surface is the rectangle's rows at full pitch (prefetch has no bounds
-/// of its own and no effect out of bounds); the legality conditions are the loads'.
+/// of its own and no effect out of bounds); the legality conditions are the loads'. `uniform`:
+/// pointer, offsets and stride are subgroup-uniform in a block the whole subgroup reaches.
 pub fn decide_prefetch(
     b: &mut Builder,
     target: &Target,
@@ -651,10 +652,21 @@ pub fn decide_prefetch(
     if !target.has_2d_block_io() {
         return Decision::Fallback(format!("{} has no 2D block IO", target.name));
     }
-    if sg != 16 {
-        return Decision::Fallback(format!(
-            "2D block IO needs subgroup size 16 (the kernel has {sg})"
-        ));
+    match sg {
+        16 => {}
+        0 => return Decision::Fallback("the kernels declare no subgroup size".into()),
+        _ => {
+            return Decision::Fallback(format!(
+                "2D block IO needs subgroup size 16 (the kernel has {sg})"
+            ))
+        }
+    }
+    // Unlike the checked loads and stores, a joint_matrix prefetch does not require uniform
+    // operands or the whole subgroup; a 2D block prefetch does, even with constant operands.
+    if !uniform {
+        return Decision::Fallback(
+            "operands not subgroup-uniform, or a block the whole subgroup may not reach".into(),
+        );
     }
     let divisors = |n: u32| {
         [n, 64, 32, 16, 8, 4, 2, 1]
