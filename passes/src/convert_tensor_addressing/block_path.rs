@@ -55,6 +55,13 @@ pub struct Request<'a> {
     pub uniform: bool,
 }
 
+impl Request<'_> {
+    /// What the surface conditions need: target, element size, `Aligned` operand.
+    fn surface(&self) -> (&Target, u32, Option<u32>) {
+        (self.target, self.mat.bytes, self.aligned)
+    }
+}
+
 /// One block instruction's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
@@ -229,14 +236,7 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
         let c = b.cmp(Op::IEqual, v, w);
         conds.push((c, why.into()));
     }
-    surface_conditions(
-        b,
-        (r.target, r.mat.bytes, r.aligned),
-        &plan,
-        ptr,
-        &kc,
-        &mut conds,
-    );
+    surface_conditions(b, r.surface(), &plan, ptr, &kc, &mut conds);
     let (zero, one) = (kc.zero, kc.one);
     let mut push = |_: &mut Builder, c: Id, why: String| conds.push((c, why));
     // Out-of-bounds agreement: zero fill / dropped writes, or a tile wholly inside.
@@ -327,14 +327,7 @@ pub fn decide_checked(b: &mut Builder, r: &Request, s: &CheckedSurface, ptr: Id)
     };
     let kc = Consts::new(b);
     let mut conds = Vec::new();
-    surface_conditions(
-        b,
-        (r.target, r.mat.bytes, r.aligned),
-        &plan,
-        ptr,
-        &kc,
-        &mut conds,
-    );
+    surface_conditions(b, r.surface(), &plan, ptr, &kc, &mut conds);
     let xs = b.cmp(Op::ULessThan, x, kc.max);
     let ys = b.cmp(Op::ULessThan, y, kc.max);
     let both = b.and(xs, ys);
@@ -671,7 +664,7 @@ pub fn decide_prefetch(
     let divisors = |n: u32| {
         [n, 64, 32, 16, 8, 4, 2, 1]
             .into_iter()
-            .filter(move |&d| d > 0 && n % d == 0)
+            .filter(move |&d| d > 0 && n.is_multiple_of(d))
     };
     let best = divisors(rect.cols)
         .flat_map(|w| divisors(rect.rows).map(move |h| (w, h)))
@@ -741,20 +734,8 @@ pub fn emit_prefetch(b: &mut Builder, plan: &Plan, ptr: Id) {
             let xs = at(b, x0, g * s.width);
             let ys = at(b, y0, c * s.height);
             let coord = b.val(Op::CompositeConstruct, v2, &[xs.word(), ys.word()]);
-            b.void(
-                Op::Subgroup2DBlockPrefetchINTEL,
-                &[
-                    elem.word(),
-                    w.word(),
-                    h.word(),
-                    one.word(),
-                    ptr.word(),
-                    width.word(),
-                    height.word(),
-                    pitch.word(),
-                    coord.word(),
-                ],
-            );
+            let words = [elem, w, h, one, ptr, width, height, pitch, coord].map(Id::word);
+            b.void(Op::Subgroup2DBlockPrefetchINTEL, &words);
         }
     }
 }

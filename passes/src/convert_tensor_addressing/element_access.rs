@@ -117,15 +117,27 @@ fn checked_place(
     let gc = b.op64(Op::IAdd, y, c);
     let rows_ok = b.cmp(Op::ULessThan, gr, height);
     let cols_ok = b.cmp(Op::ULessThan, gc, width);
-    let (major, minor) = if column_major { (gc, gr) } else { (gr, gc) };
-    let a = b.op64(Op::IMul, major, row_bytes);
-    let esz = b.c64(u64::from(es));
-    let bo = b.op64(Op::IMul, minor, esz);
     Place {
-        byte_offset: b.op64(Op::IAdd, a, bo),
+        byte_offset: strided_offset(b, (column_major, row_bytes), es, gr, gc),
         in_clip: None,
         in_bounds: Some(b.and(rows_ok, cols_ok)),
     }
+}
+
+/// Byte offset of element (r, c) (u64) of a strided matrix: `major·row_bytes + minor·es`, the
+/// row major (RowMajor) or the column (ColumnMajor).
+fn strided_offset(
+    b: &mut Builder,
+    (column_major, row_bytes): (bool, Id),
+    es: u32,
+    r: Id,
+    c: Id,
+) -> Id {
+    let (major, minor) = if column_major { (c, r) } else { (r, c) };
+    let a = b.op64(Op::IMul, major, row_bytes);
+    let esz = b.c64(u64::from(es));
+    let bo = b.op64(Op::IMul, minor, esz);
+    b.op64(Op::IAdd, a, bo)
 }
 
 /// One load or store to convert.
@@ -330,17 +342,11 @@ pub fn emit_loop(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), Str
                 };
                 tensor_place(b, t, kind, r, c)
             }
-            (None, Some((column_major, row_bytes))) => {
-                let (major, minor) = if column_major { (c, r) } else { (r, c) };
-                let a = b.op64(Op::IMul, major, row_bytes);
-                let esz = b.c64(u64::from(es));
-                let bo = b.op64(Op::IMul, minor, esz);
-                Place {
-                    byte_offset: b.op64(Op::IAdd, a, bo),
-                    in_clip: None,
-                    in_bounds: None,
-                }
-            }
+            (None, Some((column_major, row_bytes))) => Place {
+                byte_offset: strided_offset(b, (column_major, row_bytes), es, r, c),
+                in_clip: None,
+                in_bounds: None,
+            },
             (None, None) => return Err("no addressing".into()),
         };
         let slot_ptr = if slots == 1 {

@@ -177,13 +177,6 @@ impl Converter<'_> {
                     column_major: layout == 1,
                     stride,
                 };
-                let mut b = Builder {
-                    m,
-                    types,
-                    cur: block,
-                    before: None,
-                    truncated: Default::default(),
-                };
                 let access = element_access::Access {
                     at,
                     dir,
@@ -193,7 +186,7 @@ impl Converter<'_> {
                     memory_access: mem,
                     block_request: None,
                 };
-                access_run::convert(&mut b, self.lane_var, &[access])?;
+                access_run::convert_one(m, types, self.lane_var, access)?;
                 self.stats.add(
                     if load {
                         "strided_loads"

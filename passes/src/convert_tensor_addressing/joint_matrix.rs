@@ -162,17 +162,7 @@ impl JointMatrix<'_> {
             block_request: Some(&request),
         };
         let here = location(m, at);
-        let block = m.inst_block(at).ok_or("not in a block")?;
-        let mut b = Builder {
-            m,
-            types,
-            cur: block,
-            before: None,
-            truncated: Default::default(),
-        };
-        let path = access_run::convert(&mut b, self.lane_var, &[access])?
-            .pop()
-            .ok_or("no path")?;
+        let path = access_run::convert_one(m, types, self.lane_var, access)?;
         let name = match (&path, load) {
             (Path::Block, true) => "block_checked_loads",
             (Path::Block, false) => "block_checked_stores",
@@ -228,14 +218,7 @@ impl JointMatrix<'_> {
         let fn_elem = b.types.pointer(b.m, StorageClass::Function, mat.component);
         let var = function_variable(&mut b, fn_vec);
         let zero = b.types.null_const(b.m, mat.component);
-        if split.loop_merge.is_some() {
-            // A loop header cannot also head the slot loop: start it in a block of its own.
-            let pre = b.new_block_after(split.before);
-            let pre_l = b.m.block_label(pre);
-            split.keep_loop_header(b.m);
-            b.void(Op::Branch, &[pre_l.word()]);
-            b.cur = pre;
-        }
+        b.leave_loop_header(&split);
         let slots = mat.dist.slots();
         b.counted_loop(slots, split.after, |b, k| {
             let (r, c) = position32(b, &mat.dist, lane, k);
@@ -286,14 +269,7 @@ impl JointMatrix<'_> {
                     .is_some_and(|t| t.is(Op::TypeInt) && t.operand_word(0) == Some(32))
             })
             .ok_or("the result type is not a vector of two 32-bit integers")?;
-        let block = m.inst_block(at).ok_or("not in a block")?;
-        let mut b = Builder {
-            m,
-            types,
-            cur: block,
-            before: Some(at),
-            truncated: Default::default(),
-        };
+        let mut b = Builder::before(m, types, at)?;
         let u32t = b.u32t();
         let index_ok =
             b.m.type_of(index)
@@ -361,14 +337,7 @@ impl JointMatrix<'_> {
                 .ok_or("the pointee is not a scalar of 1, 2, 4 or 8 bytes")?;
             Ok((column_major, rows, cols, elem, stride))
         })();
-        let block = m.inst_block(at).ok_or("not in a block")?;
-        let mut b = Builder {
-            m,
-            types,
-            cur: block,
-            before: Some(at),
-            truncated: Default::default(),
-        };
+        let mut b = Builder::before(m, types, at)?;
         let decision = match rect {
             Err(why) => Decision::Fallback(why),
             Ok((column_major, rows, cols, elem, stride)) => {
@@ -412,13 +381,7 @@ impl JointMatrix<'_> {
                 b.before = None;
                 let split = split_block_after(b.m, at).ok_or("not in a block")?;
                 b.cur = split.before;
-                if split.loop_merge.is_some() {
-                    let pre = b.new_block_after(split.before);
-                    let pre_l = b.m.block_label(pre);
-                    split.keep_loop_header(b.m);
-                    b.void(Op::Branch, &[pre_l.word()]);
-                    b.cur = pre;
-                }
+                b.leave_loop_header(&split);
                 b.if_then(cond, |b| {
                     block_path::emit_prefetch(b, &plan, pointer);
                     Ok(())
