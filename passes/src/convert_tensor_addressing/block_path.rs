@@ -661,6 +661,9 @@ pub fn decide_prefetch(
             "operands not subgroup-uniform, or a block the whole subgroup may not reach".into(),
         );
     }
+    if rect.rows == 0 || rect.cols == 0 {
+        return Decision::Fallback("an empty rectangle".into());
+    }
     let divisors = |n: u32| {
         [n, 64, 32, 16, 8, 4, 2, 1]
             .into_iter()
@@ -677,10 +680,10 @@ pub fn decide_prefetch(
         ));
     };
     let (groups, chunks) = (rect.cols / width, rect.rows / height);
-    if groups * chunks > MAX_PREFETCH_BLOCKS {
+    let blocks = u64::from(groups) * u64::from(chunks);
+    if blocks > u64::from(MAX_PREFETCH_BLOCKS) {
         return Decision::Fallback(format!(
-            "{} blocks of {width} x {height} (more than {MAX_PREFETCH_BLOCKS})",
-            groups * chunks
+            "{blocks} blocks of {width} x {height} (more than {MAX_PREFETCH_BLOCKS})"
         ));
     }
     let shape = Shape {
