@@ -341,35 +341,31 @@ impl JointMatrix<'_> {
         let decision = match rect {
             Err(why) => Decision::Fallback(why),
             Ok((column_major, rows, cols, elem, stride)) => {
-                let (x, y, stride) = (
-                    to_u64(&mut b, x)?,
-                    to_u64(&mut b, y)?,
-                    to_u64(&mut b, stride)?,
-                );
-                let esz = b.c64(u64::from(elem));
-                let pitch = b.op64(Op::IMul, stride, esz);
-                // Memory rows are the matrix's rows (RowMajor) or columns (ColumnMajor).
-                let rect = if column_major {
-                    PrefetchRect {
-                        elem,
-                        rows: cols,
-                        cols: rows,
-                        x,
-                        y,
-                        pitch,
+                match [x, y, stride].map(|v| to_u64(&mut b, v)) {
+                    [Ok(x), Ok(y), Ok(stride)] => {
+                        let esz = b.c64(u64::from(elem));
+                        let pitch = b.op64(Op::IMul, stride, esz);
+                        // Memory rows are the matrix's rows (RowMajor) or columns
+                        // (ColumnMajor).
+                        let (rows, cols, x, y) = if column_major {
+                            (cols, rows, x, y)
+                        } else {
+                            (rows, cols, y, x)
+                        };
+                        let rect = PrefetchRect {
+                            elem,
+                            rows,
+                            cols,
+                            x,
+                            y,
+                            pitch,
+                        };
+                        let uniform = self.uniform.contains(&at);
+                        let (target, sg) = (self.target, self.sg);
+                        block_path::decide_prefetch(&mut b, target, sg, uniform, &rect, pointer)
                     }
-                } else {
-                    PrefetchRect {
-                        elem,
-                        rows,
-                        cols,
-                        x: y,
-                        y: x,
-                        pitch,
-                    }
-                };
-                let uniform = self.uniform.contains(&at);
-                block_path::decide_prefetch(&mut b, self.target, self.sg, uniform, &rect, pointer)
+                    _ => Decision::Fallback("an offset or the stride is not an integer".into()),
+                }
             }
         };
         let name = match decision {
