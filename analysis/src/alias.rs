@@ -124,6 +124,13 @@ pub struct Alias {
     dec: Rc<Decorations>,
 }
 
+/// Alias answers queries from the analyses it holds (each cached, and checked, on its own).
+impl std::fmt::Debug for Alias {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Alias").finish_non_exhaustive()
+    }
+}
+
 impl Analysis for Alias {
     const KIND: AnalysisSet = AnalysisSet::ALIAS;
     const DEPENDS_ON: AnalysisSet = AnalysisSet(
@@ -135,6 +142,10 @@ impl Analysis for Alias {
             | AnalysisSet::CONSTANTS.0
             | AnalysisSet::DECORATIONS.0,
     );
+    /// Nothing of its own: its facts are the held analyses', each compared on its own.
+    fn fingerprint(&self) -> Vec<String> {
+        Vec::new()
+    }
     fn compute(m: &Module, analyses: &mut Analyses) -> Self {
         let prov = analyses.get::<Provenance>(m);
         let ind = analyses.get::<Induction>(m);

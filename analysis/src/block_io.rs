@@ -23,6 +23,9 @@ use spirv::{Op, StorageClass};
 use spvopt_ir::{Id, Inst, InstId, Module};
 
 pub use crate::block_kind::BlockKind;
+
+pub mod layout;
+pub mod mma;
 use crate::builtins::{CalleeKind, Callees};
 
 /// The operands of a 2D block instruction, by name. Loads: `private` is the Dst pointer;

@@ -4,6 +4,13 @@
 //! while it mutates the module. After a pass that changed the module, the pass manager calls
 //! [`Analyses::invalidate_except`] with what the pass preserved; a pass that changed nothing
 //! invalidates nothing.
+//!
+//! "Preserved" is a claim a pass makes; [`Analyses::stale`] checks it (SPIRV-Tools'
+//! `Pass::IsConsistent` does the same after each pass in debug builds): every analysis still
+//! cached is computed again from scratch on the module as it is now, and compared with the
+//! cached one by [`Analysis::fingerprint`]. The pass manager runs the check after every pass
+//! that changed the module in debug builds, when `Hooks::check_preserved` is set (the tests set
+//! it) or when `SPVOPT_CHECK_PRESERVED=1` is in the environment.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -54,16 +61,43 @@ impl std::ops::BitOr for AnalysisSet {
 /// An analysis the cache can compute. `KIND` is the bit that says when it must be recomputed;
 /// an analysis built on others (loops on dominators) lists them in `DEPENDS_ON` so that it is
 /// dropped with them.
-pub trait Analysis: Any + Sized {
+pub trait Analysis: Any + Sized + std::fmt::Debug {
     const KIND: AnalysisSet;
     const DEPENDS_ON: AnalysisSet = AnalysisSet::NONE;
     fn compute(m: &Module, analyses: &mut Analyses) -> Self;
+    /// What [`Analyses::stale`] compares: two results with the same fingerprint say the same
+    /// about the module. By default the lines of the pretty `Debug` rendering, sorted, so that
+    /// hash maps filled in another order (a module edited, then read again) compare equal; an
+    /// analysis whose `Debug` shows more than its facts overrides it.
+    fn fingerprint(&self) -> Vec<String> {
+        let mut lines: Vec<String> = format!("{self:#?}").lines().map(str::to_owned).collect();
+        lines.sort_unstable();
+        lines
+    }
+}
+
+/// One cached result, with how to check it against a fresh computation.
+struct Entry {
+    kinds: AnalysisSet,
+    value: Rc<dyn Any>,
+    name: &'static str,
+    /// Whether the cached value (first argument) still says what a fresh computation on the
+    /// module says.
+    still_valid: fn(&dyn Any, &Module) -> bool,
+}
+
+fn still_valid<A: Analysis>(cached: &dyn Any, m: &Module) -> bool {
+    let Some(cached) = cached.downcast_ref::<A>() else {
+        return false;
+    };
+    let fresh = A::compute(m, &mut Analyses::new());
+    cached.fingerprint() == fresh.fingerprint()
 }
 
 /// Cache of computed analyses.
 #[derive(Default)]
 pub struct Analyses {
-    cache: HashMap<TypeId, (AnalysisSet, Rc<dyn Any>)>,
+    cache: HashMap<TypeId, Entry>,
     /// How many times each analysis was computed (for tests and `--time-report`).
     pub computed: u64,
 }
@@ -75,8 +109,8 @@ impl Analyses {
 
     /// The analysis `A` of module `m`, computed on first request.
     pub fn get<A: Analysis>(&mut self, m: &Module) -> Rc<A> {
-        if let Some((_, any)) = self.cache.get(&TypeId::of::<A>()) {
-            if let Ok(a) = Rc::clone(any).downcast::<A>() {
+        if let Some(e) = self.cache.get(&TypeId::of::<A>()) {
+            if let Ok(a) = Rc::clone(&e.value).downcast::<A>() {
                 return a;
             }
         }
@@ -84,9 +118,28 @@ impl Analyses {
         self.computed += 1;
         self.cache.insert(
             TypeId::of::<A>(),
-            (A::KIND | A::DEPENDS_ON, Rc::clone(&a) as Rc<dyn Any>),
+            Entry {
+                kinds: A::KIND | A::DEPENDS_ON,
+                value: Rc::clone(&a) as Rc<dyn Any>,
+                name: short_type_name::<A>(),
+                still_valid: still_valid::<A>,
+            },
         );
         a
+    }
+
+    /// The cached analyses that no longer describe `m`: each is computed again from scratch
+    /// and compared by [`Analysis::fingerprint`] (sorted names; empty when all hold). Costs a
+    /// full recomputation of everything cached: a check for tests and debug builds.
+    pub fn stale(&self, m: &Module) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = self
+            .cache
+            .values()
+            .filter(|e| !(e.still_valid)(e.value.as_ref(), m))
+            .map(|e| e.name)
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     /// Whether `A` is currently cached.
@@ -96,14 +149,19 @@ impl Analyses {
 
     /// Drops every cached analysis that is not (entirely) in `preserved`.
     pub fn invalidate_except(&mut self, preserved: AnalysisSet) {
-        self.cache
-            .retain(|_, (kinds, _)| preserved.contains(*kinds));
+        self.cache.retain(|_, e| preserved.contains(e.kinds));
     }
 
     /// Drops everything.
     pub fn clear(&mut self) {
         self.cache.clear();
     }
+}
+
+/// `spvopt_analysis::uniformity::Uniformity` → `Uniformity`.
+fn short_type_name<A>() -> &'static str {
+    let full = std::any::type_name::<A>();
+    full.rsplit("::").next().unwrap_or(full)
 }
 
 /// Def-use chains are an analysis too.

@@ -78,8 +78,8 @@ use spvopt_analysis::{Analyses, AnalysisSet, Constants, Fact, KernelFacts, Targe
 use spvopt_ir::grammar::internal;
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
-use crate::legalize::lower_block_io::lane_variable;
-use crate::legalize::{capabilities, location};
+use crate::edit::variables::lane_variable;
+use crate::edit::{capabilities, location};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use cleanup::{bitcast_setter_operands, merge_duplicate_types, remove_dead};
 use instructions::Converter;

@@ -27,7 +27,6 @@ use crate::util::is_side_effect_free;
 
 pub struct DeadCodeElimination;
 
-#[path = "dce/sweep.rs"]
 mod sweep;
 
 struct Marker {

@@ -22,7 +22,7 @@ use spirv::{Capability, ExecutionMode, ExecutionModel, Op};
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::{Id, Inst, Module, Section};
 
-use crate::builtin_names::ensure_capability;
+use crate::edit::capabilities::ensure_capability;
 use crate::pass::{Changes, Pass, PassError, PassOptions, PassResult, Statistics};
 
 /// The option's key (also the CLIs' `--subgroup-size N`).

@@ -73,11 +73,8 @@ use spvopt_analysis::block_io::{BlockKind, BlockOperands, BlockShape};
 
 pub struct FuseBlockLoads;
 
-#[path = "fuse_block_loads/accounting.rs"]
 mod accounting;
-#[path = "fuse_block_loads/across_blocks.rs"]
 mod across_blocks;
-#[path = "fuse_block_loads/rewrite.rs"]
 mod rewrite;
 
 use accounting::account_for_loads;

@@ -90,13 +90,12 @@ use spvopt_analysis::{Analyses, AnalysisSet, Cfg, Fact, KernelFacts, Target};
 use spvopt_ir::opcode_class::{op_class, OpClass};
 use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module, Section};
 
-use crate::builtin_names::{ensure_capability, ensure_extension, has_capability};
-use crate::legalize::location;
+use crate::edit::capabilities::{ensure_capability, ensure_extension, has_capability};
+use crate::edit::location;
 use crate::pass::{Changes, Pass, PassError, PassOptions, PassResult, Statistics};
 use spvopt_analysis::block_io::{BlockKind, BlockOperands};
 
 mod cooperative;
-#[path = "insert_prefetches/coverage.rs"]
 mod coverage;
 mod emit;
 mod pieces;

@@ -49,62 +49,26 @@
 //! Why correct: each step's file says why it preserves the kernel's results.
 //! Cost: linear in module size (splits and lowerings add a bounded amount of code per op).
 
-#[path = "legalize/block_order.rs"]
 pub mod block_order;
-#[path = "legalize/capabilities.rs"]
-pub mod capabilities;
-#[path = "legalize/duplicate_decorations.rs"]
 pub mod duplicate_decorations;
-#[path = "legalize/function_variables.rs"]
 pub mod function_variables;
-#[path = "legalize/interface_variables.rs"]
 pub mod interface_variables;
-#[path = "legalize/kernel_attributes.rs"]
 pub mod kernel_attributes;
-#[path = "legalize/level_zero_env.rs"]
 pub mod level_zero_env;
-#[path = "legalize/long_vectors.rs"]
 pub mod long_vectors;
-#[path = "legalize/lower_block_io.rs"]
 pub mod lower_block_io;
-#[path = "legalize/mma.rs"]
 pub mod mma;
-#[path = "legalize/predicated_io.rs"]
 pub mod predicated_io;
-#[path = "legalize/split_shapes.rs"]
 pub mod split_shapes;
-#[path = "legalize/vector_constituents.rs"]
 pub mod vector_constituents;
 
 use spvopt_analysis::{Analyses, AnalysisSet, KernelFacts, Target};
-use spvopt_ir::{InstId, Module};
+use spvopt_ir::Module;
 
+use crate::edit::capabilities;
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 pub struct Legalize;
-
-/// Where an instruction is, for messages: `OpX %result in function %f, block %b` (or "at
-/// module scope").
-pub fn location(m: &Module, i: InstId) -> String {
-    let inst = m.inst(i);
-    let what = match inst.result_id() {
-        Some(r) => format!("{} %{}", inst.name(), r.word()),
-        None => inst.name().into_owned(),
-    };
-    match m.inst_block(i) {
-        Some(b) => {
-            let f = m.block(b).func;
-            let fname = m
-                .function_result(f)
-                .map_or_else(|| "?".to_string(), |id| format!("%{}", id.word()));
-            format!(
-                "{what} in function {fname}, block %{}",
-                m.block_label(b).word()
-            )
-        }
-        None => format!("{what} at module scope"),
-    }
-}
 
 impl Pass for Legalize {
     fn name(&self) -> &'static str {
@@ -133,7 +97,8 @@ impl Pass for Legalize {
         predicated_io::run(m, target, &mut stats, &mut errors, changes);
         long_vectors::run(m, target, &mut stats, &mut errors, changes);
         // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the
-        // steps above change neither execution modes nor calls.
+        // steps above change neither execution modes nor calls. Built here, on the module the
+        // steps above edited, not taken from the cache, which holds facts of the module before.
         let facts = KernelFacts::build(m);
         split_shapes::run(m, target, &facts, &mut stats, &mut errors, changes);
         mma::report(m, target, &facts, &mut stats);

@@ -10,12 +10,11 @@
 //! ([`strip_prefetches`]) and one built on the analyses ([`fuse_block_loads`]). 2D block operands
 //! and opcode classes come from `spvopt_analysis::block_io` and `spvopt_ir::opcode_class`.
 
-pub mod block_io;
-pub mod builtin_names;
-pub mod cfg_edit;
+pub mod builtin_mangling;
 pub mod convert_tensor_addressing;
 pub mod dce;
 pub mod declare_subgroup_size;
+pub mod edit;
 pub mod fuse_block_loads;
 pub mod insert_prefetches;
 pub mod legalize;
@@ -32,6 +31,12 @@ pub mod split_block_loads;
 pub mod strip_debug;
 pub mod strip_prefetches;
 mod util;
+
+/// The builtins' mangling and linkages, now [`builtin_mangling`] (the parser of their names is
+/// `spvopt_analysis::builtin_names`; this path is kept for the library's users).
+pub use builtin_mangling as builtin_names;
+/// Control-flow surgery, now [`edit::cfg`] (this path is kept for the library's users).
+pub use edit::cfg as cfg_edit;
 #[cfg(feature = "validate")]
 pub mod validate;
 

@@ -40,11 +40,11 @@ use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::grammar::encode_string;
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
-use crate::builtin_names::{
-    block_op_of, block_params, ensure_capability, linkages, mangle, numeric_kind, pointer_kind,
-    scalar_kind, BlockBuiltin, ClScalar, ClType, MmaBuiltin, MmaElem, EXT_2D_BLOCK_IO, EXT_MMA,
-    LINKAGE_IMPORT,
+use crate::builtin_mangling::{
+    block_op_of, block_params, linkages, mangle, numeric_kind, pointer_kind, scalar_kind,
+    BlockBuiltin, ClScalar, ClType, MmaBuiltin, MmaElem, EXT_2D_BLOCK_IO, EXT_MMA, LINKAGE_IMPORT,
 };
+use crate::edit::capabilities::ensure_capability;
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 pub struct LowerBuiltins;

@@ -45,13 +45,11 @@
 //! Cost: one scan; each MMA becomes O(M·K) instructions (split: O(M/8 · K/K')), so the pass is
 //! linear in the module size.
 
-#[path = "lower_mma/build.rs"]
 mod build;
-#[path = "lower_mma/emulate.rs"]
 pub mod emulate;
-#[path = "lower_mma/plan.rs"]
-pub mod plan;
-#[path = "lower_mma/split.rs"]
+/// What one MMA is and what this pass does with it: `spvopt_analysis::block_io::mma`, shared
+/// with `legalize` (this path is kept for the library's users).
+pub use spvopt_analysis::block_io::mma as plan;
 pub mod split;
 
 use spirv::Op;
@@ -59,8 +57,8 @@ use spvopt_analysis::target::MmaTypes;
 use spvopt_analysis::{Analyses, AnalysisSet, KernelFacts, Target};
 use spvopt_ir::{Inst, Interner, Module};
 
-use crate::builtin_names::{linkages, parse_builtin, Builtin};
-use crate::legalize::{capabilities, location};
+use crate::builtin_mangling::{linkages, parse_builtin, Builtin};
+use crate::edit::{capabilities, location};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use crate::raise_builtins::RaiseBuiltins;
 

@@ -6,382 +6,19 @@
 //! Every pass also takes `max-changes=N` (`"dce(max-changes=3)"`): it stops after N rewrites
 //! (see [`Changes`]); the CLI's `--max-changes=N` sets it on every pass of the pipeline.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use spvopt_analysis::{Analyses, Target};
 use spvopt_ir::Module;
 
-use crate::pass::{Changes, PassError, Statistics};
+use crate::pass::{Changes, PassError};
 use crate::registry::{self, PassInfo, PassOptions};
 
-/// One pass with its options.
-#[derive(Debug)]
-pub struct PipelineStep {
-    pub info: &'static PassInfo,
-    pub options: PassOptions,
-}
+mod pipeline;
+mod report;
 
-/// An ordered list of passes.
-#[derive(Debug, Default)]
-pub struct Pipeline {
-    pub steps: Vec<PipelineStep>,
-}
-
-impl Pipeline {
-    /// An empty pipeline.
-    pub fn new() -> Pipeline {
-        Pipeline::default()
-    }
-
-    /// Parses a pipeline string (see the module docs); `O` expands to the `-O` pipeline.
-    pub fn parse(text: &str) -> Result<Pipeline, PassError> {
-        let mut p = Pipeline::new();
-        p.extend_from_str(text)?;
-        Ok(p)
-    }
-
-    /// Appends the passes of a pipeline string.
-    pub fn extend_from_str(&mut self, text: &str) -> Result<(), PassError> {
-        let bad = |message: &str| PassError::BadPipeline {
-            pipeline: text.to_string(),
-            message: message.to_string(),
-        };
-        let mut rest = text.trim();
-        while !rest.is_empty() {
-            let end = rest.find([',', '(']).unwrap_or(rest.len());
-            let name = rest[..end].trim();
-            rest = &rest[end..];
-            let mut options = PassOptions::new();
-            if let Some(r) = rest.strip_prefix('(') {
-                let close = r.find(')').ok_or_else(|| bad("missing ')'"))?;
-                for kv in r[..close]
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|s| !s.is_empty())
-                {
-                    let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-                    options.push((k.trim().to_string(), v.trim().to_string()));
-                }
-                rest = &r[close + 1..];
-            }
-            rest = rest.trim_start();
-            if let Some(r) = rest.strip_prefix(',') {
-                rest = r.trim_start();
-            } else if !rest.is_empty() {
-                return Err(bad("expected ',' between passes"));
-            }
-            if name.is_empty() {
-                return Err(bad("empty pass name"));
-            }
-            if name == "O" {
-                if !options.is_empty() {
-                    return Err(bad("-O takes no options"));
-                }
-                self.extend_from_str(registry::OPTIMIZE_PIPELINE)?;
-            } else {
-                self.push(name, options)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Appends pass `name` with `options`.
-    pub fn push(&mut self, name: &str, options: PassOptions) -> Result<(), PassError> {
-        let info =
-            registry::lookup(name).ok_or_else(|| PassError::UnknownPass(name.to_string()))?;
-        for (k, v) in &options {
-            if k == MAX_CHANGES {
-                parse_max_changes(name, v)?;
-            } else if !info.options.iter().any(|o| o.key == k) {
-                return Err(PassError::BadOption {
-                    pass: name.to_string(),
-                    option: k.clone(),
-                    message: "unknown option".into(),
-                });
-            }
-        }
-        self.steps.push(PipelineStep { info, options });
-        Ok(())
-    }
-
-    /// Sets option `key` on every step whose pass declares it (CLI `--key=value`).
-    pub fn set_option(&mut self, key: &str, value: &str) {
-        for s in &mut self.steps {
-            if s.info.options.iter().any(|o| o.key == key) {
-                s.options.retain(|(k, _)| k != key);
-                s.options.push((key.to_string(), value.to_string()));
-            }
-        }
-    }
-
-    /// Declares subgroup size `n` on the kernels that declare none before any other pass
-    /// (the CLIs' `--subgroup-size N`): puts `declare-subgroup-size` first, or sets the option
-    /// of the one the pipeline has.
-    pub fn declare_subgroup_size(&mut self, n: &str) -> Result<(), PassError> {
-        let key = crate::declare_subgroup_size::OPTION;
-        let options: PassOptions = vec![(key.to_string(), n.to_string())];
-        // Checks the value now, not at run time.
-        crate::declare_subgroup_size::DeclareSubgroupSize::from_options(&options)?;
-        if self
-            .steps
-            .iter()
-            .any(|s| s.info.name == "declare-subgroup-size")
-        {
-            self.set_option(key, n);
-        } else {
-            let info = registry::lookup("declare-subgroup-size")
-                .ok_or_else(|| PassError::UnknownPass("declare-subgroup-size".into()))?;
-            self.steps.insert(0, PipelineStep { info, options });
-        }
-        Ok(())
-    }
-
-    /// Limits every step to `n` rewrites (CLI `--max-changes=N`); a step's own
-    /// `max-changes` option is replaced.
-    pub fn set_max_changes(&mut self, n: u64) {
-        for s in &mut self.steps {
-            s.options.retain(|(k, _)| k != MAX_CHANGES);
-            s.options.push((MAX_CHANGES.to_string(), n.to_string()));
-        }
-    }
-
-    /// The pass names, in order.
-    pub fn names(&self) -> Vec<&'static str> {
-        self.steps.iter().map(|s| s.info.name).collect()
-    }
-}
-
-/// The option every pass takes: stop after N rewrites.
-pub const MAX_CHANGES: &str = "max-changes";
-
-fn parse_max_changes(pass: &str, v: &str) -> Result<u64, PassError> {
-    v.parse().map_err(|_| PassError::BadOption {
-        pass: pass.to_string(),
-        option: MAX_CHANGES.to_string(),
-        message: format!("expected a number of rewrites, got \"{v}\""),
-    })
-}
-
-/// Splits a step's options into its `max-changes` limit and the pass's own options.
-pub fn split_max_changes(
-    pass: &str,
-    options: &PassOptions,
-) -> Result<(Option<u64>, PassOptions), PassError> {
-    let mut limit = None;
-    let mut rest = PassOptions::new();
-    for (k, v) in options {
-        if k == MAX_CHANGES {
-            limit = Some(parse_max_changes(pass, v)?);
-        } else {
-            rest.push((k.clone(), v.clone()));
-        }
-    }
-    Ok((limit, rest))
-}
-
-/// What one pass did in a run.
-#[derive(Clone, Debug)]
-pub struct PassRecord {
-    pub name: &'static str,
-    /// The pass that ran and its options (without `max-changes`): enough to run it again.
-    pub info: &'static PassInfo,
-    pub options: PassOptions,
-    pub changed: bool,
-    /// Rewrites the pass made (see [`Changes`]).
-    pub changes: u64,
-    /// The `max-changes` limit it ran with.
-    pub max_changes: Option<u64>,
-    pub stats: Statistics,
-    pub duration: Duration,
-    pub instructions_before: usize,
-    pub instructions_after: usize,
-    /// `Some(reason)` for a step the pass manager added itself (raising builtin calls before a
-    /// pass that needs native ops, lowering them back at the end), e.g.
-    /// `"fuse-block-loads works on native 2D block / MMA ops"`.
-    pub implicit: Option<String>,
-    /// An implicit `raise-builtins` that was undone (no later pass changed anything, so the
-    /// input is given back as it was): the record reports no change, its counters moved into a
-    /// note.
-    pub undone: bool,
-}
-
-impl PassRecord {
-    /// This pass's warnings grouped by message (first-seen order).
-    pub fn warning_groups(&self) -> Vec<WarningGroup> {
-        let mut groups: Vec<WarningGroup> = Vec::new();
-        let mut index: std::collections::HashMap<&str, usize> = Default::default();
-        for w in self.stats.warnings() {
-            let (loc, msg) = split_location(w);
-            match index.get(msg) {
-                Some(&g) => groups[g].count += 1,
-                None => {
-                    index.insert(msg, groups.len());
-                    groups.push(WarningGroup {
-                        pass: self.name,
-                        message: msg.to_string(),
-                        count: 1,
-                        first_location: loc.to_string(),
-                    });
-                }
-            }
-        }
-        groups
-    }
-
-    /// One line of what the pass did (`-v`): changed or not, instruction counts, statistics.
-    pub fn summary(&self) -> String {
-        let mut s = format!(
-            "{}: {}, {} -> {} instructions, {} changes",
-            self.name,
-            if self.changed { "changed" } else { "unchanged" },
-            self.instructions_before,
-            self.instructions_after,
-            self.changes
-        );
-        if let Some(limit) = self.max_changes {
-            s.push_str(&format!(" (max-changes={limit})"));
-        }
-        if !self.stats.0.is_empty() {
-            s.push_str(&format!(" ({})", self.stats));
-        }
-        if let Some(why) = &self.implicit {
-            s.push_str(&format!(" [implicit: {why}]"));
-        }
-        s
-    }
-}
-
-/// What a pipeline run did.
-#[derive(Clone, Debug, Default)]
-pub struct RunReport {
-    pub instructions_before: usize,
-    pub passes: Vec<PassRecord>,
-}
-
-/// Warnings of one pass that say the same thing at different places: "32 x MMA … (first at …)".
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WarningGroup {
-    pub pass: &'static str,
-    /// The message without its location.
-    pub message: String,
-    pub count: usize,
-    /// Location of the first occurrence (empty when the warnings carry none).
-    pub first_location: String,
-}
-
-impl WarningGroup {
-    /// The group as one line: the message, with the count and first location when repeated.
-    pub fn line(&self) -> String {
-        match (self.count, self.first_location.is_empty()) {
-            (1, true) => format!("{}: {}", self.pass, self.message),
-            (1, false) => format!("{}: {}: {}", self.pass, self.first_location, self.message),
-            (n, true) => format!("{}: {n} x {}", self.pass, self.message),
-            (n, false) => format!(
-                "{}: {n} x {} (first at {})",
-                self.pass, self.message, self.first_location
-            ),
-        }
-    }
-}
-
-/// Splits a warning `"LOCATION: message"` (the form passes use) into its location and message;
-/// a warning without a location prefix (`"OpX … in function …: "`) keeps all of its text.
-fn split_location(w: &str) -> (&str, &str) {
-    match w.split_once(": ") {
-        Some((loc, msg)) if loc.starts_with("Op") || loc.contains(" in function ") => (loc, msg),
-        _ => ("", w),
-    }
-}
-
-impl RunReport {
-    /// Whether any pass changed the module.
-    pub fn changed(&self) -> bool {
-        self.passes.iter().any(|p| p.changed)
-    }
-
-    /// Every pass's warnings, grouped per pass by message (first-seen order).
-    pub fn warning_groups(&self) -> Vec<WarningGroup> {
-        self.passes
-            .iter()
-            .flat_map(PassRecord::warning_groups)
-            .collect()
-    }
-
-    /// The report as JSON (the `--stats FILE.json` format).
-    pub fn to_json(&self) -> serde_json::Value {
-        let passes: Vec<serde_json::Value> = self
-            .passes
-            .iter()
-            .map(|p| {
-                let stats: serde_json::Map<String, serde_json::Value> = p
-                    .stats
-                    .0
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
-                    .collect();
-                let warnings: Vec<serde_json::Value> = p
-                    .warning_groups()
-                    .into_iter()
-                    .map(|g| {
-                        serde_json::json!({
-                            "message": g.message,
-                            "count": g.count,
-                            "first_location": g.first_location,
-                        })
-                    })
-                    .collect();
-                let mut v = serde_json::json!({
-                    "name": p.name,
-                    "changed": p.changed,
-                    "changes": p.changes,
-                    "time_us": p.duration.as_micros() as u64,
-                    "instructions_before": p.instructions_before,
-                    "instructions_after": p.instructions_after,
-                    "stats": stats,
-                    "warnings": warnings,
-                });
-                if let Some(limit) = p.max_changes {
-                    v["max_changes"] = serde_json::Value::from(limit);
-                }
-                if let Some(why) = &p.implicit {
-                    v["implicit"] = serde_json::Value::from(why.clone());
-                }
-                if p.undone {
-                    v["undone"] = serde_json::Value::from(true);
-                }
-                if !p.stats.notes().is_empty() {
-                    v["notes"] = serde_json::Value::from(p.stats.notes().to_vec());
-                }
-                v
-            })
-            .collect();
-        serde_json::json!({
-            "instructions_before": self.instructions_before,
-            "instructions_after": self.passes.last().map_or(self.instructions_before, |p| p.instructions_after),
-            "passes": passes,
-        })
-    }
-
-    /// The `--time-report` table.
-    pub fn time_table(&self) -> String {
-        let mut s =
-            String::from("pass                          time(us)  changed  changes  statistics\n");
-        let mut total = Duration::ZERO;
-        for p in &self.passes {
-            total += p.duration;
-            s.push_str(&format!(
-                "{:<28} {:>10}  {:<7}  {:>7}  {}\n",
-                p.name,
-                p.duration.as_micros(),
-                p.changed,
-                p.changes,
-                p.stats
-            ));
-        }
-        s.push_str(&format!("{:<28} {:>10}\n", "total", total.as_micros()));
-        s
-    }
-}
+pub use pipeline::{split_max_changes, Pipeline, PipelineStep, MAX_CHANGES};
+pub use report::{PassRecord, RunReport, WarningGroup};
 
 /// Called after each pass with its name and the module.
 pub type AfterPassHook<'a> = &'a mut dyn FnMut(&str, &Module);
@@ -401,6 +38,19 @@ pub struct Hooks<'a> {
     /// than the one that broke it. For JIT callers ([`crate::Optimizer`]), where each check costs
     /// about half a load.
     pub verify_output_only: bool,
+    /// After each pass that changed the module, compute every analysis it declared preserved
+    /// again and compare ([`Analyses::stale`]); a mismatch is a [`PassError::Malformed`] naming
+    /// the pass and the analyses. Also on in debug builds and with `SPVOPT_CHECK_PRESERVED=1`.
+    pub check_preserved: bool,
+}
+
+/// Whether the preserved-analyses check runs even when the hooks do not ask for it.
+fn check_preserved_by_default() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    cfg!(debug_assertions)
+        || *ON.get_or_init(|| {
+            std::env::var_os("SPVOPT_CHECK_PRESERVED").is_some_and(|v| v != "0" && !v.is_empty())
+        })
 }
 
 /// Runs `pipeline` on `m` for `target`. On error the module may be partially transformed;
@@ -591,6 +241,18 @@ fn run_step(
     }
     if result.changed {
         analyses.invalidate_except(result.preserved);
+        if hooks.check_preserved || check_preserved_by_default() {
+            let stale = analyses.stale(m);
+            if !stale.is_empty() {
+                return Err(PassError::Malformed {
+                    pass: info.name.to_string(),
+                    message: format!(
+                        "declared preserved, but no longer describes the module: {}",
+                        stale.join(", ")
+                    ),
+                });
+            }
+        }
     }
     if result.changed && !hooks.verify_output_only {
         // The invariants every later pass and the emitter rely on (linear; see docs/testing.md).

@@ -56,7 +56,7 @@ use spvopt_analysis::{
 };
 use spvopt_ir::{FuncId, Id, InstId, Interner, Module};
 
-use crate::legalize::{capabilities, location};
+use crate::edit::{capabilities, location};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 mod available;
@@ -133,7 +133,7 @@ impl Pass for RaiseBlockIo {
         let pdom = analyses.get::<PostDominators>(m);
         let loops = analyses.get::<Loops>(m);
         let facts = analyses.get::<KernelFacts>(m);
-        let dec = Decorations::build(m);
+        let dec = analyses.get::<Decorations>(m);
         // MMA operand slots per (function, innermost loop).
         let mut groups: Vec<(FuncId, Option<LoopId>, Vec<Slot>)> = Vec::new();
         for f in m.function_ids() {

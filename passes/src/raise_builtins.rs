@@ -43,14 +43,15 @@
 
 use spirv::{Capability, Op, StorageClass};
 use spvopt_analysis::block_io::BlockKind;
+use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::{FuncId, Id, Inst, InstId, Interner, Module, Section};
 
-use crate::builtin_names::{
-    block_opcode, ensure_capability, ensure_extension, extra_block_capability, linkages,
-    numeric_kind, parse_builtin, pointer_kind, scalar_kind, BlockBuiltin, Builtin, MmaBuiltin,
-    MmaElem, EXT_2D_BLOCK_IO, EXT_MMA,
+use crate::builtin_mangling::{
+    block_opcode, extra_block_capability, linkages, numeric_kind, parse_builtin, pointer_kind,
+    scalar_kind, BlockBuiltin, Builtin, MmaBuiltin, MmaElem, EXT_2D_BLOCK_IO, EXT_MMA,
 };
+use crate::edit::capabilities::{ensure_capability, ensure_extension};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use spvopt_analysis::builtin_names::{parse_genisa_block, GenIsaBlock};
 
@@ -112,37 +113,18 @@ fn genisa_kept_text(reason: &str) -> &'static str {
     }
 }
 
-/// The imported builtins, by callee id (dense side table).
-struct Callees {
+/// The imported builtins the pass can raise, by callee id (dense side table): the body-less
+/// functions whose `Import` linkage name (from the cached `Decorations`) parses as a 2D block or
+/// MMA builtin, or as one of IGC's GenISA 2D block intrinsics.
+struct ImportedBuiltins {
     by_id: Vec<Option<(Builtin, FuncId)>>,
     genisa: Vec<Option<(GenIsaBlock, FuncId)>>,
 }
 
-impl Callees {
-    fn build(m: &Module) -> Callees {
+impl ImportedBuiltins {
+    fn build(m: &Module, dec: &Decorations) -> ImportedBuiltins {
         let mut by_id = vec![None; m.id_capacity()];
         let mut genisa = vec![None; m.id_capacity()];
-        let mut imported: Vec<Option<Builtin>> = vec![None; m.id_capacity()];
-        let mut imported_genisa: Vec<Option<GenIsaBlock>> = vec![None; m.id_capacity()];
-        let mut any = false;
-        for l in linkages(m).into_iter().filter(|l| l.import) {
-            if let (Some(b), Some(slot)) =
-                (parse_builtin(&l.name), imported.get_mut(l.target.index()))
-            {
-                *slot = Some(b);
-                any = true;
-            }
-            if let (Some(g), Some(slot)) = (
-                parse_genisa_block(&l.name),
-                imported_genisa.get_mut(l.target.index()),
-            ) {
-                *slot = Some(g);
-                any = true;
-            }
-        }
-        if !any {
-            return Callees { by_id, genisa };
-        }
         for f in m.function_ids() {
             if !m.function(f).blocks.is_empty() {
                 continue;
@@ -150,14 +132,18 @@ impl Callees {
             let Some(r) = m.function_result(f) else {
                 continue;
             };
-            if let Some(b) = imported.get(r.index()).copied().flatten() {
-                by_id[r.index()] = Some((b, f));
+            let Some(l) = dec.linkage(r).filter(|l| l.import) else {
+                continue;
+            };
+            if let (Some(b), Some(slot)) = (parse_builtin(&l.name), by_id.get_mut(r.index())) {
+                *slot = Some((b, f));
             }
-            if let Some(g) = imported_genisa.get(r.index()).copied().flatten() {
-                genisa[r.index()] = Some((g, f));
+            if let (Some(g), Some(slot)) = (parse_genisa_block(&l.name), genisa.get_mut(r.index()))
+            {
+                *slot = Some((g, f));
             }
         }
-        Callees { by_id, genisa }
+        ImportedBuiltins { by_id, genisa }
     }
 
     fn get(&self, id: Id) -> Option<(Builtin, FuncId)> {
@@ -279,12 +265,12 @@ impl Pass for RaiseBuiltins {
     fn run(
         &mut self,
         m: &mut Module,
-        _: &mut Analyses,
+        analyses: &mut Analyses,
         _: &Target,
         changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
-        let callees = Callees::build(m);
+        let callees = ImportedBuiltins::build(m, &analyses.get::<Decorations>(m));
         if callees.is_empty() {
             return Ok(PassResult::unchanged(stats));
         }
@@ -311,7 +297,7 @@ impl Pass for RaiseBuiltins {
                                 stats.add(genisa_kept_stat(reason), 1);
                                 stats.warn(format!(
                                     "{}: {} call kept: {}",
-                                    crate::legalize::location(m, i),
+                                    crate::edit::location(m, i),
                                     g.name(),
                                     genisa_kept_text(reason)
                                 ));

@@ -46,7 +46,7 @@ impl Pass for StripPrefetches {
     fn run(
         &mut self,
         m: &mut Module,
-        _: &mut Analyses,
+        analyses: &mut Analyses,
         _: &Target,
         changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
@@ -88,9 +88,9 @@ impl Pass for StripPrefetches {
         // A result that is used (calls return void, but do not assume it) keeps its instruction.
         let any_result = remove.iter().any(|&(i, _)| m.inst(i).result_id().is_some());
         let du = if any_result {
-            spvopt_ir::DefUse::build(m)
+            analyses.get::<spvopt_ir::DefUse>(m)
         } else {
-            spvopt_ir::DefUse::default()
+            std::rc::Rc::default()
         };
         for (i, what) in remove {
             if m.inst(i).result_id().is_some_and(|r| !du.is_unused(r)) {

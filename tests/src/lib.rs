@@ -13,9 +13,9 @@
 //! Every fixture also checks: the output validates (with spirv-val's rules; with the deviations
 //! `spvopt_passes::validate` tolerates only when the input itself needs them), a second run
 //! changes nothing (idempotence), and a run reporting "unchanged" left the module
-//! byte-identical. When a launch file
-//! `NAME.launch.json` (spv-sim's format) sits beside `NAME.spvasm`, the input and the output are
-//! both run on the simulator with it and every buffer must come out bit-identical.
+//! byte-identical. When a launch file `NAME.launch.json` (spv-sim's format) sits beside
+//! `NAME.spvasm`, the input and the output are both run on the simulator with it and every
+//! buffer must come out bit-identical.
 
 pub mod corpus_launches;
 pub mod filecheck;
@@ -25,6 +25,16 @@ use std::path::{Path, PathBuf};
 use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
 use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+
+/// Pass-manager hooks for tests: every pass that changes the module has the analyses it declares
+/// preserved computed again and compared (`Hooks::check_preserved`), so a wrong claim fails the
+/// test that runs it.
+pub fn checked_hooks<'a>() -> Hooks<'a> {
+    Hooks {
+        check_preserved: true,
+        ..Hooks::default()
+    }
+}
 
 /// The test corpus inside the repository (`tests/corpus`: real compiler output, see its README).
 pub fn corpus_dir() -> PathBuf {
@@ -93,7 +103,7 @@ pub fn run_fixture(path: &Path) -> Result<(), String> {
     let mut m = spvopt_ir::load_words(&words).map_err(|e| e.to_string())?;
     let before = m.to_words();
     let pipeline = Pipeline::parse(pipeline_text).map_err(|e| e.to_string())?;
-    let report = run_pipeline(&pipeline, &mut m, &target, &mut Hooks::default())
+    let report = run_pipeline(&pipeline, &mut m, &target, &mut checked_hooks())
         .map_err(|e| e.to_string())?;
     let after = m.to_words();
     if !report.changed() && after != before {
@@ -120,7 +130,7 @@ pub fn run_fixture(path: &Path) -> Result<(), String> {
     }
     // Idempotence.
     let mut again = spvopt_ir::load_words(&after).map_err(|e| e.to_string())?;
-    let report2 = run_pipeline(&pipeline, &mut again, &target, &mut Hooks::default())
+    let report2 = run_pipeline(&pipeline, &mut again, &target, &mut checked_hooks())
         .map_err(|e| e.to_string())?;
     if report2.changed() || again.to_words() != after {
         return Err(format!(
@@ -285,7 +295,7 @@ fn optimized_for_every_target_with<E: std::fmt::Display>(
         .into_iter()
         .map(|target| {
             let mut m = spvopt_ir::load_words(words).expect("the input loads");
-            run_pipeline(&pipeline, &mut m, &target, &mut Hooks::default())
+            run_pipeline(&pipeline, &mut m, &target, &mut checked_hooks())
                 .unwrap_or_else(|e| panic!("{}: {e}", target.name));
             validate(&m)
                 .unwrap_or_else(|e| panic!("{}: output does not validate: {e}", target.name));

@@ -1,5 +1,6 @@
 //! Layering inside each crate (ARCHITECTURE.md): no two sibling files import each other. What
 //! two files share lives in a third; a parent module and its own children may use each other.
+//! In the passes crate, no pass imports another (one listed exception, with its reason).
 //!
 //! The check reads the sources as text: every `crate::a::b…` and `super::…` path (and the
 //! names of a `use super::{a, b}` / `use crate::{a, b}` group) is resolved to the longest module
@@ -156,6 +157,74 @@ fn no_two_sibling_files_import_each_other() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// The pass modules of `passes/src` (a top-level file with an `impl Pass for`) and, for each
+/// file of one, the other passes it names through `crate::…`.
+fn pass_imports(passes_src: &Path) -> Vec<(PathBuf, String, String)> {
+    let files = spvopt_tests::files_under(passes_src, "rs");
+    let passes: BTreeSet<String> = files
+        .iter()
+        .filter(|f| f.parent() == Some(passes_src))
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .contains("impl Pass for ")
+        })
+        .map(|f| module_of(passes_src, f)[0].clone())
+        .collect();
+    let mut out = Vec::new();
+    for f in &files {
+        let me = module_of(passes_src, f);
+        let Some(owner) = me.first().filter(|m| passes.contains(*m)) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(f).unwrap();
+        for path in referenced_paths(&me, &text) {
+            if let Some(other) = path.first().filter(|p| passes.contains(*p) && *p != owner) {
+                out.push((f.clone(), owner.clone(), other.clone()));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Pass imports that stay, each with its reason.
+const ALLOWED_PASS_IMPORTS: &[(&str, &str, &str)] = &[(
+    "lower_mma",
+    "raise_builtins",
+    "lower-mma run on its own (Pass::run, or a pipeline that spells the builtin form) raises \
+     Triton's MMA builtin calls first, as the pass manager does before any native-form pass",
+)];
+
+/// No pass imports another (issue 31): what several passes share lives outside every pass
+/// (`passes/src/edit/`, `spvopt_analysis::block_io`, `util.rs`, `builtin_mangling.rs`), so
+/// passes can be read, changed and removed one at a time.
+#[test]
+fn no_pass_imports_another() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../passes/src");
+    let found = pass_imports(&src);
+    let bad: Vec<String> = found
+        .iter()
+        .filter(|(_, a, b)| {
+            !ALLOWED_PASS_IMPORTS
+                .iter()
+                .any(|(x, y, _)| x == a && y == b)
+        })
+        .map(|(f, a, b)| format!("  {} (pass {a}) uses pass {b}", f.display()))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "passes importing other passes (move what they share to passes/src/edit/ or the \
+         analysis crate):\n{}",
+        bad.join("\n")
+    );
+    // The check sees real imports: lower-mma's allowed one is found.
+    assert!(found
+        .iter()
+        .any(|(_, a, b)| a == "lower_mma" && b == "raise_builtins"));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use spvopt_analysis::Target;
 use spvopt_ir::spirv::Op;
 use spvopt_ir::Module;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline, RunReport};
+use spvopt_passes::{run_pipeline, Pipeline, RunReport};
 use spvopt_tests::corpus_launches::{readme_launches, same_results, GEMMS};
 
 fn run(m: &Module, pipeline: &str) -> (Module, RunReport) {
@@ -18,7 +18,7 @@ fn run(m: &Module, pipeline: &str) -> (Module, RunReport) {
         &Pipeline::parse(pipeline).unwrap(),
         &mut out,
         &Target::by_name("pvc").unwrap(),
-        &mut Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
     (out, report)
@@ -45,7 +45,7 @@ fn native_ops(m: &Module) -> usize {
 /// Calls to 2D block / MMA builtins, by the builtin's base name.
 fn builtin_calls(m: &Module) -> BTreeMap<String, usize> {
     let names = spvopt_analysis::builtins::debug_names(m, &|_| true);
-    let linkage: BTreeMap<u32, String> = spvopt_passes::builtin_names::linkages(m)
+    let linkage: BTreeMap<u32, String> = spvopt_passes::builtin_mangling::linkages(m)
         .into_iter()
         .map(|l| (l.target.word(), l.name))
         .collect();

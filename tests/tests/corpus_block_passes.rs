@@ -3,12 +3,18 @@
 
 use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 use spvopt_analysis::Target;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_passes::{run_pipeline, Pipeline};
 
 fn run(words: &[u32], pipeline: &str) -> (spvopt_ir::Module, bool) {
     let mut m = spvopt_ir::load_words(words).expect("loads");
     let p = Pipeline::parse(pipeline).unwrap();
-    let report = run_pipeline(&p, &mut m, &Target::default(), &mut Hooks::default()).expect("runs");
+    let report = run_pipeline(
+        &p,
+        &mut m,
+        &Target::default(),
+        &mut spvopt_tests::checked_hooks(),
+    )
+    .expect("runs");
     (m, report.changed())
 }
 

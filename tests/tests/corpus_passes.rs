@@ -3,13 +3,18 @@
 
 use spvopt_analysis::Target;
 use spvopt_ir::text;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_passes::{run_pipeline, Pipeline};
 
 fn run(words: &[u32], pipeline: &str) -> (Vec<u32>, bool) {
     let mut m = spvopt_ir::load_words(words).expect("loads");
     let p = Pipeline::parse(pipeline).unwrap();
-    let report =
-        run_pipeline(&p, &mut m, &Target::default(), &mut Hooks::default()).expect("pipeline runs");
+    let report = run_pipeline(
+        &p,
+        &mut m,
+        &Target::default(),
+        &mut spvopt_tests::checked_hooks(),
+    )
+    .expect("pipeline runs");
     (m.to_words(), report.changed())
 }
 

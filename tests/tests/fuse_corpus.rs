@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use spvopt_analysis::block_io::{block_instructions, BlockOperands};
 use spvopt_analysis::Target;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_passes::{run_pipeline, Pipeline};
 use spvopt_tests::corpus_launches::{readme_launches, same_results, GEMMS};
 
 fn run(m: &spvopt_ir::Module, pipeline: &str) -> (spvopt_ir::Module, bool) {
@@ -17,7 +17,7 @@ fn run(m: &spvopt_ir::Module, pipeline: &str) -> (spvopt_ir::Module, bool) {
         &Pipeline::parse(pipeline).unwrap(),
         &mut out,
         &target,
-        &mut Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
     (out, report.changed())

@@ -21,7 +21,7 @@ use spvopt_analysis::Target;
 use spvopt_ir::spirv::Op;
 use spvopt_ir::text::{self, TargetEnv};
 use spvopt_ir::Module;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_passes::{run_pipeline, Pipeline};
 
 fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/passes")
@@ -233,7 +233,13 @@ fn check_fixture(path: &Path) -> Result<(), String> {
     }
 
     let pipeline = Pipeline::parse("fuse-block-loads").map_err(|e| e.to_string())?;
-    run_pipeline(&pipeline, &mut m, &target, &mut Hooks::default()).map_err(|e| e.to_string())?;
+    run_pipeline(
+        &pipeline,
+        &mut m,
+        &target,
+        &mut spvopt_tests::checked_hooks(),
+    )
+    .map_err(|e| e.to_string())?;
     let after = messages(&m);
     let actual: BTreeMap<Key, u32> = after.iter().map(|(k, v)| (*k, v.0)).collect();
     if actual != expected {

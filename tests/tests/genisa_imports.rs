@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
-use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_passes::{run_pipeline, Pipeline};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -64,15 +64,26 @@ fn a_shape_the_target_cannot_do_is_a_located_error() {
     assert!(src.contains("%uint_32 %uint_8 %uint_1 %false %false"));
     let pipeline = Pipeline::parse("raise-builtins,legalize").unwrap();
     let mut m = module(&src);
-    let e = run_pipeline(&pipeline, &mut m, &Target::generic(), &mut Hooks::default())
-        .unwrap_err()
-        .to_string();
+    let e = run_pipeline(
+        &pipeline,
+        &mut m,
+        &Target::generic(),
+        &mut spvopt_tests::checked_hooks(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("OpSubgroup2DBlockLoadINTEL"), "{e}");
     assert!(e.contains("in function %"), "{e}");
     assert!(!e.contains('\n'), "one line: {e}");
     // pvc's table has the shape: raised and legal.
     let mut m = module(&src);
-    run_pipeline(&pipeline, &mut m, &Target::pvc(), &mut Hooks::default()).unwrap();
+    run_pipeline(
+        &pipeline,
+        &mut m,
+        &Target::pvc(),
+        &mut spvopt_tests::checked_hooks(),
+    )
+    .unwrap();
     assert_eq!(genisa_calls(&m), 0);
 }
 
@@ -82,7 +93,13 @@ fn calls_it_cannot_raise_are_kept_with_their_location() {
     let mut m = module(&src);
     let before = m.to_words();
     let pipeline = Pipeline::parse("raise-builtins").unwrap();
-    let report = run_pipeline(&pipeline, &mut m, &Target::pvc(), &mut Hooks::default()).unwrap();
+    let report = run_pipeline(
+        &pipeline,
+        &mut m,
+        &Target::pvc(),
+        &mut spvopt_tests::checked_hooks(),
+    )
+    .unwrap();
     assert_eq!(m.to_words(), before);
     let p = &report.passes[0];
     for (stat, n) in [
@@ -106,7 +123,13 @@ fn calls_it_cannot_raise_are_kept_with_their_location() {
     let src = source("raise_builtins_genisa.spvasm")
         .replace("OpExecutionMode %main SubgroupSize 16\n", "");
     let mut m = module(&src);
-    let report = run_pipeline(&pipeline, &mut m, &Target::pvc(), &mut Hooks::default()).unwrap();
+    let report = run_pipeline(
+        &pipeline,
+        &mut m,
+        &Target::pvc(),
+        &mut spvopt_tests::checked_hooks(),
+    )
+    .unwrap();
     let p = &report.passes[0];
     assert_eq!(
         p.stats.get("genisa_kept_subgroup_size_unknown"),
@@ -144,7 +167,13 @@ fn a_native_op_pass_alone_does_not_raise_them() {
     let mut m = module(&src);
     let before = m.to_words();
     let pipeline = Pipeline::parse("fuse-block-loads").unwrap();
-    let report = run_pipeline(&pipeline, &mut m, &Target::pvc(), &mut Hooks::default()).unwrap();
+    let report = run_pipeline(
+        &pipeline,
+        &mut m,
+        &Target::pvc(),
+        &mut spvopt_tests::checked_hooks(),
+    )
+    .unwrap();
     assert!(
         report.passes.iter().all(|p| p.name == "fuse-block-loads"),
         "{:?}",

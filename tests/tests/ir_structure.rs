@@ -6,7 +6,7 @@ use spvopt_analysis::{Analyses, Target};
 use spvopt_ir::{LoadError, LoadErrorKind as K, Module};
 use spvopt_passes::manager::PipelineStep;
 use spvopt_passes::registry::PassInfo;
-use spvopt_passes::{run_pipeline, Hooks, Pass, PassError, PassResult, Pipeline, Statistics};
+use spvopt_passes::{run_pipeline, Pass, PassError, PassResult, Pipeline, Statistics};
 
 const HEAD: &str = "OpCapability Addresses\nOpCapability Kernel\nOpCapability Linkage\n\
 OpMemoryModel Physical64 OpenCL\nOpEntryPoint Kernel %main \"main\"\n";
@@ -240,7 +240,13 @@ fn pass_manager_names_a_pass_that_breaks_the_invariants() {
         info: &BROKEN,
         options: Vec::new(),
     });
-    let e = run_pipeline(&p, &mut m, &Target::default(), &mut Hooks::default()).unwrap_err();
+    let e = run_pipeline(
+        &p,
+        &mut m,
+        &Target::default(),
+        &mut spvopt_tests::checked_hooks(),
+    )
+    .unwrap_err();
     assert!(
         matches!(&e, PassError::Malformed { pass, .. } if pass == "drop-functions"),
         "{e}"

@@ -175,7 +175,7 @@ fn every_instruction_is_counted_by_its_path() {
         &pipeline,
         &mut m,
         &target,
-        &mut spvopt_passes::Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap();
     let stats = &report.passes[0].stats;
@@ -227,7 +227,7 @@ fn a_packed_layout_is_a_located_error() {
         &pipeline,
         &mut m,
         &spvopt_analysis::Target::by_name("pvc").unwrap(),
-        &mut spvopt_passes::Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap_err()
     .to_string();

@@ -7,7 +7,7 @@
 use spvopt_analysis::kernel_facts::{Fact, KernelFacts};
 use spvopt_analysis::Target;
 use spvopt_ir::Module;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline, RunReport};
+use spvopt_passes::{run_pipeline, Pipeline, RunReport};
 use spvopt_sim::{Arg, Launch};
 
 fn fixture() -> Module {
@@ -25,7 +25,7 @@ fn run(m: &Module, pipeline: &str, target: &str) -> (Module, RunReport) {
         &Pipeline::parse(pipeline).unwrap(),
         &mut out,
         &Target::by_name(target).unwrap(),
-        &mut Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
     (out, report)
@@ -116,7 +116,7 @@ fn legalize_reports_only_the_mma_pvc_lacks() {
         &Pipeline::parse("legalize").unwrap(),
         &mut m,
         &Target::by_name("dg2").unwrap(),
-        &mut Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap_err()
     .to_string();

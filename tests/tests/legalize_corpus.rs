@@ -14,7 +14,7 @@ use spvopt_analysis::Target;
 use spvopt_ir::spirv::{self, Op};
 use spvopt_ir::{text, Module};
 use spvopt_passes::legalize::level_zero_env;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_passes::{run_pipeline, Pipeline};
 use spvopt_tests::corpus_launches::{readme_launches, same_results, GEMMS};
 
 fn triton_modules() -> Vec<std::path::PathBuf> {
@@ -38,7 +38,7 @@ fn run(
     target: &Target,
 ) -> Result<spvopt_passes::RunReport, String> {
     let p = Pipeline::parse(pipeline).map_err(|e| e.to_string())?;
-    run_pipeline(&p, m, target, &mut Hooks::default()).map_err(|e| e.to_string())
+    run_pipeline(&p, m, target, &mut spvopt_tests::checked_hooks()).map_err(|e| e.to_string())
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
 use spvopt_ir::Module;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_passes::{run_pipeline, Pipeline};
 
 const SUBGROUP_SIZE_KERNEL: &str = r#"
                OpCapability Addresses
@@ -24,7 +24,13 @@ fn legalize(env: TargetEnv) -> Module {
     let words = text::assemble(SUBGROUP_SIZE_KERNEL, env).expect("assembles");
     let mut m = spvopt_ir::load_words(&words).expect("loads");
     let p = Pipeline::parse("legalize").unwrap();
-    run_pipeline(&p, &mut m, &Target::pvc(), &mut Hooks::default()).expect("legalizes");
+    run_pipeline(
+        &p,
+        &mut m,
+        &Target::pvc(),
+        &mut spvopt_tests::checked_hooks(),
+    )
+    .expect("legalizes");
     m
 }
 

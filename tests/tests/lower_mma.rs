@@ -13,13 +13,13 @@ use spvopt_analysis::target::MmaTypes;
 use spvopt_analysis::Target;
 use spvopt_ir::{text, Module};
 use spvopt_passes::lower_mma::plan;
-use spvopt_passes::{registry, run_pipeline, Hooks, Pipeline, RunReport};
+use spvopt_passes::{registry, run_pipeline, Pipeline, RunReport};
 use spvopt_sim::{Arg, Launch};
 use spvopt_tests::corpus_launches::{gemm_launch, same_results, GEMMS};
 
 fn run(m: &mut Module, pipeline: &str, target: &Target) -> Result<RunReport, String> {
     let p = Pipeline::parse(pipeline).map_err(|e| e.to_string())?;
-    run_pipeline(&p, m, target, &mut Hooks::default()).map_err(|e| e.to_string())
+    run_pipeline(&p, m, target, &mut spvopt_tests::checked_hooks()).map_err(|e| e.to_string())
 }
 
 /// Every MMA left in `m` is one `target` runs.
@@ -33,7 +33,7 @@ fn illegal_mmas(m: &Module, target: &Target) -> Vec<String> {
                 Ok(plan::Action::Native)
             )
         })
-        .map(|i| spvopt_passes::legalize::location(m, i))
+        .map(|i| spvopt_passes::edit::location(m, i))
         .collect()
 }
 

@@ -35,6 +35,7 @@ mod optimizer_api;
 mod pass_fixtures;
 mod predicated_io;
 mod prefetch_corpus;
+mod preserved_check;
 mod raise_block_io;
 mod raise_lower_corpus;
 mod raise_lower_sim;

@@ -16,7 +16,7 @@ use spvopt_ir::Module;
 use spvopt_passes::manager::{run_pass, split_max_changes};
 use spvopt_passes::registry::{PassInfo, PassOptions};
 use spvopt_passes::validate::validate_module;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline, REGISTRY};
+use spvopt_passes::{run_pipeline, Pipeline, REGISTRY};
 use spvopt_sim::Launch;
 use spvopt_tests::{corpus_dir, directive, fixtures_in};
 
@@ -116,7 +116,7 @@ fn apply(m: &mut Module, pipeline: &str, target: &Target) {
             &Pipeline::parse(pipeline).unwrap(),
             m,
             target,
-            &mut Hooks::default(),
+            &mut spvopt_tests::checked_hooks(),
         )
         .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
     }
@@ -147,7 +147,14 @@ fn every_pass_honours_max_changes_on_every_fixture() {
         for s in earlier {
             before.push(s.info.name, s.options.clone()).unwrap();
         }
-        if run_pipeline(&before, &mut input, &target, &mut Hooks::default()).is_err() {
+        if run_pipeline(
+            &before,
+            &mut input,
+            &target,
+            &mut spvopt_tests::checked_hooks(),
+        )
+        .is_err()
+        {
             continue;
         }
         let (_, options) = split_max_changes(last.info.name, &last.options).unwrap();

@@ -10,7 +10,7 @@ use spvopt_analysis::kernel_facts::{Fact, KernelFacts};
 use spvopt_analysis::Target;
 use spvopt_ir::Module;
 use spvopt_passes::registry::OPTIMIZE_PIPELINE;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline, RunReport};
+use spvopt_passes::{run_pipeline, Pipeline, RunReport};
 use spvopt_sim::{Arg, Launch};
 
 fn dir() -> PathBuf {
@@ -30,7 +30,7 @@ fn optimize(m: &Module, target: &str) -> (Module, RunReport) {
         &Pipeline::parse(OPTIMIZE_PIPELINE).unwrap(),
         &mut out,
         &Target::by_name(target).unwrap(),
-        &mut Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap_or_else(|e| panic!("-O --target {target}: {e}"));
     (out, report)
@@ -266,7 +266,7 @@ fn insert_prefetches_accounts_for_every_load() {
         &Pipeline::parse("raise-builtins,insert-prefetches").unwrap(),
         &mut out,
         &Target::by_name("pvc").unwrap(),
-        &mut Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap();
     let p = r

@@ -141,3 +141,58 @@ fn keeps_its_results_through_o_on_every_target() {
         check_outputs(&m, &target.name);
     }
 }
+
+/// Triton's 2026 masked GEMM (the staged GEMM of `raise_block_io_positive_predicated`: masked
+/// tile loads and the C stores as `OpPredicatedLoadINTEL`/`StoreINTEL`): under `-O` for pvc,
+/// raise-block-io turns the predicated tile loads into 2D block loads, which insert-prefetches
+/// then prefetches in the K loop, and the results are unchanged. On their own,
+/// fuse-block-loads and insert-prefetches leave predicated loads alone (they work on block IO).
+#[test]
+fn triton_2026_masked_gemm_reaches_prefetch_through_raise_block_io() {
+    use spvopt_passes::registry::OPTIMIZE_PIPELINE;
+    use spvopt_passes::{run_pipeline, Pipeline};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/passes/raise_block_io_positive_predicated.spvasm");
+    let source = std::fs::read_to_string(&path).unwrap();
+    let input =
+        spvopt_ir::load_words(&text::assemble(&source, TargetEnv::Universal_1_4).unwrap()).unwrap();
+    let target = spvopt_analysis::Target::by_name("pvc").unwrap();
+    let run = |pipeline: &str| {
+        let mut m = spvopt_ir::load_words(&input.to_words()).unwrap();
+        let report = run_pipeline(
+            &Pipeline::parse(pipeline).unwrap(),
+            &mut m,
+            &target,
+            &mut spvopt_tests::checked_hooks(),
+        )
+        .unwrap();
+        let stat = |pass: &str, key: &str| -> u64 {
+            report
+                .passes
+                .iter()
+                .filter(|p| p.name == pass)
+                .map(|p| p.stats.get(key))
+                .sum()
+        };
+        (
+            stat("raise-block-io", "raised_load") + stat("raise-block-io", "raised_load_transform"),
+            stat("insert-prefetches", "loads_prefetched"),
+            m,
+        )
+    };
+    let (raised, prefetched, optimized) = run(OPTIMIZE_PIPELINE);
+    assert!(predicated(&input).0 > 0, "the input has predicated loads");
+    assert_eq!(raised, 2, "A and B become 2D block loads");
+    assert_eq!(
+        prefetched, 2,
+        "both raised loads are prefetched in the K loop"
+    );
+    let launch = spvopt_sim::Launch::from_file(&path.with_extension("launch.json")).unwrap();
+    let before = spvopt_sim::run(&input, &launch).unwrap();
+    let after = spvopt_sim::run(&optimized, &launch).unwrap();
+    assert_eq!(before.buffers, after.buffers);
+    // Alone, the block-IO passes have nothing to take.
+    let (_, alone, m) = run("fuse-block-loads,insert-prefetches");
+    assert_eq!(alone, 0);
+    assert_eq!(m.to_words(), input.to_words());
+}

@@ -5,7 +5,7 @@
 //! (already prefetched) originals unchanged and is idempotent.
 
 use spvopt_analysis::Target;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline, RunReport};
+use spvopt_passes::{run_pipeline, Pipeline, RunReport};
 use spvopt_sim::Launch;
 use spvopt_tests::corpus_launches::{gemm_launch, same_results, CorpusKernel, GEMMS};
 
@@ -16,7 +16,7 @@ fn run(m: &spvopt_ir::Module, pipeline: &str) -> (spvopt_ir::Module, RunReport) 
         &Pipeline::parse(pipeline).unwrap(),
         &mut out,
         &target,
-        &mut Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
     (out, report)

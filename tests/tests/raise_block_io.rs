@@ -13,7 +13,7 @@
 
 use spvopt_analysis::Target;
 use spvopt_passes::registry::OPTIMIZE_PIPELINE;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline, RunReport};
+use spvopt_passes::{run_pipeline, Pipeline, RunReport};
 use spvopt_tests::corpus_launches::{gemm_launch, same_results, GEMMS};
 
 fn run(m: &spvopt_ir::Module, pipeline: &str, target: &str) -> (spvopt_ir::Module, RunReport) {
@@ -23,7 +23,7 @@ fn run(m: &spvopt_ir::Module, pipeline: &str, target: &str) -> (spvopt_ir::Modul
         &Pipeline::parse(pipeline).unwrap(),
         &mut out,
         &target,
-        &mut Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
     (out, report)

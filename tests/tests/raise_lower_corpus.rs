@@ -13,7 +13,7 @@ use spvopt_analysis::Target;
 use spvopt_ir::grammar::decode_string;
 use spvopt_ir::spirv::{self, Op};
 use spvopt_ir::{Id, Module, Section};
-use spvopt_passes::{run_pipeline, Hooks, Pipeline, RunReport};
+use spvopt_passes::{run_pipeline, Pipeline, RunReport};
 
 fn triton(name: &str) -> PathBuf {
     spvopt_tests::corpus_dir().join("triton").join(name)
@@ -40,7 +40,7 @@ fn run(m: &mut Module, pipeline: &str) -> RunReport {
         &p,
         m,
         &Target::by_name("pvc").unwrap(),
-        &mut Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .expect("pipeline runs");
     // The output must reload.
@@ -223,7 +223,7 @@ fn native_lower_raise_round_trip() {
         for calls in builtin_calls(&m) {
             for c in calls {
                 assert!(
-                    spvopt_passes::builtin_names::parse_builtin(&c).is_some(),
+                    spvopt_passes::builtin_mangling::parse_builtin(&c).is_some(),
                     "{c}"
                 );
             }

@@ -4,7 +4,7 @@
 //! bit-identical buffers on the corpus README launches.
 
 use spvopt_analysis::Target;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_passes::{run_pipeline, Pipeline};
 use spvopt_tests::corpus_launches::{readme_launches, same_results, GEMMS};
 
 fn run(m: &spvopt_ir::Module, pipeline: &str, target: &str) -> spvopt_ir::Module {
@@ -14,7 +14,7 @@ fn run(m: &spvopt_ir::Module, pipeline: &str, target: &str) -> spvopt_ir::Module
         &Pipeline::parse(pipeline).unwrap(),
         &mut out,
         &t,
-        &mut Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap_or_else(|e| panic!("{pipeline} for {target}: {e}"));
     out

@@ -76,14 +76,10 @@ fn a_count_that_is_not_a_constant_is_a_located_error_on_cpu() {
         spvopt_ir::load_words(&text::assemble(&src, TargetEnv::Universal_1_4).unwrap()).unwrap();
     let pipeline = spvopt_passes::Pipeline::parse("legalize").unwrap();
     let cpu = spvopt_analysis::Target::cpu();
-    let e = spvopt_passes::run_pipeline(
-        &pipeline,
-        &mut m,
-        &cpu,
-        &mut spvopt_passes::Hooks::default(),
-    )
-    .unwrap_err()
-    .to_string();
+    let e =
+        spvopt_passes::run_pipeline(&pipeline, &mut m, &cpu, &mut spvopt_tests::checked_hooks())
+            .unwrap_err()
+            .to_string();
     assert!(
         e.contains("OpTypeVectorIdEXT") && e.contains("not a constant"),
         "{e}"
@@ -95,7 +91,7 @@ fn a_count_that_is_not_a_constant_is_a_located_error_on_cpu() {
         &pipeline,
         &mut m,
         &spvopt_analysis::Target::pvc(),
-        &mut spvopt_passes::Hooks::default(),
+        &mut spvopt_tests::checked_hooks(),
     )
     .unwrap();
 }

@@ -4,7 +4,7 @@
 //! with the target's 2D block base alignment: 4 bytes on cri, 64 elsewhere).
 
 use spvopt_analysis::Target;
-use spvopt_passes::{run_pipeline, Hooks, Pipeline};
+use spvopt_passes::{run_pipeline, Pipeline};
 use spvopt_tests::corpus_launches::{readme_launches, same_results, GEMMS};
 
 #[test]
@@ -21,8 +21,13 @@ fn o_on_ptl_and_cri_validates_and_keeps_the_results() {
                 let what = format!("-O --target {} on {dir}/{}", target.name, g.file);
                 let original = spvopt_ir::load_bytes(&bytes).unwrap();
                 let mut out = original.clone();
-                run_pipeline(&pipeline, &mut out, &target, &mut Hooks::default())
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                run_pipeline(
+                    &pipeline,
+                    &mut out,
+                    &target,
+                    &mut spvopt_tests::checked_hooks(),
+                )
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
                 spvopt_passes::validate::validate_module(
                     &out,
                     spvopt_ir::text::TargetEnv::Universal_1_4,

@@ -15,7 +15,7 @@
 //! positions, both values and ulp distances, the count and the maximum error) and exits 0 when
 //! every buffer is identical or within the tolerance, 1 otherwise. `bench` prints the
 //! simulation time and instructions per second. `--help` after any command prints its usage.
-//! Errors exit 2 with one line.
+//! Errors exit 1 with one line (`compare`: 2, as `diff` and `cmp`, since its 1 means "differ").
 
 use std::path::Path;
 use std::time::Instant;
@@ -45,9 +45,9 @@ Every command also takes:
 A run longer than a second shows a progress bar on stderr when stderr is a terminal.
     --completions SHELL            print a completion script for bash, zsh or fish
     --man                          print the man page (roff)
-`spv-sim COMMAND --help` for details. Launch format: sim/README.md. Exit status: 0 success
-(compare: identical or within the tolerance), 1 compare found a difference, 2 error (one line
-on stderr).
+`spv-sim COMMAND --help` for details. Launch format: sim/README.md. Exit status: 0 success,
+1 error (one line on stderr); compare answers as diff and cmp do: 0 identical or within the
+tolerance, 1 a difference, 2 error.
 ";
 
 /// Default `--max-work-groups`: about four minutes of the corpus GEMM's work-groups.
@@ -89,8 +89,8 @@ Loads, stores, atomics, vload/vstore and 1D subgroup block reads/writes count; 2
 its own counters. --inputs writes the initial bytes of every buffer argument to
 DIR/arg<i>.bin and DIR/launch.json, the same launch with those files as its buffers (so another
 executor, e.g. tests/crosscheck/run_opencl.py on Intel's OpenCL CPU runtime, runs exactly the
-simulator's inputs, generated ones included). Exit 0 on success, 2 on error (one line: function, instruction,
-invocation for undefined behaviour). Launch format: sim/README.md.
+simulator's inputs, generated ones included). Exit 0 on success, 1 on error (one line: function,
+instruction, invocation for undefined behaviour). Launch format: sim/README.md.
 ";
 
 const COMPARE_USAGE: &str = "\
@@ -110,7 +110,7 @@ const BENCH_USAGE: &str = "\
 usage: spv-sim bench MODULE --launch L.json [--reps N] [--block-layout hardware|spec]
 
 Runs the launch REPS times (default 1) and prints the best simulation time, the instructions
-executed (summed over invocations) and instructions per second. Exit 0, or 2 on error.
+executed (summed over invocations) and instructions per second. Exit 0, or 1 on error.
 ";
 
 /// Elements listed per differing buffer.
@@ -750,7 +750,17 @@ pub fn run(args: &[String]) -> i32 {
         Ok(c) => c,
         Err(e) => {
             eprintln!("spv-sim: error: {}", e.replace('\n', " "));
-            2
+            error_status(args)
         }
+    }
+}
+
+/// The exit status of an error: 1, as every spv-opt tool; `compare`, whose status answers
+/// "do they differ" with 1, reports errors with 2, as `diff` and `cmp` do.
+fn error_status(args: &[String]) -> i32 {
+    if args.first().is_some_and(|c| c == "compare") {
+        2
+    } else {
+        1
     }
 }

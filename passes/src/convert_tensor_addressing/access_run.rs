@@ -10,7 +10,7 @@ use super::builder::Builder;
 use super::element_access::{decide, emit_decided, load_lane, prepare, Access};
 use super::model::{Direction, Path};
 use super::tile_group;
-use crate::cfg_edit::split_block_after;
+use crate::edit::cfg::split_block_after;
 
 /// Converts the single load/store `access` (in its block), giving its path.
 pub fn convert_one(
@@ -67,7 +67,7 @@ pub fn convert(b: &mut Builder, lane_var: Id, accesses: &[Access]) -> Result<Vec
                     split.after
                 } else {
                     let nb = b.new_block_after(b.cur);
-                    crate::cfg_edit::move_block_before(b.m, nb, split.after);
+                    crate::edit::cfg::move_block_before(b.m, nb, split.after);
                     nb
                 };
                 paths.push(emit_decided(b, p, d, next)?);

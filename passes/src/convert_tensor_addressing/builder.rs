@@ -4,7 +4,7 @@ use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_ir::{BlockId, FuncId, Id, Inst, InstId, Interner, Module};
 
-use crate::cfg_edit::{move_block_before, SplitBlock};
+use crate::edit::cfg::{move_block_before, SplitBlock};
 
 pub struct Builder<'a> {
     pub m: &'a mut Module,
@@ -272,7 +272,7 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// After [`crate::cfg_edit::split_block_after`] cut a loop header (`split.before`), whose
+    /// After [`crate::edit::cfg::split_block_after`] cut a loop header (`split.before`), whose
     /// `OpLoopMerge` went with the tail: puts the merge back and continues in a new block of its
     /// own (a loop header cannot also head the selections and loops the caller emits). Nothing
     /// when `split.before` was not a loop header.

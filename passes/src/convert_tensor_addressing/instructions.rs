@@ -17,7 +17,7 @@ use super::model::{clamp, memory_operands, Addressing, Direction, Matrix, Path, 
 use super::mul_add::{self, AbKind};
 use super::tensor_values::{self, Consts};
 use super::types::{component_kind, const_bool, const_u32, Plan, TensorType};
-use crate::legalize::location;
+use crate::edit::location;
 use crate::pass::Statistics;
 
 /// A tensor load/store, read before any conversion of its group.

@@ -43,8 +43,8 @@ use super::builder::{function_variable, Builder};
 use super::element_access::{self, load_lane, position32, to_u64};
 use super::model::{clamp, memory_operands, Addressing, Direction, Matrix, Path};
 use super::types::{const_u32, Plan};
-use crate::cfg_edit::split_block_after;
-use crate::legalize::location;
+use crate::edit::cfg::split_block_after;
+use crate::edit::location;
 use crate::pass::Statistics;
 
 /// What the conversion of these instructions needs from the pass.

@@ -149,7 +149,7 @@ pub fn emit(
     b.cur = slow;
     for (p, d) in prepared.iter().zip(decisions) {
         let next = b.new_block_after(b.cur);
-        crate::cfg_edit::move_block_before(b.m, next, after);
+        crate::edit::cfg::move_block_before(b.m, next, after);
         emit_decided(b, p, d, next)?;
         b.cur = next;
     }

@@ -8,7 +8,7 @@ use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 use super::distribution::{Distribution, MatrixUse};
 use super::model::Matrix;
 use super::tensor_values::{layout_words, view_words};
-use crate::legalize::location;
+use crate::edit::location;
 
 /// A tensor layout or view type and its lowered array type.
 #[derive(Clone, Copy, Debug)]

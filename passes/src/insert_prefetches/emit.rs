@@ -437,7 +437,7 @@ impl Emitter {
             Some((v, t)) => (v, t, false),
             None => {
                 let t = self.types.int(m, 32);
-                let v = crate::util::builtin_input_variable(
+                let v = crate::edit::variables::builtin_input_variable(
                     m,
                     &mut self.types,
                     BuiltIn::SubgroupId,

@@ -14,20 +14,8 @@ use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use spvopt_ir::{Id, Inst, InstId, Module, Section};
 
+use crate::edit::variables::interface_start;
 use crate::pass::{Changes, Statistics};
-
-/// Index of the first interface operand of `OpEntryPoint` (after model, function, name).
-pub(crate) fn interface_start(ops: &[u32]) -> usize {
-    let mut i = 2;
-    while i < ops.len() {
-        let w = ops[i];
-        i += 1;
-        if w.to_le_bytes().contains(&0) {
-            break;
-        }
-    }
-    i.min(ops.len())
-}
 
 /// Global variables per entry point that its interface lacks.
 fn missing(m: &Module) -> Vec<(InstId, Vec<Id>)> {

@@ -29,7 +29,7 @@ use spvopt_ir::{Id, InstId, Module, Section};
 
 use crate::pass::{Changes, Statistics};
 
-use super::location;
+use crate::edit::location;
 
 /// Every violation of the rules, with its location. Does not change the module.
 pub fn check(m: &Module) -> Vec<String> {

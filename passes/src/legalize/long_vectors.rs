@@ -20,7 +20,7 @@ use spvopt_analysis::Target;
 use spvopt_ir::grammar::decode_string;
 use spvopt_ir::{Inst, InstId, Module, Section};
 
-use crate::legalize::location;
+use crate::edit::location;
 use crate::pass::{Changes, Statistics};
 
 const EXT_LONG_VECTOR: &str = "SPV_EXT_long_vector";

@@ -1,7 +1,7 @@
 //! MMA shapes and types the target lacks: counted, and reported only when no pass can fix them.
 //!
 //! What: every `OpSubgroupMatrixMultiplyAccumulateINTEL` the target does not run natively is
-//! classified with lower-mma's own planner ([`crate::lower_mma::plan::classify`]): those
+//! classified with lower-mma's planner (`spvopt_analysis::block_io::mma::classify`): those
 //! lower-mma splits or emulates are counted as `mma_for_lower_mma` (no warning: `-O` runs
 //! lower-mma before legalize); those it cannot lower (f64 elements, non-constant K, no single
 //! subgroup size, malformed operands) get a warning with their location, counted as
@@ -11,10 +11,10 @@
 use spvopt_analysis::{KernelFacts, Target};
 use spvopt_ir::Module;
 
-use crate::lower_mma::plan::{classify, mma_instructions, Action};
 use crate::pass::Statistics;
+use spvopt_analysis::block_io::mma::{classify, mma_instructions, Action};
 
-use super::location;
+use crate::edit::location;
 
 /// Counts the MMAs lower-mma must lower and warns about those it cannot.
 pub fn report(m: &Module, target: &Target, facts: &KernelFacts, stats: &mut Statistics) {

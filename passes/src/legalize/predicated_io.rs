@@ -31,8 +31,8 @@ use spvopt_ir::opcode_class::{load_store, AccessDirection, OP_PREDICATED_LOAD_IN
 use spvopt_ir::opcode_class::{LoadStore, OP_PREDICATED_STORE_INTEL};
 use spvopt_ir::{Inst, InstId, Module};
 
-use crate::cfg_edit::split_block_after;
-use crate::legalize::location;
+use crate::edit::cfg::split_block_after;
+use crate::edit::location;
 use crate::pass::{Changes, Statistics};
 
 /// Lowers every predicated access on targets without the extension; counts

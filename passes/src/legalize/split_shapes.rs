@@ -36,7 +36,7 @@ use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 use crate::pass::{Changes, Statistics};
 use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 
-use super::location;
+use crate::edit::location;
 
 /// A split: pieces of Block Count `count`, Block Height `height`, Block Width `width`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

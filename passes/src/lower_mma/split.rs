@@ -122,7 +122,7 @@ pub fn split(
 
 /// The lane id (`SubgroupLocalInvocationId` as u32) loaded before the MMA, for K chains.
 pub fn load_lane(m: &mut Module, types: &mut Interner, at: spvopt_ir::InstId) -> Option<(Id, Id)> {
-    let var = crate::legalize::lower_block_io::lane_variable(m, types);
+    let var = crate::edit::variables::lane_variable(m, types);
     let var_ty = m.type_of(var)?;
     let pointee = m.def_inst(var_ty)?.operand_id(1)?;
     let width = m.def_inst(pointee)?.operand_word(0)?;

@@ -31,7 +31,7 @@ use spvopt_ir::{FuncId, Id, InstId, Module};
 use super::epilogue::EpiloguePlan;
 use super::plan::OperandPlan;
 use super::Slot;
-use crate::legalize::lower_block_io::Layout;
+use spvopt_analysis::block_io::layout::Layout;
 
 /// How a value carries rows of an MMA tile (the MMA whose plans define the tile).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use spvopt_analysis::types::pointer_of;
 use spvopt_analysis::Dominators;
 use spvopt_ir::{BlockId, FuncId, Id, Inst, InstId, Interner, Module, Section};
 
-use crate::cfg_edit::move_block_before;
+use crate::edit::cfg::move_block_before;
 use crate::util::is_side_effect_free;
 
 /// Copies function `f` with fresh ids (appended to the module, not an entry point); returns
@@ -117,7 +117,7 @@ fn builtin_input(
             types.int(m, 32)
         }
     };
-    crate::util::builtin_input_variable(m, types, b, ty, existing)
+    crate::edit::variables::builtin_input_variable(m, types, b, ty, existing)
 }
 
 /// An instruction's opcode, result type and operands (what [`Builder::op`] shares by).

@@ -42,8 +42,8 @@ use spvopt_ir::{BlockId, FuncId, Id, InstId, Module};
 use super::plan::{OperandPlan, Planner};
 use super::staging::{is_barrier, Staging};
 use super::trace::{ByteSource, Tracer};
-use crate::legalize::lower_block_io::Layout;
 use crate::util::{is_debug_inst, is_side_effect_free};
+use spvopt_analysis::block_io::layout::Layout;
 
 /// Why an epilogue's stores are not raised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,7 +24,7 @@ use super::staging::Staging;
 use super::trace::{ByteSource, Tracer};
 
 mod bounds;
-use crate::legalize::lower_block_io::Layout;
+use spvopt_analysis::block_io::layout::Layout;
 
 /// Why an operand is not raised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

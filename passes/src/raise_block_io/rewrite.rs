@@ -24,7 +24,7 @@ use super::epilogue::EpiloguePlan;
 use super::plan::OperandPlan;
 use super::staging::loads_outside_are_rewritten;
 use super::{tidy, Slot};
-use crate::legalize::location;
+use crate::edit::location;
 use crate::pass::Statistics;
 
 /// What one loop's rewrite needs.
@@ -277,7 +277,7 @@ pub(super) fn apply(
         )?;
     }
     // The masked loads' branches are empty now; their conditions go with them.
-    let folded = crate::cfg_edit::fold_empty_branches(m, fast);
+    let folded = crate::edit::cfg::fold_empty_branches(m, fast);
     if folded > 0 {
         remove_dead(m, fast);
         stats.add("branches_folded", folded as u64);

@@ -11,7 +11,7 @@ use spvopt_ir::{FuncId, Id, InstId, Interner, Module};
 
 use super::emit::{function_variable, recompute_in_clone, remove_dead, subgroup_bits, Builder};
 use super::epilogue::EpiloguePlan;
-use crate::legalize::location;
+use crate::edit::location;
 use crate::pass::Statistics;
 
 /// The value component `k` of `v` holds: `v` itself for a scalar, else the object of the

@@ -31,7 +31,7 @@ use spvopt_analysis::block_io::{BlockKind, BlockShape};
 use spvopt_analysis::builtin_names::GenIsaBlock;
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
-use crate::builtin_names::{block_opcode, numeric_kind, pointer_kind, scalar_kind};
+use crate::builtin_mangling::{block_opcode, numeric_kind, pointer_kind, scalar_kind};
 
 /// `Decoration CacheControlLoadINTEL` / `CacheControlStoreINTEL` (SPV_INTEL_cache_controls).
 const CACHE_CONTROL_LOAD: u32 = 6442;

@@ -1,4 +1,4 @@
-//! Undefined behaviour through the CLI: exit status 2 and one line.
+//! Undefined behaviour through the CLI: exit status 1 and one line.
 
 use super::*;
 
@@ -78,7 +78,7 @@ fn undefined_behaviour_exits_2_with_one_line() {
         ),
     ] {
         let (code, err) = run_ub(name);
-        assert_eq!(code, 2, "{name}: {err}");
+        assert_eq!(code, 1, "{name}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{name}: not one line: {err}");
         for part in [what, "in function main", inst, invocation] {
             assert!(err.contains(part), "{name}: `{part}` missing from: {err}");
@@ -90,5 +90,5 @@ fn undefined_behaviour_exits_2_with_one_line() {
         .args(["run", "--block-layout", "diagonal"])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(1));
 }

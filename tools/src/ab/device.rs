@@ -28,7 +28,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 use spvopt_ir::Module;
-use spvopt_passes::builtin_names::{linkages, parse_builtin, Builtin};
+use spvopt_passes::builtin_mangling::{linkages, parse_builtin, Builtin};
 use spvopt_sim::compare::{compare_buffers, Verdict as BufferVerdict};
 
 use super::{Evaluated, Options};

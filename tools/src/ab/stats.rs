@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 use spvopt_analysis::Target;
 use spvopt_ir::Module;
-use spvopt_passes::block_io::{block_instructions, BlockKind, BlockOperands};
 use spvopt_sim::{MemoryTraffic, RunOutput};
 
 /// Static statistics of one module.

@@ -12,7 +12,7 @@ use spvopt_analysis::lane_map::{Coef, LaneValue, Poly};
 use spvopt_ir::{Id, Module};
 
 use super::{Element, OperandReject, Planner};
-use crate::legalize::lower_block_io::Layout;
+use spvopt_analysis::block_io::layout::Layout;
 
 /// A work-group-uniform condition by value: a comparison's opcode and its operand polynomials,
 /// else the condition's id (compared structurally: the same pure instruction of the same

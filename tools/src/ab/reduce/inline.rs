@@ -16,7 +16,7 @@ use spvopt_ir::grammar::SlotKind;
 use spvopt_ir::spirv::Op;
 use spvopt_ir::{Id, Inst, InstId, Module};
 
-use spvopt_passes::cfg_edit::split_block_after;
+use spvopt_passes::edit::cfg::split_block_after;
 
 use super::state::{function_of, params};
 

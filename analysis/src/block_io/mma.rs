@@ -3,17 +3,19 @@
 //! target's atoms, emulate it, or report why it can do neither. `legalize` asks the same
 //! question ([`classify`]) so that it only warns about what no pass fixes.
 //!
+//! Shared by `lower-mma` (which re-exports it as `spvopt_passes::lower_mma::plan`) and
+//! `legalize`, so neither pass depends on the other.
+//!
 //! Element types follow the extension (and the simulator's reading, `sim/src/mma.rs`): A and B
 //! carry the element type the packed / TF32 operand bits name, else their component type (the
 //! Signed bits make integers signed); C and Result carry their component type (integers
 //! signed), or bfloat16 in 16-bit integers with MatrixCBFloat16 / MatrixResultBFloat16.
 
 use spirv::Op;
-use spvopt_analysis::target::MmaTypes;
-use spvopt_analysis::Target;
 use spvopt_ir::{Id, InstId, Module};
 
-use spvopt_analysis::KernelFacts;
+use crate::target::MmaTypes;
+use crate::{KernelFacts, Target};
 
 /// Operand bits of SPV_INTEL_subgroup_matrix_multiply_accumulate.
 pub mod bits {

@@ -1,5 +1,7 @@
-//! Declares exactly the capabilities and extensions the module uses, and the SPIR-V version its
-//! features need.
+//! The module's capabilities, extensions and SPIR-V version: [`run`] declares exactly those the
+//! module uses and the version its features need (`legalize`'s rule, which every pass that adds
+//! or removes features re-applies); [`has_capability`], [`ensure_capability`],
+//! [`has_extension`] and [`ensure_extension`] test or add one.
 //!
 //! What: every instruction is walked with the grammar ([`walk_operands_with_enums`](spvopt_ir::grammar::walk_operands_with_enums)); the
 //! opcode and every enum operand (storage classes, decorations, execution modes, memory and
@@ -41,7 +43,7 @@ use spvopt_ir::grammar::{
 use spvopt_ir::opcode_class::{op_class, OpClass};
 use spvopt_ir::{Inst, InstId, Module, Section};
 
-use crate::legalize::location;
+use crate::edit::location;
 use crate::pass::Statistics;
 
 /// Highest SPIR-V version this pass may raise a module to: 1.4, what the Level Zero drivers
@@ -392,4 +394,40 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) -> 
         }
     }
     changes > 0 || m.header.version != version_before
+}
+
+/// Whether `OpCapability cap` is declared.
+pub fn has_capability(m: &Module, cap: spirv::Capability) -> bool {
+    m.section_insts(Section::Capability)
+        .any(|(_, i)| i.operand_word(0) == Some(cap as u32))
+}
+
+/// Declares `cap` unless it is; returns whether it was added.
+pub fn ensure_capability(m: &mut Module, cap: spirv::Capability) -> bool {
+    if has_capability(m, cap) {
+        return false;
+    }
+    m.push_to_section(
+        Section::Capability,
+        Inst::new(Op::Capability, None, None, &[cap as u32]),
+    );
+    true
+}
+
+/// Whether `OpExtension "name"` is declared.
+pub fn has_extension(m: &Module, name: &str) -> bool {
+    m.section_insts(Section::Extension)
+        .any(|(_, i)| decode_string(i.operands()) == Some(name))
+}
+
+/// Declares extension `name` unless it is; returns whether it was added.
+pub fn ensure_extension(m: &mut Module, name: &str) -> bool {
+    if has_extension(m, name) {
+        return false;
+    }
+    m.push_to_section(
+        Section::Extension,
+        Inst::new(Op::Extension, None, None, &encode_string(name)),
+    );
+    true
 }

@@ -1,8 +1,9 @@
-//! Names of the Intel OpenCL builtins that `raise-builtins` / `lower-builtins` translate:
-//! parsing them and building the base names back is `spvopt_analysis::builtin_names` (one
-//! parser for analyses and passes, re-exported here); this file adds the Itanium mangling of
-//! the OpenCL parameter types (`_Z42intel_sub_group_2d_block_read_16b_32r16x2cPU3AS1viiiDv2_iPt`),
-//! linkage and capability helpers.
+//! The Intel OpenCL builtins that `raise-builtins` / `lower-builtins` translate, as the module
+//! spells them: the Itanium mangling of their OpenCL parameter types
+//! (`_Z42intel_sub_group_2d_block_read_16b_32r16x2cPU3AS1viiiDv2_iPt`), their linkages (imported
+//! declarations), and the native opcode and capability of each 2D block builtin. Parsing the
+//! names and building the base names back is `spvopt_analysis::builtin_names` (one parser for
+//! analyses and passes, re-exported here).
 //!
 //! Builtin families (cl_intel_subgroup_2d_block_io, cl_intel_subgroup_matrix_multiply_accumulate):
 //! - `intel_sub_group_2d_block_{read,read_transform,read_transpose,write,prefetch}_<E>b_<H>r<W>x<C>c`
@@ -17,8 +18,8 @@ use spvopt_analysis::block_io::BlockKind;
 pub use spvopt_analysis::builtin_names::{
     base_name, parse_builtin, BlockBuiltin, Builtin, MmaBuiltin, MmaElem, MMA_BF16_ACC,
 };
-use spvopt_ir::grammar::{decode_string, encode_string};
-use spvopt_ir::{Id, Inst, Module, Section};
+use spvopt_ir::grammar::decode_string;
+use spvopt_ir::{Id, Module, Section};
 
 /// An OpenCL C scalar type, for mangling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,42 +218,6 @@ pub fn linkages(m: &Module) -> Vec<Linkage> {
         });
     }
     out
-}
-
-/// Whether `OpCapability cap` is declared.
-pub fn has_capability(m: &Module, cap: spirv::Capability) -> bool {
-    m.section_insts(Section::Capability)
-        .any(|(_, i)| i.operand_word(0) == Some(cap as u32))
-}
-
-/// Declares `cap` unless it is; returns whether it was added.
-pub fn ensure_capability(m: &mut Module, cap: spirv::Capability) -> bool {
-    if has_capability(m, cap) {
-        return false;
-    }
-    m.push_to_section(
-        Section::Capability,
-        Inst::new(Op::Capability, None, None, &[cap as u32]),
-    );
-    true
-}
-
-/// Whether `OpExtension "name"` is declared.
-pub fn has_extension(m: &Module, name: &str) -> bool {
-    m.section_insts(Section::Extension)
-        .any(|(_, i)| decode_string(i.operands()) == Some(name))
-}
-
-/// Declares extension `name` unless it is; returns whether it was added.
-pub fn ensure_extension(m: &mut Module, name: &str) -> bool {
-    if has_extension(m, name) {
-        return false;
-    }
-    m.push_to_section(
-        Section::Extension,
-        Inst::new(Op::Extension, None, None, &encode_string(name)),
-    );
-    true
 }
 
 pub const EXT_2D_BLOCK_IO: &str = "SPV_INTEL_2d_block_io";

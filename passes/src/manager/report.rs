@@ -1,0 +1,212 @@
+//! What a run did: one [`PassRecord`] per pass (statistics, time, instruction counts, warnings)
+//! and the [`RunReport`] of the pipeline, with the renderings the CLI and the C API print
+//! (summary lines, grouped warnings, per-pass times).
+
+use std::time::Duration;
+
+use crate::pass::Statistics;
+use crate::registry::{PassInfo, PassOptions};
+
+/// What one pass did in a run.
+#[derive(Clone, Debug)]
+pub struct PassRecord {
+    pub name: &'static str,
+    /// The pass that ran and its options (without `max-changes`): enough to run it again.
+    pub info: &'static PassInfo,
+    pub options: PassOptions,
+    pub changed: bool,
+    /// Rewrites the pass made (see [`Changes`]).
+    pub changes: u64,
+    /// The `max-changes` limit it ran with.
+    pub max_changes: Option<u64>,
+    pub stats: Statistics,
+    pub duration: Duration,
+    pub instructions_before: usize,
+    pub instructions_after: usize,
+    /// `Some(reason)` for a step the pass manager added itself (raising builtin calls before a
+    /// pass that needs native ops, lowering them back at the end), e.g.
+    /// `"fuse-block-loads works on native 2D block / MMA ops"`.
+    pub implicit: Option<String>,
+    /// An implicit `raise-builtins` that was undone (no later pass changed anything, so the
+    /// input is given back as it was): the record reports no change, its counters moved into a
+    /// note.
+    pub undone: bool,
+}
+
+impl PassRecord {
+    /// This pass's warnings grouped by message (first-seen order).
+    pub fn warning_groups(&self) -> Vec<WarningGroup> {
+        let mut groups: Vec<WarningGroup> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = Default::default();
+        for w in self.stats.warnings() {
+            let (loc, msg) = split_location(w);
+            match index.get(msg) {
+                Some(&g) => groups[g].count += 1,
+                None => {
+                    index.insert(msg, groups.len());
+                    groups.push(WarningGroup {
+                        pass: self.name,
+                        message: msg.to_string(),
+                        count: 1,
+                        first_location: loc.to_string(),
+                    });
+                }
+            }
+        }
+        groups
+    }
+
+    /// One line of what the pass did (`-v`): changed or not, instruction counts, statistics.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{}: {}, {} -> {} instructions, {} changes",
+            self.name,
+            if self.changed { "changed" } else { "unchanged" },
+            self.instructions_before,
+            self.instructions_after,
+            self.changes
+        );
+        if let Some(limit) = self.max_changes {
+            s.push_str(&format!(" (max-changes={limit})"));
+        }
+        if !self.stats.0.is_empty() {
+            s.push_str(&format!(" ({})", self.stats));
+        }
+        if let Some(why) = &self.implicit {
+            s.push_str(&format!(" [implicit: {why}]"));
+        }
+        s
+    }
+}
+
+/// What a pipeline run did.
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    pub instructions_before: usize,
+    pub passes: Vec<PassRecord>,
+}
+
+/// Warnings of one pass that say the same thing at different places: "32 x MMA … (first at …)".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WarningGroup {
+    pub pass: &'static str,
+    /// The message without its location.
+    pub message: String,
+    pub count: usize,
+    /// Location of the first occurrence (empty when the warnings carry none).
+    pub first_location: String,
+}
+
+impl WarningGroup {
+    /// The group as one line: the message, with the count and first location when repeated.
+    pub fn line(&self) -> String {
+        match (self.count, self.first_location.is_empty()) {
+            (1, true) => format!("{}: {}", self.pass, self.message),
+            (1, false) => format!("{}: {}: {}", self.pass, self.first_location, self.message),
+            (n, true) => format!("{}: {n} x {}", self.pass, self.message),
+            (n, false) => format!(
+                "{}: {n} x {} (first at {})",
+                self.pass, self.message, self.first_location
+            ),
+        }
+    }
+}
+
+/// Splits a warning `"LOCATION: message"` (the form passes use) into its location and message;
+/// a warning without a location prefix (`"OpX … in function …: "`) keeps all of its text.
+fn split_location(w: &str) -> (&str, &str) {
+    match w.split_once(": ") {
+        Some((loc, msg)) if loc.starts_with("Op") || loc.contains(" in function ") => (loc, msg),
+        _ => ("", w),
+    }
+}
+
+impl RunReport {
+    /// Whether any pass changed the module.
+    pub fn changed(&self) -> bool {
+        self.passes.iter().any(|p| p.changed)
+    }
+
+    /// Every pass's warnings, grouped per pass by message (first-seen order).
+    pub fn warning_groups(&self) -> Vec<WarningGroup> {
+        self.passes
+            .iter()
+            .flat_map(PassRecord::warning_groups)
+            .collect()
+    }
+
+    /// The report as JSON (the `--stats FILE.json` format).
+    pub fn to_json(&self) -> serde_json::Value {
+        let passes: Vec<serde_json::Value> = self
+            .passes
+            .iter()
+            .map(|p| {
+                let stats: serde_json::Map<String, serde_json::Value> = p
+                    .stats
+                    .0
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
+                    .collect();
+                let warnings: Vec<serde_json::Value> = p
+                    .warning_groups()
+                    .into_iter()
+                    .map(|g| {
+                        serde_json::json!({
+                            "message": g.message,
+                            "count": g.count,
+                            "first_location": g.first_location,
+                        })
+                    })
+                    .collect();
+                let mut v = serde_json::json!({
+                    "name": p.name,
+                    "changed": p.changed,
+                    "changes": p.changes,
+                    "time_us": p.duration.as_micros() as u64,
+                    "instructions_before": p.instructions_before,
+                    "instructions_after": p.instructions_after,
+                    "stats": stats,
+                    "warnings": warnings,
+                });
+                if let Some(limit) = p.max_changes {
+                    v["max_changes"] = serde_json::Value::from(limit);
+                }
+                if let Some(why) = &p.implicit {
+                    v["implicit"] = serde_json::Value::from(why.clone());
+                }
+                if p.undone {
+                    v["undone"] = serde_json::Value::from(true);
+                }
+                if !p.stats.notes().is_empty() {
+                    v["notes"] = serde_json::Value::from(p.stats.notes().to_vec());
+                }
+                v
+            })
+            .collect();
+        serde_json::json!({
+            "instructions_before": self.instructions_before,
+            "instructions_after": self.passes.last().map_or(self.instructions_before, |p| p.instructions_after),
+            "passes": passes,
+        })
+    }
+
+    /// The `--time-report` table.
+    pub fn time_table(&self) -> String {
+        let mut s =
+            String::from("pass                          time(us)  changed  changes  statistics\n");
+        let mut total = Duration::ZERO;
+        for p in &self.passes {
+            total += p.duration;
+            s.push_str(&format!(
+                "{:<28} {:>10}  {:<7}  {:>7}  {}\n",
+                p.name,
+                p.duration.as_micros(),
+                p.changed,
+                p.changes,
+                p.stats
+            ));
+        }
+        s.push_str(&format!("{:<28} {:>10}\n", "total", total.as_micros()));
+        s
+    }
+}
