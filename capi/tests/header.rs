@@ -1,5 +1,5 @@
 //! `include/spvopt.h` is what cbindgen generates from the sources (regenerate with
-//! `SPVOPT_BLESS=1 cargo test -p spvopt-capi --test header`).
+//! `SPVOPT_BLESS=1 cargo test -p spvopt-capi --test integration -- header::`).
 
 use std::path::Path;
 

@@ -249,32 +249,46 @@ fn the_check_finds_a_cycle() {
     assert!(cycles[0].0.ends_with("m/a.rs") && cycles[0].1.ends_with("m/b.rs"));
 }
 
-/// Every file and folder of `tests/tests/` is a module of the one test binary (`main.rs`):
-/// with `autotests = false` a file not declared there would never be compiled or run.
+/// Every file and folder of a crate's integration tests (`tests/tests/`, `ir/tests/`, …) is a
+/// module of its one test binary (`main.rs`) or a harness-less target of its own: with
+/// `autotests = false` a file declared nowhere would never be compiled or run.
 #[test]
 fn every_test_file_is_a_module() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
-    let declared: BTreeSet<&str> = main
-        .lines()
-        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
-        .collect();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut missing = Vec::new();
-    for e in std::fs::read_dir(&dir).unwrap().flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let module = match name.strip_suffix(".rs") {
-            Some("main") => continue,
-            Some(m) => m.to_string(),
-            None if e.path().join("mod.rs").exists() => name,
-            None => continue,
-        };
-        if !declared.contains(module.as_str()) {
-            missing.push(module);
+    for (krate, tests) in [
+        ("tests", "tests"),
+        ("ir", "tests"),
+        ("analysis", "tests"),
+        ("sim", "tests"),
+        ("tools", "tests"),
+        ("capi", "tests"),
+    ] {
+        let dir = root.join(krate).join(tests);
+        let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+        let declared: BTreeSet<&str> = main
+            .lines()
+            .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';'))
+            .collect();
+        // Test targets of their own (`[[test]]` with `harness = false`).
+        let manifest = std::fs::read_to_string(root.join(krate).join("Cargo.toml")).unwrap();
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let module = match name.strip_suffix(".rs") {
+                Some("main") => continue,
+                Some(m) => m.to_string(),
+                None if e.path().join("mod.rs").exists() => name,
+                None => continue,
+            };
+            let own_target = manifest.contains(&format!("name = \"{module}\"\nharness = false"));
+            if !declared.contains(module.as_str()) && !own_target {
+                missing.push(format!("{krate}/{tests}/{module}"));
+            }
         }
     }
     missing.sort();
     assert!(
         missing.is_empty(),
-        "tests/tests/ files not declared in tests/tests/main.rs (add `mod NAME;`): {missing:?}"
+        "test files not declared in their crate's tests/main.rs (add `mod NAME;`): {missing:?}"
     );
 }

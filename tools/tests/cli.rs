@@ -1,6 +1,6 @@
 //! `spv-opt` command line: flags, I/O conventions, atomic output, errors.
 
-mod common;
+use crate::common;
 use common::{corpus, spv_opt, stderr, tmpdir};
 
 const SMALL: &str = "\

@@ -1,7 +1,7 @@
 //! `spv-opt --max-changes=N` and the `max-changes` pipeline option: every pass stops after N
 //! rewrites, the count shows in `-v` and `--stats`, bad values are one-line errors.
 
-mod common;
+use crate::common;
 use common::{corpus, spv_opt, stderr, tmpdir};
 
 const GEMM: &str = "triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv";

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-mod common;
+use crate::common;
 use common::{corpus, spv_opt, stderr, tmpdir};
 
 const GEMM: &str = "triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv";

@@ -6,7 +6,7 @@
 
 use std::process::{Command, Output};
 
-mod common;
+use crate::common;
 use common::{tmpdir, TmpDir};
 
 fn spv_sim() -> Command {

@@ -9,7 +9,7 @@
 //! Every command runs in the repository root with relative paths, so the output names the same
 //! files on every machine.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Output;

@@ -1,0 +1,14 @@
+//! The integration tests of `spvopt-tools`, one module per concern, linked into one test binary
+//! (`cargo test -p spvopt-tools --test integration -- MODULE::` runs one module): one link of the
+//! crate and its dependencies instead of one per file.
+
+mod ab;
+mod bench_gen_valid;
+mod cli;
+mod cli_io;
+mod cli_max_changes;
+mod cli_reporting;
+mod common;
+mod corrupt_inputs;
+mod sim_compare;
+mod snapshots;
