@@ -382,11 +382,12 @@ impl Pass for ConvertTensorAddressing {
             if others > 0 {
                 stats.add("kept_beside_apply_function", others);
             }
-            stats.warn(format!(
-                "{}: OpCooperativeMatrixApplyFunctionINTEL names no function the conversion \
-                 could call; the module's cooperative matrices are left unconverted",
-                location_or_unknown(m, i)
-            ));
+            stats.warn_at(
+                crate::diagnostic::Location::of(m, i),
+                "OpCooperativeMatrixApplyFunctionINTEL names no function the conversion could \
+                 call; the module's cooperative matrices are left unconverted"
+                    .into(),
+            );
             return Ok(PassResult::unchanged(stats));
         }
         // On an error the pass manager discards the module (a pass may leave it partial).
