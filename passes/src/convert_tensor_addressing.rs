@@ -18,18 +18,28 @@
 //!   clip and dimension count), each reported as `fallback` with its reason.
 //! - `OpCooperativeMatrixMulAddKHR` becomes `OpSubgroupMatrixMultiplyAccumulateINTEL` atoms
 //!   (`mul_add`).
-//! - Capabilities and extensions are re-derived (`legalize`'s rule): the cooperative-matrix and
-//!   tensor ones go, the Intel ones come.
+//! - DPC++ joint_matrix's translator-internal instructions (`spvopt_ir::grammar::internal`,
+//!   `joint_matrix`): checked loads/stores become the per-element loop with the bounds test
+//!   (out of bounds: 0 / not written), or 2D block loads/stores of a Height x Width surface
+//!   where their legality is proved or checked at run time (counted `block_checked_*`,
+//!   `runtime_checked_checked_*`, `fallback_checked_*` with the reason); checked constructs a
+//!   loop over the slots (`checked_constructs`); element coordinates the deal computed from the
+//!   lane id (`element_coords`); prefetches 2D block prefetches where legal, else nothing
+//!   (`block_prefetches`, `runtime_checked_prefetches`, `dropped_prefetches` with the reason).
+//! - Capabilities and extensions are re-derived (`legalize`'s rule): the cooperative-matrix,
+//!   tensor and joint_matrix ones (6192 / 6411 / 6435, `SPV_INTEL_joint_matrix`) go, the Intel
+//!   ones come.
 //!
-//! When: the module has cooperative-matrix types; every kernel declares one subgroup size
-//! (Subgroup-scope matrices are dealt over it). A construct the conversion cannot express
+//! When: the module has cooperative-matrix types or joint_matrix instructions; every kernel
+//! declares one subgroup size (Subgroup-scope matrices are dealt over it; a module with
+//! joint_matrix prefetches alone needs none: without one they are dropped). A construct the conversion cannot express
 //! (decode functions, spec-constant shapes or clamp modes, Workgroup scope, a MulAdd outside
-//! the MMA atoms, an unknown use of a matrix) is an error naming the instruction; the module is
-//! then left unchanged. A module with DPC++ joint_matrix's translator-internal instructions
-//! (`spvopt_ir::grammar::internal`: checked load/store/construct, element coordinates, apply
-//! function, prefetch) is left unchanged with a warning naming the first: their conversion is
-//! not written (checked load/store would be the per-element loop of `element_access` with a
-//! bounds test; element coordinates need the deal's inverse).
+//! the MMA atoms, an unknown use of a matrix, a joint_matrix PackedINTEL layout) is an error
+//! naming the instruction; the module is then left unchanged. A module with
+//! `OpCooperativeMatrixApplyFunctionINTEL` is left unchanged with a warning naming it
+//! (`kept_apply_function`; the other joint_matrix instructions beside it are counted
+//! `kept_beside_apply_function`): its operand is a function object (a pointer to a struct),
+//! not a function, so there is nothing the conversion could call per element.
 //!
 //! Why correct: each load/store computes, per element, exactly the address and the
 //! clamp/clip/drop decision of the specification (the same formulas as spv-sim's tensor
@@ -37,7 +47,10 @@
 //! bijection between matrix elements and (invocation, slot) pairs (tested), so loads fill and
 //! stores drain every element exactly once. Element-wise operations act on the same element in
 //! both forms. The MMA chain computes the same sums as MulAdd (K chained through C); the
-//! operand layouts are the INTEL extension's.
+//! operand layouts are the INTEL extension's. A joint_matrix checked access touches exactly
+//! the elements below (Height, Width) (zero-extended operands, as spv-sim reads them), which is
+//! also what a 2D block access of that surface touches (the hardware's bounds); a coordinate
+//! is `Distribution::position` of (lane, slot), the element every other use of that slot sees.
 //!
 //! One rewrite (`--max-changes`): the whole conversion. Every matrix type changes at once and
 //! every use of a matrix value with it, so no part of it is a valid module on its own.
@@ -49,6 +62,7 @@ mod cleanup;
 pub mod distribution;
 mod element_access;
 mod instructions;
+mod joint_matrix;
 mod model;
 mod mul_add;
 mod tensor_addresses;
@@ -61,13 +75,15 @@ use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use spvopt_analysis::tensor_layout::TensorState;
 use spvopt_analysis::uniformity::Uniformity;
 use spvopt_analysis::{Analyses, AnalysisSet, Constants, Fact, KernelFacts, Target};
+use spvopt_ir::grammar::internal;
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
 use crate::edit::variables::lane_variable;
 use crate::edit::{capabilities, location};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use cleanup::{bitcast_setter_operands, merge_duplicate_types, remove_dead};
-use instructions::{memory_operands, Converter};
+use instructions::Converter;
+use model::memory_operands;
 use tensor_values::Consts;
 use types::plan;
 
@@ -83,11 +99,17 @@ fn convert(
     let has_matrices = m
         .section_insts(Section::Global)
         .any(|(_, t)| t.is(Op::TypeCooperativeMatrixKHR) || t.is(Op::TypeTensorLayoutNV));
-    if !has_matrices {
+    // joint_matrix prefetches need no matrix type.
+    let has_internal = m
+        .all_insts()
+        .any(|i| internal::is_translator_internal(m.inst(i).opcode()));
+    if !has_matrices && !has_internal {
         return Ok(false);
     }
     let sg = match analyses.get::<KernelFacts>(m).module_subgroup_size() {
         Some(sg) => sg,
+        // Prefetches alone: dropped unless the subgroup size allows 2D block prefetch.
+        None if !has_matrices => 0,
         None => {
             let facts = analyses.get::<KernelFacts>(m);
             let sizes: Vec<String> = m
@@ -137,6 +159,7 @@ fn convert(
         uniform_accesses,
         tensor_states: &tensor_states,
         lane_var,
+        sg,
         stats,
         replaced: HashMap::default(),
     };
@@ -241,17 +264,59 @@ fn convert(
     if let Some(e) = errors.into_iter().next() {
         return Err(e);
     }
+    drop_joint_matrix_extension(m, stats);
     stats.add("matrix_types", plan.matrices.len() as u64);
     Ok(true)
 }
 
-/// Tensor loads/stores whose pointer, layout and view are subgroup-uniform, in blocks the whole
-/// subgroup reaches.
+/// Capabilities of `SPV_INTEL_joint_matrix`: checked instructions, prefetch, packed layout,
+/// invocation instructions, TF32 and BF16 component types.
+const JOINT_MATRIX_CAPABILITIES: [u32; 6] = [6192, 6411, 6434, 6435, 6436, 6437];
+
+/// Removes `OpExtension "SPV_INTEL_joint_matrix"` once neither an instruction nor a capability
+/// of it is left (the grammar does not know the extension, so `capabilities` keeps it).
+fn drop_joint_matrix_extension(m: &mut Module, stats: &mut Statistics) {
+    let used = m
+        .all_insts()
+        .any(|i| internal::is_translator_internal(m.inst(i).opcode()))
+        || m.section_insts(Section::Capability).any(|(_, c)| {
+            c.operand_word(0)
+                .is_some_and(|w| JOINT_MATRIX_CAPABILITIES.contains(&w))
+        });
+    if used {
+        return;
+    }
+    let mut removed = 0;
+    m.retain_section(Section::Extension, |m, i| {
+        let keep = spvopt_ir::grammar::decode_string(m.inst(i).operands())
+            != Some("SPV_INTEL_joint_matrix");
+        removed += u64::from(!keep);
+        keep
+    });
+    stats.add("extensions_removed", removed);
+}
+
+/// Tensor loads/stores whose pointer, layout and view are subgroup-uniform (joint_matrix's
+/// checked loads/stores and prefetches: pointer, offsets, bounds and stride), in blocks the
+/// whole subgroup reaches.
 fn uniform_tensor_accesses(m: &Module, analyses: &mut Analyses) -> HashSet<InstId> {
     let u = analyses.get::<Uniformity>(m);
     let mut out = HashSet::default();
     for i in m.all_insts() {
         let inst = m.inst(i);
+        let jm = joint_matrix::uniform_operands(inst.opcode(), inst.operands());
+        if !jm.is_empty() {
+            let reached = m.inst_block(i).is_some_and(|b| !u.is_divergent_control(b));
+            if reached
+                && jm
+                    .iter()
+                    .filter_map(|&w| Id::new(w))
+                    .all(|id| u.is_uniform(id))
+            {
+                out.insert(i);
+            }
+            continue;
+        }
         if !(inst.is(Op::CooperativeMatrixLoadTensorNV)
             || inst.is(Op::CooperativeMatrixStoreTensorNV))
         {
@@ -300,20 +365,29 @@ impl Pass for ConvertTensorAddressing {
         changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
-        // DPC++ joint_matrix's translator-internal instructions (checked load/store/construct,
-        // element coordinates, apply function, prefetch) use cooperative matrices too; their
-        // conversion is not written, and converting the other uses alone would leave them on
-        // types that no longer exist. The module is left as it is (IGC reads both forms).
-        if let Some(i) = m
-            .all_insts()
-            .find(|&i| spvopt_ir::grammar::internal::is_translator_internal(m.inst(i).opcode()))
-        {
-            stats.add("kept_translator_internal_joint_matrix", 1);
-            stats.warn(format!(
-                "{}: DPC++ joint_matrix translator-internal instruction; the module's \
-                 cooperative matrices are left unconverted",
-                location_or_unknown(m, i)
-            ));
+        // OpCooperativeMatrixApplyFunctionINTEL names no function to call (a pointer to a
+        // function object): not expressible. Converting the other uses alone would leave it on
+        // types that no longer exist, so the module is left as it is (IGC reads both forms).
+        let apply = internal::OP_COOPERATIVE_MATRIX_APPLY_FUNCTION_INTEL;
+        if let Some(i) = m.all_insts().find(|&i| m.inst(i).opcode() == apply) {
+            let (mut applies, mut others) = (0, 0);
+            for j in m.all_insts() {
+                match m.inst(j).opcode() {
+                    o if o == apply => applies += 1,
+                    o if internal::is_translator_internal(o) => others += 1,
+                    _ => {}
+                }
+            }
+            stats.add("kept_apply_function", applies);
+            if others > 0 {
+                stats.add("kept_beside_apply_function", others);
+            }
+            stats.warn_at(
+                crate::diagnostic::Location::of(m, i),
+                "OpCooperativeMatrixApplyFunctionINTEL names no function the conversion could \
+                 call; the module's cooperative matrices are left unconverted"
+                    .into(),
+            );
             return Ok(PassResult::unchanged(stats));
         }
         // On an error the pass manager discards the module (a pass may leave it partial).

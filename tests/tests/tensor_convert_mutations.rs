@@ -1,6 +1,6 @@
-//! Hostile input for `convert-tensor-addressing`: every tensor-hw kernel and the GEMM with one
-//! to three random words replaced (operands, opcodes, constants, types; a deterministic
-//! generator), through the pass alone and `-O` for pvc and dg2. A mutant the loader accepts must
+//! Hostile input for `convert-tensor-addressing`: every tensor-hw kernel, the GEMM and the
+//! joint_matrix fixtures with one to three random words replaced (operands, opcodes, constants,
+//! types; a deterministic generator), through the pass alone and `-O` for pvc and dg2. A mutant the loader accepts must
 //! give either an output that reloads (the structural invariants hold) or a one-line error —
 //! never a panic. Mutants whose conversion succeeds are also run on the simulator with the
 //! case's launch when the original converted: any run-time error is fine (the mutant may be
@@ -45,6 +45,22 @@ fn kernels() -> Vec<(PathBuf, Vec<u32>)> {
     let gemm = spvopt_tests::corpus_dir().join("tensor/gemm_cm2_f16.spvasm");
     let src = std::fs::read_to_string(&gemm).unwrap();
     v.push((gemm, text::assemble(&src, env).unwrap()));
+    // DPC++ joint_matrix's translator-internal instructions (checked load/store/construct,
+    // element coordinates, prefetch, apply-function).
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut jm = vec![fixtures.join("joint_matrix/joint_matrix.spvasm")];
+    jm.extend(
+        spvopt_tests::fixtures_in("passes")
+            .into_iter()
+            .filter(|p| p.to_string_lossy().contains("joint_matrix")),
+    );
+    for p in jm {
+        let src = std::fs::read_to_string(&p).unwrap();
+        v.push((
+            p,
+            text::assemble(&src, text::TargetEnv::Universal_1_4).unwrap(),
+        ));
+    }
     v
 }
 

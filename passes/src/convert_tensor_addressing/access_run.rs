@@ -3,7 +3,7 @@
 //! loop of `element_access`); loads of adjacent tiles go through `tile_group`.
 
 use spirv::Op;
-use spvopt_ir::{Id, Inst};
+use spvopt_ir::{Id, Inst, Interner, Module};
 
 use super::block_path::Decision;
 use super::builder::Builder;
@@ -11,6 +11,26 @@ use super::element_access::{decide, emit_decided, load_lane, prepare, Access};
 use super::model::{Direction, Path};
 use super::tile_group;
 use crate::edit::cfg::split_block_after;
+
+/// Converts the single load/store `access` (in its block), giving its path.
+pub fn convert_one(
+    m: &mut Module,
+    types: &mut Interner,
+    lane_var: Id,
+    access: Access,
+) -> Result<Path, String> {
+    let block = m.inst_block(access.at).ok_or("not in a block")?;
+    let mut b = Builder {
+        m,
+        types,
+        cur: block,
+        before: None,
+        truncated: Default::default(),
+    };
+    convert(&mut b, lane_var, &[access])?
+        .pop()
+        .ok_or_else(|| "no path".into())
+}
 
 /// Converts the consecutive loads/stores `accesses` (nothing between them in their block).
 /// Each gets its path; loads of adjacent tiles of one surface whose block ops are checked or
@@ -36,13 +56,7 @@ pub fn convert(b: &mut Builder, lane_var: Id, accesses: &[Access]) -> Result<Vec
         decisions.push(decide(b, a, p));
     }
     // A loop header cannot also head a selection: start the accesses in a block of their own.
-    if split.loop_merge.is_some() {
-        let pre = b.new_block_after(split.before);
-        let pre_l = b.m.block_label(pre);
-        split.keep_loop_header(b.m);
-        b.void(Op::Branch, &[pre_l.word()]);
-        b.cur = pre;
-    }
+    b.leave_loop_header(&split);
     let paths = match tile_group::plan(b, &prepared, &decisions) {
         Some(group) => tile_group::emit(b, &prepared, group, decisions, split.after)?,
         None => {

@@ -55,6 +55,13 @@ pub struct Request<'a> {
     pub uniform: bool,
 }
 
+impl Request<'_> {
+    /// What the surface conditions need: target, element size, `Aligned` operand.
+    fn surface(&self) -> (&Target, u32, Option<u32>) {
+        (self.target, self.mat.bytes, self.aligned)
+    }
+}
+
 /// One block instruction's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
@@ -115,7 +122,7 @@ fn shape(r: &Request) -> Result<Shape, String> {
     let fits = |op: BlockKind, e: u32, w: u32, h: u32| shapes.supports_2d_block(op, e, w, h, 1);
     if r.view_transposed == Some(true) {
         if r.store {
-            return Err("a store through a transposing view (no 2D store transposes)".into());
+            return Err("a transposed store (no 2D store transposes)".into());
         }
         if pack != 1 || !(rows * es).is_multiple_of(4) {
             return Err("transposed tile rows are not whole dwords".into());
@@ -207,11 +214,16 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
     let height = t.dimension[0];
     let pitch = b.op64(Op::IMul, t.stride[0], esz);
     let (x, y) = (t.offset[1], t.offset[0]);
+    let plan = Plan {
+        shape,
+        width,
+        height,
+        pitch,
+        x,
+        y,
+    };
+    let kc = Consts::new(b);
     let mut conds: Vec<(Id, String)> = Vec::new();
-    let (c64, c3, c15, max) = (k(b, 64), k(b, 3), k(b, 15), k(b, 1 << 24));
-    let zero = k(b, 0);
-    let one = k(b, 1);
-    let mut push = |_: &mut Builder, c: Id, why: String| conds.push((c, why));
     // The mapping: unit block sizes and inner stride, the span exactly the tile.
     for (v, want, why) in [
         (t.block[0], 1, "block size is not 1"),
@@ -222,46 +234,11 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
     ] {
         let w = k(b, want);
         let c = b.cmp(Op::IEqual, v, w);
-        push(b, c, why.into());
+        conds.push((c, why.into()));
     }
-    let ge = b.cmp(Op::UGreaterThanEqual, width, c64);
-    push(b, ge, "surface width under 64 bytes".into());
-    let le = b.cmp(Op::ULessThanEqual, width, max);
-    push(b, le, "surface width over 2^24 bytes".into());
-    if es < 4 {
-        let w3 = b.op64(Op::BitwiseAnd, width, c3);
-        let a = b.cmp(Op::IEqual, w3, zero);
-        push(b, a, "surface width not a multiple of 4 bytes".into());
-        let xe = b.op64(Op::IMul, x, esz);
-        let x3 = b.op64(Op::BitwiseAnd, xe, c3);
-        let xa = b.cmp(Op::IEqual, x3, zero);
-        push(b, xa, "x offset not a multiple of 4 bytes".into());
-    }
-    let h1 = b.cmp(Op::UGreaterThanEqual, height, one);
-    let h2 = b.cmp(Op::ULessThanEqual, height, max);
-    let h = b.and(h1, h2);
-    push(b, h, "surface height outside 1..2^24".into());
-    let p1 = b.cmp(Op::UGreaterThanEqual, pitch, width);
-    push(b, p1, "pitch under the surface width".into());
-    let p2 = b.cmp(Op::ULessThanEqual, pitch, max);
-    push(b, p2, "pitch over 2^24 bytes".into());
-    let p15 = b.op64(Op::BitwiseAnd, pitch, c15);
-    let p3 = b.cmp(Op::IEqual, p15, zero);
-    push(b, p3, "pitch not a multiple of 16 bytes".into());
-    // Base alignment.
-    // Base alignment: the target's (64 bytes in the extension; 4 on Xe3P).
-    let align = r.target.block_base_alignment().max(1);
-    match r.aligned {
-        Some(a) if a % align == 0 => {}
-        _ => {
-            let u64t = b.u64t();
-            let addr = b.val(Op::ConvertPtrToU, u64t, &[ptr.word()]);
-            let mask = k(b, u64::from(align - 1));
-            let low = b.op64(Op::BitwiseAnd, addr, mask);
-            let al = b.cmp(Op::IEqual, low, zero);
-            push(b, al, format!("base pointer not {align}-byte aligned"));
-        }
-    }
+    surface_conditions(b, r.surface(), &plan, ptr, &kc, &mut conds);
+    let (zero, one) = (kc.zero, kc.one);
+    let mut push = |_: &mut Builder, c: Id, why: String| conds.push((c, why));
     // Out-of-bounds agreement: zero fill / dropped writes, or a tile wholly inside.
     let zero_fill_ok = if r.store {
         None
@@ -306,6 +283,147 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
         let all = b.and(ab, cd);
         push(b, all, "the view's clip does not cover the matrix".into());
     }
+    finish(b, r.uniform, plan, conds)
+}
+
+/// A checked load/store's surface (u64 values): the big matrix of `height` x `width` elements
+/// at the pointer, rows `pitch` bytes apart (columns when `column_major`), the tile at row `x`,
+/// column `y`.
+pub struct CheckedSurface {
+    pub column_major: bool,
+    pub x: Id,
+    pub y: Id,
+    pub height: Id,
+    pub width: Id,
+    pub pitch: Id,
+}
+
+/// [`decide`] for a joint_matrix checked load/store. Its bounds are the hardware's: an element
+/// outside height x width reads 0 and is not written, so no in-bounds condition is needed; the
+/// tile's coordinates must fit the block ops' signed 32-bit coordinates (below 2^24, where
+/// every surface dimension is).
+pub fn decide_checked(b: &mut Builder, r: &Request, s: &CheckedSurface, ptr: Id) -> Decision {
+    if let Some(e) = r.structure_error {
+        return Decision::Fallback(e.into());
+    }
+    let shape = match shape(r) {
+        Ok(sh) => sh,
+        Err(e) => return Decision::Fallback(e),
+    };
+    // Memory rows are the matrix's rows (RowMajor) or columns (ColumnMajor).
+    let (rows, cols, x, y) = if s.column_major {
+        (s.width, s.height, s.x, s.y)
+    } else {
+        (s.height, s.width, s.y, s.x)
+    };
+    let esz = b.c64(u64::from(r.mat.bytes));
+    let plan = Plan {
+        shape,
+        width: b.op64(Op::IMul, cols, esz),
+        height: rows,
+        pitch: s.pitch,
+        x,
+        y,
+    };
+    let kc = Consts::new(b);
+    let mut conds = Vec::new();
+    surface_conditions(b, r.surface(), &plan, ptr, &kc, &mut conds);
+    let xs = b.cmp(Op::ULessThan, x, kc.max);
+    let ys = b.cmp(Op::ULessThan, y, kc.max);
+    let both = b.and(xs, ys);
+    conds.push((both, "tile coordinates at or over 2^24".to_string()));
+    finish(b, r.uniform, plan, conds)
+}
+
+/// The u64 constants the conditions compare with.
+#[derive(Clone, Copy)]
+struct Consts {
+    c64: Id,
+    c3: Id,
+    c15: Id,
+    max: Id,
+    zero: Id,
+    one: Id,
+}
+
+impl Consts {
+    fn new(b: &mut Builder) -> Consts {
+        Consts {
+            c64: b.c64(64),
+            c3: b.c64(3),
+            c15: b.c64(15),
+            max: b.c64(1 << 24),
+            zero: b.c64(0),
+            one: b.c64(1),
+        }
+    }
+}
+
+/// The surface's legality conditions (`cl_intel_subgroup_2d_block_io`), pushed onto `conds`.
+/// `es` is the element size the surface is addressed in, `aligned` the `Aligned` memory
+/// operand.
+fn surface_conditions(
+    b: &mut Builder,
+    (target, es, aligned): (&Target, u32, Option<u32>),
+    plan: &Plan,
+    ptr: Id,
+    kc: &Consts,
+    conds: &mut Vec<(Id, String)>,
+) {
+    let k = |b: &mut Builder, v: u64| b.c64(v);
+    let (width, height, pitch, x) = (plan.width, plan.height, plan.pitch, plan.x);
+    let esz = k(b, u64::from(es));
+    let Consts {
+        c64,
+        c3,
+        c15,
+        max,
+        zero,
+        one,
+    } = *kc;
+    let mut push = |_: &mut Builder, c: Id, why: String| conds.push((c, why));
+    let ge = b.cmp(Op::UGreaterThanEqual, width, c64);
+    push(b, ge, "surface width under 64 bytes".into());
+    let le = b.cmp(Op::ULessThanEqual, width, max);
+    push(b, le, "surface width over 2^24 bytes".into());
+    if es < 4 {
+        let w3 = b.op64(Op::BitwiseAnd, width, c3);
+        let a = b.cmp(Op::IEqual, w3, zero);
+        push(b, a, "surface width not a multiple of 4 bytes".into());
+        let xe = b.op64(Op::IMul, x, esz);
+        let x3 = b.op64(Op::BitwiseAnd, xe, c3);
+        let xa = b.cmp(Op::IEqual, x3, zero);
+        push(b, xa, "x offset not a multiple of 4 bytes".into());
+    }
+    let h1 = b.cmp(Op::UGreaterThanEqual, height, one);
+    let h2 = b.cmp(Op::ULessThanEqual, height, max);
+    let h = b.and(h1, h2);
+    push(b, h, "surface height outside 1..2^24".into());
+    let p1 = b.cmp(Op::UGreaterThanEqual, pitch, width);
+    push(b, p1, "pitch under the surface width".into());
+    let p2 = b.cmp(Op::ULessThanEqual, pitch, max);
+    push(b, p2, "pitch over 2^24 bytes".into());
+    let p15 = b.op64(Op::BitwiseAnd, pitch, c15);
+    let p3 = b.cmp(Op::IEqual, p15, zero);
+    push(b, p3, "pitch not a multiple of 16 bytes".into());
+    // Base alignment: the target's (64 bytes in the extension; 4 on Xe3P).
+    let align = target.block_base_alignment().max(1);
+    match aligned {
+        Some(a) if a % align == 0 => {}
+        _ => {
+            let u64t = b.u64t();
+            let addr = b.val(Op::ConvertPtrToU, u64t, &[ptr.word()]);
+            let mask = k(b, u64::from(align - 1));
+            let low = b.op64(Op::BitwiseAnd, addr, mask);
+            let al = b.cmp(Op::IEqual, low, zero);
+            push(b, al, format!("base pointer not {align}-byte aligned"));
+        }
+    }
+}
+
+/// The decision from the conditions: a false one sends the access to the per-element path with
+/// its reason, run-time ones (on uniform operands) become one check.
+fn finish(b: &mut Builder, uniform: bool, plan: Plan, conds: Vec<(Id, String)>) -> Decision {
     let mut pending = Vec::new();
     for (c, why) in conds {
         match b.known(c) {
@@ -314,18 +432,10 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
             None => pending.push(c),
         }
     }
-    let plan = Plan {
-        shape,
-        width,
-        height,
-        pitch,
-        x,
-        y,
-    };
     if pending.is_empty() {
         return Decision::Static(plan);
     }
-    if !r.uniform {
+    if !uniform {
         return Decision::Fallback(
             "legality depends on values that are not subgroup-uniform".into(),
         );
@@ -504,4 +614,131 @@ fn emit_interleaved(
         b.val(Op::CompositeConstruct, mat.lowered, &words)
     };
     b.void(Op::Store, &[var.word(), whole.word()]);
+}
+
+/// A joint_matrix prefetch's memory rectangle: `rows` x `cols` elements of `elem` bytes at
+/// memory row `y` (u64), element `x` (u64) of rows `pitch` (u64) bytes apart.
+pub struct PrefetchRect {
+    pub elem: u32,
+    pub rows: u32,
+    pub cols: u32,
+    pub x: Id,
+    pub y: Id,
+    pub pitch: Id,
+}
+
+/// Most 2D block prefetches one joint_matrix prefetch becomes.
+const MAX_PREFETCH_BLOCKS: u32 = 16;
+
+/// The 2D block prefetches of `rect` (a grid of the largest block the target prefetches), or
+/// why it is dropped. The surface is the rectangle's rows at full pitch (prefetch has no bounds
+/// of its own and no effect out of bounds); the legality conditions are the loads'. `uniform`:
+/// pointer, offsets and stride are subgroup-uniform in a block the whole subgroup reaches.
+pub fn decide_prefetch(
+    b: &mut Builder,
+    target: &Target,
+    sg: u32,
+    uniform: bool,
+    rect: &PrefetchRect,
+    ptr: Id,
+) -> Decision {
+    if !target.has_2d_block_io() {
+        return Decision::Fallback(format!("{} has no 2D block IO", target.name));
+    }
+    match sg {
+        16 => {}
+        0 => return Decision::Fallback("the kernels declare no subgroup size".into()),
+        _ => {
+            return Decision::Fallback(format!(
+                "2D block IO needs subgroup size 16 (the kernel has {sg})"
+            ))
+        }
+    }
+    // Unlike the checked loads and stores, a joint_matrix prefetch does not require uniform
+    // operands or the whole subgroup; a 2D block prefetch does, even with constant operands.
+    if !uniform {
+        return Decision::Fallback(
+            "operands not subgroup-uniform, or a block the whole subgroup may not reach".into(),
+        );
+    }
+    if rect.rows == 0 || rect.cols == 0 {
+        return Decision::Fallback("an empty rectangle".into());
+    }
+    let divisors = |n: u32| {
+        [n, 64, 32, 16, 8, 4, 2, 1]
+            .into_iter()
+            .filter(move |&d| d > 0 && n.is_multiple_of(d))
+    };
+    let best = divisors(rect.cols)
+        .flat_map(|w| divisors(rect.rows).map(move |h| (w, h)))
+        .filter(|&(w, h)| target.supports_2d_block(BlockKind::Prefetch, rect.elem, w, h, 1))
+        .max_by_key(|&(w, h)| (w * h, w));
+    let Some((width, height)) = best else {
+        return Decision::Fallback(format!(
+            "no 2D block prefetch of {}-byte elements divides {} x {}",
+            rect.elem, rect.rows, rect.cols
+        ));
+    };
+    let (groups, chunks) = (rect.cols / width, rect.rows / height);
+    let blocks = u64::from(groups) * u64::from(chunks);
+    if blocks > u64::from(MAX_PREFETCH_BLOCKS) {
+        return Decision::Fallback(format!(
+            "{blocks} blocks of {width} x {height} (more than {MAX_PREFETCH_BLOCKS})"
+        ));
+    }
+    let shape = Shape {
+        op: BlockKind::Prefetch,
+        elem: rect.elem,
+        width,
+        height,
+        groups,
+        chunks,
+        interleaved: false,
+    };
+    let rows = b.c64(u64::from(rect.rows));
+    let plan = Plan {
+        shape,
+        width: rect.pitch,
+        height: b.op64(Op::IAdd, rect.y, rows),
+        pitch: rect.pitch,
+        x: rect.x,
+        y: rect.y,
+    };
+    let kc = Consts::new(b);
+    let mut conds = Vec::new();
+    surface_conditions(b, (target, rect.elem, None), &plan, ptr, &kc, &mut conds);
+    let xs = b.cmp(Op::ULessThan, rect.x, kc.max);
+    conds.push((xs, "x coordinate at or over 2^24".to_string()));
+    finish(b, uniform, plan, conds)
+}
+
+/// Emits the 2D block prefetches of `plan` (from [`decide_prefetch`]).
+pub fn emit_prefetch(b: &mut Builder, plan: &Plan, ptr: Id) {
+    let s = plan.shape;
+    let u32t = b.u32t();
+    let v2 = b.types.vector(b.m, u32t, 2);
+    let (width, height, pitch) = (
+        b.trunc32(plan.width),
+        b.trunc32(plan.height),
+        b.trunc32(plan.pitch),
+    );
+    let (x0, y0) = (b.trunc32(plan.x), b.trunc32(plan.y));
+    let (elem, w, h, one) = (b.c32(s.elem), b.c32(s.width), b.c32(s.height), b.c32(1));
+    for g in 0..s.groups {
+        for c in 0..s.chunks {
+            let at = |b: &mut Builder, base: Id, d: u32| {
+                if d == 0 {
+                    base
+                } else {
+                    let k = b.c32(d);
+                    b.val(Op::IAdd, u32t, &[base.word(), k.word()])
+                }
+            };
+            let xs = at(b, x0, g * s.width);
+            let ys = at(b, y0, c * s.height);
+            let coord = b.val(Op::CompositeConstruct, v2, &[xs.word(), ys.word()]);
+            let words = [elem, w, h, one, ptr, width, height, pitch, coord].map(Id::word);
+            b.void(Op::Subgroup2DBlockPrefetchINTEL, &words);
+        }
+    }
 }

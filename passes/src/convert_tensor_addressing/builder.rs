@@ -4,7 +4,7 @@ use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_ir::{BlockId, FuncId, Id, Inst, InstId, Interner, Module};
 
-use crate::edit::cfg::move_block_before;
+use crate::edit::cfg::{move_block_before, SplitBlock};
 
 pub struct Builder<'a> {
     pub m: &'a mut Module,
@@ -17,7 +17,23 @@ pub struct Builder<'a> {
     pub truncated: FxHashMap<(BlockId, Id), Id>,
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
+    /// A builder inserting before instruction `at`, in its block.
+    pub fn before(
+        m: &'a mut Module,
+        types: &'a mut Interner,
+        at: InstId,
+    ) -> Result<Builder<'a>, String> {
+        let cur = m.inst_block(at).ok_or("not in a block")?;
+        Ok(Builder {
+            m,
+            types,
+            cur,
+            before: Some(at),
+            truncated: Default::default(),
+        })
+    }
+
     fn put(&mut self, inst: Inst) {
         match self.before {
             Some(at) => self.m.insert_before(at, inst),
@@ -254,6 +270,21 @@ impl Builder<'_> {
         self.void(Op::Branch, &[header_label.word()]);
         move_block_before(self.m, cont, exit);
         Ok(())
+    }
+
+    /// After [`crate::edit::cfg::split_block_after`] cut a loop header (`split.before`), whose
+    /// `OpLoopMerge` went with the tail: puts the merge back and continues in a new block of its
+    /// own (a loop header cannot also head the selections and loops the caller emits). Nothing
+    /// when `split.before` was not a loop header.
+    pub fn leave_loop_header(&mut self, split: &SplitBlock) {
+        if split.loop_merge.is_none() {
+            return;
+        }
+        let pre = self.new_block_after(split.before);
+        let pre_l = self.m.block_label(pre);
+        split.keep_loop_header(self.m);
+        self.void(Op::Branch, &[pre_l.word()]);
+        self.cur = pre;
     }
 
     /// Emits `if cond { then() }`: returns (the block `cond` was tested in, the block `then`

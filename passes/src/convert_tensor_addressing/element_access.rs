@@ -30,6 +30,13 @@ use super::tensor_addresses::{read_fields, tensor_place, AccessKind, Place, Tens
 
 /// The (row, column) of slot `k` of invocation `lane` (both u32), as u64 values.
 fn position(b: &mut Builder, d: &Distribution, lane: Id, k: Id) -> (Id, Id) {
+    let (r, c) = position32(b, d, lane, k);
+    (b.zext64(r), b.zext64(c))
+}
+
+/// The (row, column) of slot `k` of invocation `lane` (both u32), as u32 values: the deal of
+/// [`Distribution::position`] computed at run time.
+pub fn position32(b: &mut Builder, d: &Distribution, lane: Id, k: Id) -> (Id, Id) {
     let u32t = b.u32t();
     let (r, c) = match d.deal {
         Deal::Columns { pack } => {
@@ -56,7 +63,7 @@ fn position(b: &mut Builder, d: &Distribution, lane: Id, k: Id) -> (Id, Id) {
             (r, c)
         }
     };
-    (b.zext64(r), b.zext64(c))
+    (r, c)
 }
 
 /// Size in bytes of the pointee of pointer type `pt` (scalars and vectors).
@@ -78,6 +85,59 @@ fn pointee_bytes(m: &Module, pointee: Id) -> Option<u32> {
         ty = t.operand_id(0)?;
     }
     None
+}
+
+/// An integer operand (of any width up to 64 bits) zero-extended to u64.
+pub fn to_u64(b: &mut Builder, v: Id) -> Result<Id, String> {
+    let t = b.m.type_of(v).ok_or("an integer operand has no type")?;
+    match b
+        .m
+        .def_inst(t)
+        .filter(|t| t.is(Op::TypeInt))
+        .and_then(|t| t.operand_word(0))
+    {
+        Some(64) => Ok(v),
+        Some(w) if w < 64 => Ok(b.zext64(v)),
+        _ => Err("an operand that must be an integer of at most 64 bits is not".into()),
+    }
+}
+
+/// Where element (r, c) of a checked access is: the big matrix's (x + r, y + c), in bounds
+/// when below (height, width) (all unsigned 64-bit: x, y and r, c come from 32-bit values, so
+/// the sums do not wrap), at `major·row_bytes + minor·es` from the pointer.
+fn checked_place(
+    b: &mut Builder,
+    [x, y, height, width]: [Id; 4],
+    (column_major, row_bytes): (bool, Id),
+    es: u32,
+    r: Id,
+    c: Id,
+) -> Place {
+    let gr = b.op64(Op::IAdd, x, r);
+    let gc = b.op64(Op::IAdd, y, c);
+    let rows_ok = b.cmp(Op::ULessThan, gr, height);
+    let cols_ok = b.cmp(Op::ULessThan, gc, width);
+    Place {
+        byte_offset: strided_offset(b, (column_major, row_bytes), es, gr, gc),
+        in_clip: None,
+        in_bounds: Some(b.and(rows_ok, cols_ok)),
+    }
+}
+
+/// Byte offset of element (r, c) (u64) of a strided matrix: `major·row_bytes + minor·es`, the
+/// row major (RowMajor) or the column (ColumnMajor).
+fn strided_offset(
+    b: &mut Builder,
+    (column_major, row_bytes): (bool, Id),
+    es: u32,
+    r: Id,
+    c: Id,
+) -> Id {
+    let (major, minor) = if column_major { (c, r) } else { (r, c) };
+    let a = b.op64(Op::IMul, major, row_bytes);
+    let esz = b.c64(u64::from(es));
+    let bo = b.op64(Op::IMul, minor, esz);
+    b.op64(Op::IAdd, a, bo)
 }
 
 /// One load or store to convert.
@@ -103,6 +163,8 @@ pub struct Prepared {
     pub fields: Option<TensorFields>,
     clamp_value: Option<Id>,
     strided: Option<(bool, Id)>,
+    /// Checked access: (x, y, height, width) as u64 values.
+    checked: Option<[Id; 4]>,
     clamp_mode: u32,
     store: bool,
     mat: Matrix,
@@ -193,21 +255,41 @@ pub fn prepare(b: &mut Builder, a: &Access, lane: Id) -> Result<Prepared, String
         Addressing::Strided {
             column_major,
             stride,
+        }
+        | Addressing::Checked {
+            column_major,
+            stride,
+            ..
         } => {
-            let st = b.m.type_of(*stride).ok_or("the stride has no type")?;
-            let s64 = if b.m.def_inst(st).and_then(|t| t.operand_word(0)) == Some(64) {
-                *stride
-            } else {
-                b.zext64(*stride)
-            };
+            let s64 = to_u64(b, *stride)?;
             let ps = b.c64(u64::from(psize));
             Some((*column_major, b.op64(Op::IMul, s64, ps)))
         }
         Addressing::Tensor { .. } => None,
     };
+    let (checked, clamp_value) = match addressing {
+        Addressing::Checked {
+            x,
+            y,
+            height,
+            width,
+            ..
+        } => {
+            let fields = [
+                to_u64(b, *x)?,
+                to_u64(b, *y)?,
+                to_u64(b, *height)?,
+                to_u64(b, *width)?,
+            ];
+            // "The out-of-bounds elements are set to 0."
+            let zero = (!store).then(|| b.types.null_const(b.m, mat.component));
+            (Some(fields), zero)
+        }
+        _ => (None, clamp_value),
+    };
     let clamp_mode = match addressing {
         Addressing::Tensor { clamp, .. } => *clamp,
-        Addressing::Strided { .. } => clamp::UNDEFINED,
+        Addressing::Strided { .. } | Addressing::Checked { .. } => clamp::UNDEFINED,
     };
     Ok(Prepared {
         var,
@@ -219,6 +301,7 @@ pub fn prepare(b: &mut Builder, a: &Access, lane: Id) -> Result<Prepared, String
         fields,
         clamp_value,
         strided,
+        checked,
         clamp_mode,
         store,
         mat: *mat,
@@ -239,6 +322,17 @@ pub fn emit_loop(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), Str
     b.counted_loop(slots, exit, |b, k| {
         let (r, c) = position(b, &mat.dist, p.lane, k);
         let place = match (&p.fields, p.strided) {
+            (None, Some((column_major, row_bytes))) if p.checked.is_some() => {
+                let [x, y, height, width] = p.checked.ok_or("no checked fields")?;
+                checked_place(
+                    b,
+                    [x, y, height, width],
+                    (column_major, row_bytes),
+                    es,
+                    r,
+                    c,
+                )
+            }
             (Some(t), _) => {
                 let kind = AccessKind {
                     clamp_mode: p.clamp_mode,
@@ -248,17 +342,11 @@ pub fn emit_loop(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), Str
                 };
                 tensor_place(b, t, kind, r, c)
             }
-            (None, Some((column_major, row_bytes))) => {
-                let (major, minor) = if column_major { (c, r) } else { (r, c) };
-                let a = b.op64(Op::IMul, major, row_bytes);
-                let esz = b.c64(u64::from(es));
-                let bo = b.op64(Op::IMul, minor, esz);
-                Place {
-                    byte_offset: b.op64(Op::IAdd, a, bo),
-                    in_clip: None,
-                    in_bounds: None,
-                }
-            }
+            (None, Some((column_major, row_bytes))) => Place {
+                byte_offset: strided_offset(b, (column_major, row_bytes), es, r, c),
+                in_clip: None,
+                in_bounds: None,
+            },
             (None, None) => return Err("no addressing".into()),
         };
         let slot_ptr = if slots == 1 {
@@ -340,6 +428,20 @@ pub fn emit_loop(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), Str
 /// block).
 pub fn decide(b: &mut Builder, a: &Access, p: &Prepared) -> Decision {
     match (a.block_request, &p.fields) {
+        (Some(req), None) if p.checked.is_some() => match (p.checked, p.strided) {
+            (Some([x, y, height, width]), Some((column_major, pitch))) => {
+                let surface = block_path::CheckedSurface {
+                    column_major,
+                    x,
+                    y,
+                    height,
+                    width,
+                    pitch,
+                };
+                block_path::decide_checked(b, req, &surface, p.pointer)
+            }
+            _ => Decision::Fallback("no checked surface".into()),
+        },
         (Some(req), Some(t)) => block_path::decide(b, req, t, p.pointer),
         (None, _) => Decision::Fallback("strided load/store (no surface bounds)".into()),
         (Some(_), None) => Decision::Fallback("no tensor layout".into()),

@@ -12,44 +12,13 @@ use super::access_run;
 use super::block_path;
 use super::builder::Builder;
 use super::element_access;
-use super::model::{clamp, Addressing, Direction, Matrix, Path, View};
+use super::joint_matrix::JointMatrix;
+use super::model::{clamp, memory_operands, Addressing, Direction, Matrix, Path, View};
 use super::mul_add::{self, AbKind};
 use super::tensor_values::{self, Consts};
 use super::types::{component_kind, const_bool, const_u32, Plan, TensorType};
 use crate::edit::location;
 use crate::pass::Statistics;
-
-/// Memory operands of a load/store.
-pub(super) struct MemoryOperands {
-    /// The mask for the per-element accesses: Volatile and Nontemporal carry over.
-    pub element_mask: u32,
-    /// The `Aligned` literal.
-    pub aligned: Option<u32>,
-    /// Words consumed.
-    pub words: usize,
-}
-
-pub(crate) fn memory_operands(ops: &[u32]) -> MemoryOperands {
-    let Some(&mask) = ops.first() else {
-        return MemoryOperands {
-            element_mask: 0,
-            aligned: None,
-            words: 0,
-        };
-    };
-    let aligned = (mask & 0x2 != 0).then(|| ops.get(1).copied()).flatten();
-    let mut n = 1;
-    for bit in [0x2u32, 0x8, 0x10, 0x10000, 0x20000] {
-        if mask & bit != 0 {
-            n += 1;
-        }
-    }
-    MemoryOperands {
-        element_mask: mask & (0x1 | 0x4),
-        aligned,
-        words: n,
-    }
-}
 
 /// A tensor load/store, read before any conversion of its group.
 struct TensorSpec {
@@ -76,6 +45,8 @@ pub(super) struct Converter<'a> {
     pub(super) uniform_accesses: HashSet<InstId>,
     pub(super) tensor_states: &'a HashMap<Id, TensorState>,
     pub(super) lane_var: Id,
+    /// The kernels' subgroup size.
+    pub(super) sg: u32,
     pub(super) stats: &'a mut Statistics,
     /// Results replaced by other values (applied with the type replacement).
     pub(super) replaced: HashMap<Id, Id>,
@@ -127,6 +98,17 @@ impl Converter<'_> {
         consts: &Consts,
     ) -> Result<(), String> {
         let inst = m.inst(at).clone();
+        if spvopt_ir::grammar::internal::is_translator_internal(inst.opcode()) {
+            let mut jm = JointMatrix {
+                plan: self.plan,
+                target: self.target,
+                sg: self.sg,
+                lane_var: self.lane_var,
+                uniform: &self.uniform_accesses,
+                stats: self.stats,
+            };
+            return jm.convert(m, types, at);
+        }
         let Some(op) = inst.op() else { return Ok(()) };
         let ops: Vec<u32> = inst.operands().to_vec();
         let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
@@ -195,13 +177,6 @@ impl Converter<'_> {
                     column_major: layout == 1,
                     stride,
                 };
-                let mut b = Builder {
-                    m,
-                    types,
-                    cur: block,
-                    before: None,
-                    truncated: Default::default(),
-                };
                 let access = element_access::Access {
                     at,
                     dir,
@@ -211,7 +186,7 @@ impl Converter<'_> {
                     memory_access: mem,
                     block_request: None,
                 };
-                access_run::convert(&mut b, self.lane_var, &[access])?;
+                access_run::convert_one(m, types, self.lane_var, access)?;
                 self.stats.add(
                     if load {
                         "strided_loads"

@@ -1,6 +1,6 @@
 //! The data the access paths share: a matrix type's lowered form, how element addresses are
-//! formed (tensor layout and view, or strided), load or store, the path an access took, and
-//! the tensor clamp modes.
+//! formed (tensor layout and view, strided, or joint_matrix's checked), load or store, the path
+//! an access took, and the tensor clamp modes.
 
 use spvopt_analysis::tensor_layout::{TensorLayoutState, TensorViewState};
 use spvopt_ir::Id;
@@ -51,6 +51,17 @@ pub enum Addressing {
         column_major: bool,
         stride: Id,
     },
+    /// DPC++ joint_matrix's checked load/store: strided from `Pointer`, element (r, c) being
+    /// the big matrix's (`x` + r, `y` + c), touched only inside `height` x `width` (unsigned,
+    /// zero-extended; out of bounds a load gives 0, a store drops the element).
+    Checked {
+        column_major: bool,
+        stride: Id,
+        x: Id,
+        y: Id,
+        height: Id,
+        width: Id,
+    },
 }
 
 /// Load or store.
@@ -73,4 +84,36 @@ pub enum Path {
     Block,
     RuntimeChecked,
     Fallback(String),
+}
+
+/// Memory operands of a load/store.
+pub(super) struct MemoryOperands {
+    /// The mask for the per-element accesses: Volatile and Nontemporal carry over.
+    pub element_mask: u32,
+    /// The `Aligned` literal.
+    pub aligned: Option<u32>,
+    /// Words consumed.
+    pub words: usize,
+}
+
+pub(crate) fn memory_operands(ops: &[u32]) -> MemoryOperands {
+    let Some(&mask) = ops.first() else {
+        return MemoryOperands {
+            element_mask: 0,
+            aligned: None,
+            words: 0,
+        };
+    };
+    let aligned = (mask & 0x2 != 0).then(|| ops.get(1).copied()).flatten();
+    let mut n = 1;
+    for bit in [0x2u32, 0x8, 0x10, 0x10000, 0x20000] {
+        if mask & bit != 0 {
+            n += 1;
+        }
+    }
+    MemoryOperands {
+        element_mask: mask & (0x1 | 0x4),
+        aligned,
+        words: n,
+    }
 }

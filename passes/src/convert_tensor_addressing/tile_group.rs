@@ -173,7 +173,7 @@ pub fn collect_runs(
             return None;
         }
         let ops = inst.operands();
-        let mo_words = super::instructions::memory_operands(ops.get(3..).unwrap_or(&[])).words;
+        let mo_words = super::model::memory_operands(ops.get(3..).unwrap_or(&[])).words;
         // No tensor-addressing operands (no view, no decode function).
         if ops.get(3 + mo_words).copied().unwrap_or(0) != 0 {
             return None;
