@@ -21,11 +21,11 @@ impl Module {
                 f(i);
             }
             for &b in &func.blocks {
-                f(self.blocks[b.index()].label);
-                let mut next = self.blocks[b.index()].first;
+                f(self.blocks[b].label);
+                let mut next = self.blocks[b].first;
                 while let Some(i) = next {
                     f(i);
-                    next = self.links[i.index()].next;
+                    next = self.links[i].next;
                 }
             }
             f(func.end);
@@ -50,8 +50,8 @@ impl Module {
         let mut out = Vec::with_capacity(self.word_estimate());
         out.extend_from_slice(&self.header_words());
         self.for_each_inst_in_order(|i| {
-            let inst = &self.insts[i.index()];
-            out.push(((inst.word_count() as u32) << 16) | inst.opcode() as u32);
+            let inst = self.inst(i);
+            out.push(inst.first_word());
             out.extend_from_slice(&inst.words);
         });
         out
@@ -79,17 +79,17 @@ impl Module {
         };
         put(&self.header_words());
         self.for_each_inst_in_order(|i| {
-            let inst = &self.insts[i.index()];
-            put(&[((inst.word_count() as u32) << 16) | inst.opcode() as u32]);
+            let inst = self.inst(i);
+            put(&[inst.first_word()]);
             put(&inst.words);
         });
         out
     }
 
-    /// Capacity for the emitted words: five per instruction, which most modules stay under
-    /// (a walk for the exact count would cost as much as a tenth of the emission; capacity
-    /// never written costs no memory pages).
+    /// Capacity for the emitted words: the pool's length, which holds every live instruction's
+    /// words (and those of erased or replaced ones: capacity never written costs no memory
+    /// pages).
     fn word_estimate(&self) -> usize {
-        self.insts.len() * 5 + 5
+        self.pool.len() + 5
     }
 }

@@ -20,6 +20,7 @@
 mod compact;
 pub mod def_use;
 pub mod emitter;
+pub mod entity;
 pub mod error;
 mod global_order;
 pub mod grammar;
@@ -36,7 +37,7 @@ pub mod verify;
 pub use def_use::DefUse;
 pub use error::{IdDesc, LoadError, LoadErrorKind};
 pub use id::{BlockId, FuncId, Id, InstId};
-pub use inst::Inst;
+pub use inst::{Inst, InstBuf};
 pub use interning::Interner;
 pub use loader::{load_bytes, load_words};
 pub use module::{BlockData, Function, Header, Module, Section};
