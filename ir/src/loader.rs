@@ -12,9 +12,12 @@
 use crate::error::{LoadError, LoadErrorKind};
 use crate::grammar::{self, ExtSet, SlotKind, WalkContext};
 use crate::id::{BlockId, FuncId, Id, InstId};
-use crate::inst::{head_of, opcode_display, Inst};
+use crate::inst::{opcode_display, Inst};
 use crate::module::{Function, Header, Module, Section};
-use crate::verify::{LoadChecks, Site, GLOBAL};
+use crate::verify::{LoadChecks, Site, UseRule, GLOBAL};
+
+mod desc;
+use desc::{load_desc, LoadDesc};
 
 const MAGIC: u32 = 0x0723_0203;
 
@@ -213,11 +216,26 @@ impl Loader {
                     },
                 ));
             }
+            let desc = load_desc(opcode);
             // The first word becomes the head; the words stay where they are.
-            self.m.pool[pos] = head_of(opcode);
+            self.m.pool[pos] = desc.head;
             let inst = Inst::from_slice(&self.m.pool[pos..pos + wc]);
-            self.check_operands(inst, offset, bound)?;
+            // Plain-word operands (most instructions): each use word's range and its
+            // definition checked in one loop, against where the instruction will sit if it
+            // can be placed (a placement error wins over what the loop found, as before).
+            let fused = desc.fits(wc - 1);
+            let uses_ok = if fused {
+                let (scope, section) = self.site_ahead(&place, opcode, &desc);
+                let rule = UseRule::new(scope, seq, section, opcode == spirv::Op::Phi as u16);
+                self.check_fast(inst, &desc, rule, offset, bound)?
+            } else {
+                self.check_operands(inst, offset, bound)?;
+                false
+            };
             let result = inst.result_id();
+            let forward_pointer = (opcode == spirv::Op::TypeForwardPointer as u16)
+                .then(|| inst.operand_word(0))
+                .flatten();
             if let Some(r) = result {
                 if self.m.def(r).is_some() {
                     return Err(err(
@@ -243,17 +261,20 @@ impl Loader {
                 }
                 Place::BetweenFunctions => (GLOBAL, None, None),
             };
-            self.checks.placed(
-                &self.m,
-                Site {
-                    inst: i,
-                    offset,
-                    seq,
-                    scope,
-                    section,
-                    block,
-                },
-            );
+            let site = Site {
+                inst: i,
+                offset,
+                seq,
+                scope,
+                section,
+                block,
+            };
+            if fused {
+                self.checks
+                    .record(site, opcode, result, forward_pointer, uses_ok);
+            } else {
+                self.checks.placed(&self.m, site);
+            }
             seq += 1;
             pos += wc;
         }
@@ -265,6 +286,88 @@ impl Loader {
         }
         self.m.trailing = std::mem::take(&mut self.pending);
         Ok(())
+    }
+
+    /// Scope and section the instruction of `opcode` gets if `place` can take it (what the
+    /// loop after placement computes, known ahead for the fused check).
+    #[inline]
+    fn site_ahead(&self, place: &Place, opcode: u16, desc: &LoadDesc) -> (u32, Option<Section>) {
+        match *place {
+            Place::ModuleLevel(_) if opcode == spirv::Op::Function as u16 => (GLOBAL, None),
+            Place::ModuleLevel(cur) => {
+                let section = match desc.section() {
+                    Some(s) => s,
+                    None if desc.known => Section::Global,
+                    None => cur,
+                };
+                (GLOBAL, Some(section))
+            }
+            Place::BetweenFunctions => (GLOBAL, None),
+            Place::FunctionHeader(f) | Place::Block(f, _) => (f.index() as u32, None),
+        }
+    }
+
+    /// The fused check of an instruction whose operands fit its fast shape: every use word in
+    /// range (else the error, exactly as [`Loader::check_operands`] reports it) and, in the
+    /// same loop, whether every use passes `rule` (`Ok(false)` sends the instruction to the
+    /// full check at the end).
+    #[inline]
+    fn check_fast(
+        &self,
+        inst: &Inst,
+        desc: &LoadDesc,
+        rule: UseRule,
+        offset: usize,
+        bound: u32,
+    ) -> Result<bool, LoadError> {
+        let limit = self.id_limit;
+        let words = &inst.words;
+        let (defs, types) = self.checks.defs_and_types();
+        let has_type = inst.has_result_type();
+        let mut all_ok = true;
+        let mut bad_word = None;
+        let mut check = |k: usize| {
+            let w = words[k];
+            if w == 0 || w >= bound || w >= limit {
+                bad_word = bad_word.or(Some(w));
+            } else {
+                all_ok &= rule.ok(defs, types, w, has_type && k == 0);
+            }
+        };
+        let mut mask = desc.use_mask;
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            check(k);
+        }
+        if desc.tail == 1 {
+            for k in usize::from(desc.fixed)..words.len() {
+                check(k);
+            }
+        }
+        if bad_word.is_none() && inst.has_result() {
+            let r = words[usize::from(has_type)];
+            if r == 0 || r >= bound || r >= limit {
+                bad_word = Some(r);
+            }
+        }
+        match bad_word {
+            None => Ok(all_ok),
+            Some(w) => {
+                let kind = if w == 0 {
+                    LoadErrorKind::IdZero
+                } else if w >= bound {
+                    LoadErrorKind::IdOutOfBound { id: w, bound }
+                } else {
+                    LoadErrorKind::IdTooLargeForSize {
+                        id: w,
+                        limit,
+                        words: self.n_words,
+                    }
+                };
+                Err(err(offset, Some(inst.name().into_owned()), kind))
+            }
+        }
     }
 
     fn check_operands(&self, inst: &Inst, offset: usize, bound: u32) -> Result<(), LoadError> {

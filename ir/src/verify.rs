@@ -98,27 +98,8 @@ fn verify_with(m: &Module, fast: bool) -> Result<(), LoadError> {
 #[inline]
 fn uses_ok(m: &Module, inst: &crate::Inst, site: &Site, defs: &[Def], types: &[bool]) -> bool {
     let words: &[u32] = &inst.words;
-    let names = matches!(site.section, Some(Section::Debug | Section::Annotation));
-    let anywhere = names
-        || matches!(
-            site.section,
-            Some(Section::EntryPoint | Section::ExecutionMode)
-        );
-    let phi = inst.is(Op::Phi);
-    let use_ok = |word: u32, is_type: bool| {
-        let Some(d) = defs.get(word as usize) else {
-            return false;
-        };
-        let same_scope = d.scope == site.scope;
-        d.seq != NONE
-            && (d.scope == GLOBAL || same_scope || names)
-            && (!is_type || is_type_decl(types, d.op))
-            && (d.seq <= site.seq
-                || anywhere
-                // The cheap ones of `forward_ok`'s legal forward references.
-                || d.op == Op::Function as u16
-                || (same_scope && (phi || d.op == Op::Label as u16)))
-    };
+    let rule = UseRule::new(site.scope, site.seq, site.section, inst.is(Op::Phi));
+    let use_ok = |word: u32, is_type: bool| rule.ok(defs, types, word, is_type);
     let has_type = inst.has_result_type();
     let mut all_ok = true;
     let known = grammar::for_each_use_known(inst.opcode(), words, |k| {
@@ -132,6 +113,54 @@ fn uses_ok(m: &Module, inst: &crate::Inst, site: &Site, defs: &[Def], types: &[b
         });
     }
     all_ok
+}
+
+/// The common case of a use being fine where it is, for one instruction at one place: what
+/// [`uses_ok`] asks of each use, and what the loader's fused walk asks as it checks each use
+/// word's range (one rule, two callers).
+#[derive(Clone, Copy)]
+pub(crate) struct UseRule {
+    scope: u32,
+    seq: u32,
+    /// In the debug or annotation section: names may refer to any id, of any scope.
+    names: bool,
+    /// Forward references to anything are legal here (names, entry points, execution modes).
+    anywhere: bool,
+    phi: bool,
+}
+
+impl UseRule {
+    /// The rule for an instruction at position `seq` of emission order, in function `scope`
+    /// (or [`GLOBAL`]) and module-level `section`.
+    #[inline]
+    pub(crate) fn new(scope: u32, seq: u32, section: Option<Section>, phi: bool) -> UseRule {
+        let names = matches!(section, Some(Section::Debug | Section::Annotation));
+        UseRule {
+            scope,
+            seq,
+            names,
+            anywhere: names
+                || matches!(section, Some(Section::EntryPoint | Section::ExecutionMode)),
+            phi,
+        }
+    }
+
+    /// Whether the use of `word` (a type use if `is_type`) passes without the full check.
+    #[inline]
+    pub(crate) fn ok(&self, defs: &[Def], types: &[bool], word: u32, is_type: bool) -> bool {
+        let Some(d) = defs.get(word as usize) else {
+            return false;
+        };
+        let same_scope = d.scope == self.scope;
+        d.seq != NONE
+            && (d.scope == GLOBAL || same_scope || self.names)
+            && (!is_type || is_type_decl(types, d.op))
+            && (d.seq <= self.seq
+                || self.anywhere
+                // The cheap ones of `forward_ok`'s legal forward references.
+                || d.op == Op::Function as u16
+                || (same_scope && (self.phi || d.op == Op::Label as u16)))
+    }
 }
 
 /// The structural check done while loading, in the loader's single walk: each instruction's
@@ -183,6 +212,46 @@ impl LoadChecks {
                 scope: site.scope,
                 inst: Some(site.inst),
                 op: inst.opcode(),
+            };
+        }
+    }
+
+    /// The definitions seen so far (for [`UseRule::ok`]) and the type-declaration table.
+    #[inline]
+    pub(crate) fn defs_and_types(&self) -> (&[Def], &'static [bool]) {
+        (&self.defs, self.type_decls)
+    }
+
+    /// `site.inst` (of `opcode`, defining `result`) has just been placed and its uses were
+    /// checked by the loader's fused walk (`uses_ok`): records what [`LoadChecks::placed`]
+    /// would.
+    #[inline]
+    pub(crate) fn record(
+        &mut self,
+        site: Site,
+        opcode: u16,
+        result: Option<Id>,
+        forward_pointer: Option<u32>,
+        uses_ok: bool,
+    ) {
+        if !uses_ok {
+            self.recheck.push((site, true));
+        } else if needs_kind_check(opcode) {
+            self.recheck.push((site, false));
+        }
+        if let Some(p) = forward_pointer {
+            self.forward_pointers.push(p);
+        }
+        if let Some(r) = result {
+            let i = r.word() as usize;
+            if i >= self.defs.len() {
+                self.defs.resize(i + 1, UNDEFINED);
+            }
+            self.defs[i] = Def {
+                seq: site.seq,
+                scope: site.scope,
+                inst: Some(site.inst),
+                op: opcode,
             };
         }
     }
