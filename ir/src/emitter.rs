@@ -86,6 +86,39 @@ impl Module {
         out
     }
 
+    /// Writes the module's bytes (as [`Module::to_bytes`] makes them) to `out`, a block of
+    /// instructions at a time: no copy of the whole output in memory.
+    pub fn write_bytes(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        const BLOCK: usize = 1 << 16;
+        let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + 4 * 1024);
+        let big_endian = self.header.big_endian;
+        let put = |buf: &mut Vec<u8>, words: &[u32]| {
+            for w in words {
+                buf.extend_from_slice(&if big_endian {
+                    w.to_be_bytes()
+                } else {
+                    w.to_le_bytes()
+                });
+            }
+        };
+        put(&mut buf, &self.header_words());
+        let mut result = Ok(());
+        self.for_each_inst_in_order(|i| {
+            if result.is_err() {
+                return;
+            }
+            let inst = self.inst(i);
+            put(&mut buf, &[inst.first_word()]);
+            put(&mut buf, &inst.words);
+            if buf.len() >= BLOCK {
+                result = out.write_all(&buf);
+                buf.clear();
+            }
+        });
+        result?;
+        out.write_all(&buf)
+    }
+
     /// Capacity for the emitted words: the pool's length, which holds every live instruction's
     /// words (and those of erased or replaced ones: capacity never written costs no memory
     /// pages).

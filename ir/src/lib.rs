@@ -39,7 +39,7 @@ pub use error::{IdDesc, LoadError, LoadErrorKind};
 pub use id::{BlockId, FuncId, Id, InstId};
 pub use inst::{Inst, InstBuf};
 pub use interning::Interner;
-pub use loader::{load_bytes, load_words};
+pub use loader::{load_bytes, load_bytes_owned, load_words};
 pub use module::{BlockData, Function, Header, Module, Section};
 pub use spirv;
 pub use verify::verify;

@@ -35,8 +35,27 @@ pub fn id_limit(words: usize) -> u32 {
     (words.min(MAX_ID as usize) as u32).max(SMALL_MODULE_ID_LIMIT)
 }
 
+/// Loads a module from bytes (little- or big-endian SPIR-V), taking them: they are freed as
+/// soon as the words are copied out, before the loader's tables are allocated (on a large
+/// module that lowers the peak memory by the module's size).
+pub fn load_bytes_owned(bytes: Vec<u8>) -> Result<Module, LoadError> {
+    let (words, big_endian) = words_of_bytes(&bytes)?;
+    drop(bytes);
+    let mut m = load_pool(words, CheckMode::WhileLoading)?;
+    m.header.big_endian = big_endian;
+    Ok(m)
+}
+
 /// Loads a module from bytes (little- or big-endian SPIR-V).
 pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
+    let (words, big_endian) = words_of_bytes(bytes)?;
+    let mut m = load_pool(words, CheckMode::WhileLoading)?;
+    m.header.big_endian = big_endian;
+    Ok(m)
+}
+
+/// The words of a binary in host order, and whether it was big-endian; the header checks.
+fn words_of_bytes(bytes: &[u8]) -> Result<(Vec<u32>, bool), LoadError> {
     if bytes.is_empty() {
         return Err(err(0, None, LoadErrorKind::Empty));
     }
@@ -77,9 +96,7 @@ pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
             })
             .collect()
     };
-    let mut m = load_pool(words, CheckMode::WhileLoading)?;
-    m.header.big_endian = big_endian;
-    Ok(m)
+    Ok((words, big_endian))
 }
 
 /// Loads a module from words in host order.

@@ -173,7 +173,7 @@ pub(crate) struct LoadChecks {
     forward_pointers: Vec<u32>,
     /// Instructions to finish in [`LoadChecks::finish`], in load order: `true` for the whole
     /// check, `false` for the operand kinds only (their uses passed already).
-    recheck: Vec<(Site, bool)>,
+    recheck: Vec<Recheck>,
     type_decls: &'static [bool],
 }
 
@@ -182,7 +182,7 @@ impl LoadChecks {
         LoadChecks {
             defs: Vec::with_capacity(ids),
             forward_pointers: Vec::new(),
-            recheck: Vec::with_capacity(ids / 4),
+            recheck: Vec::with_capacity(ids / 8),
             type_decls: type_decl_table(),
         }
     }
@@ -192,9 +192,9 @@ impl LoadChecks {
     pub(crate) fn placed(&mut self, m: &Module, site: Site) {
         let inst = m.inst(site.inst);
         if !uses_ok(m, inst, &site, &self.defs, self.type_decls) {
-            self.recheck.push((site, true));
+            self.recheck.push(Recheck::new(site, true));
         } else if needs_kind_check(inst.opcode()) {
-            self.recheck.push((site, false));
+            self.recheck.push(Recheck::new(site, false));
         }
         if inst.is(Op::TypeForwardPointer) {
             if let Some(p) = inst.operand_word(0) {
@@ -235,9 +235,9 @@ impl LoadChecks {
         uses_ok: bool,
     ) {
         if !uses_ok {
-            self.recheck.push((site, true));
+            self.recheck.push(Recheck::new(site, true));
         } else if needs_kind_check(opcode) {
-            self.recheck.push((site, false));
+            self.recheck.push(Recheck::new(site, false));
         }
         if let Some(p) = forward_pointer {
             self.forward_pointers.push(p);
@@ -269,7 +269,8 @@ impl LoadChecks {
             reachable: Vec::new(),
             type_decls: self.type_decls,
         };
-        for (site, whole) in self.recheck {
+        for r in self.recheck {
+            let (site, whole) = r.site();
             if whole {
                 v.check_inst(site)?;
             } else {
@@ -278,6 +279,52 @@ impl LoadChecks {
             }
         }
         Ok(())
+    }
+}
+
+/// A [`Site`] waiting for [`LoadChecks::finish`], packed (24 bytes instead of 40: on a large
+/// module many instructions wait, and this list was the largest table of a load).
+#[derive(Clone, Copy)]
+struct Recheck {
+    inst: InstId,
+    /// Byte offset / 4.
+    word: u32,
+    seq: u32,
+    scope: u32,
+    block: Option<BlockId>,
+    /// `Section as u8`, or `NO_SECTION`.
+    section: u8,
+    /// The whole check (`false`: the operand kinds only).
+    whole: bool,
+}
+
+const NO_SECTION: u8 = u8::MAX;
+
+impl Recheck {
+    fn new(site: Site, whole: bool) -> Recheck {
+        Recheck {
+            inst: site.inst,
+            word: (site.offset / 4) as u32,
+            seq: site.seq,
+            scope: site.scope,
+            block: site.block,
+            section: site.section.map_or(NO_SECTION, |s| s as u8),
+            whole,
+        }
+    }
+
+    fn site(self) -> (Site, bool) {
+        (
+            Site {
+                inst: self.inst,
+                offset: self.word as usize * 4,
+                seq: self.seq,
+                scope: self.scope,
+                section: Section::ALL.get(usize::from(self.section)).copied(),
+                block: self.block,
+            },
+            self.whole,
+        )
     }
 }
 

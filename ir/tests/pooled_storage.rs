@@ -23,6 +23,25 @@ const KERNEL: &str = "triton/native/gemm_fp16_blockptr_128x128x32_w8__pvc.spv";
 fn loaded_module_emits_its_input() {
     let (bytes, m) = load(KERNEL);
     assert_eq!(m.to_bytes(), bytes);
+    let mut streamed = Vec::new();
+    m.write_bytes(&mut streamed).unwrap();
+    assert_eq!(streamed, bytes);
+    let owned = spvopt_ir::load_bytes_owned(bytes.clone()).unwrap();
+    assert_eq!(owned.to_bytes(), bytes);
+}
+
+#[test]
+fn big_endian_input_streams_back_big_endian() {
+    let (bytes, _) = load(KERNEL);
+    let swapped: Vec<u8> = bytes
+        .chunks_exact(4)
+        .flat_map(|c| [c[3], c[2], c[1], c[0]])
+        .collect();
+    let m = spvopt_ir::load_bytes_owned(swapped.clone()).unwrap();
+    assert!(m.header.big_endian);
+    let mut streamed = Vec::new();
+    m.write_bytes(&mut streamed).unwrap();
+    assert_eq!(streamed, swapped);
 }
 
 #[test]
