@@ -288,7 +288,7 @@ impl Loader {
             };
             if fused {
                 self.checks
-                    .record(site, opcode, result, forward_pointer, uses_ok);
+                    .record(&self.m, site, opcode, result, forward_pointer, uses_ok);
             } else {
                 self.checks.placed(&self.m, site);
             }

@@ -41,7 +41,6 @@ pub(crate) struct Def {
     seq: u32,
     /// Function index of a function-local id, GLOBAL for module-level ids.
     scope: u32,
-    inst: Option<InstId>,
     /// Opcode of the defining instruction (0: not defined), kept here so that checking a use
     /// does not touch the defining instruction.
     op: u16,
@@ -210,10 +209,35 @@ impl LoadChecks {
             self.defs[i] = Def {
                 seq: site.seq,
                 scope: site.scope,
-                inst: Some(site.inst),
                 op: inst.opcode(),
             };
         }
+    }
+
+    /// For an `OpLoad` / `OpStore` whose uses passed: whether its pointer operand is already
+    /// known to have a pointer type, so that [`Verifier::check_operand_kinds`] (which checks
+    /// only that for these two) has nothing left to find. A definition never changes once
+    /// recorded, so what passes now passes at the end; anything else waits as before (this
+    /// keeps the wait list of a large module short).
+    #[inline]
+    fn pointer_operand_ok_now(&self, m: &Module, inst: InstId, opcode: u16) -> bool {
+        if opcode != Op::Load as u16 && opcode != Op::Store as u16 {
+            return false;
+        }
+        let Some(p) = m.inst(inst).operand_id(0) else {
+            return false;
+        };
+        let defined = |id: Id| self.defs.get(id.index()).is_some_and(|d| d.seq != NONE);
+        if !defined(p) {
+            return false;
+        }
+        let Some(ty) = m.def_inst(p).and_then(|d| d.result_type()) else {
+            return false;
+        };
+        self.defs.get(ty.index()).is_some_and(|d| {
+            d.seq != NONE
+                && (d.op == Op::TypePointer as u16 || d.op == Op::TypeUntypedPointerKHR as u16)
+        })
     }
 
     /// The definitions seen so far (for [`UseRule::ok`]) and the type-declaration table.
@@ -228,6 +252,7 @@ impl LoadChecks {
     #[inline]
     pub(crate) fn record(
         &mut self,
+        m: &Module,
         site: Site,
         opcode: u16,
         result: Option<Id>,
@@ -236,7 +261,7 @@ impl LoadChecks {
     ) {
         if !uses_ok {
             self.recheck.push(Recheck::new(site, true));
-        } else if needs_kind_check(opcode) {
+        } else if needs_kind_check(opcode) && !self.pointer_operand_ok_now(m, site.inst, opcode) {
             self.recheck.push(Recheck::new(site, false));
         }
         if let Some(p) = forward_pointer {
@@ -250,7 +275,6 @@ impl LoadChecks {
             self.defs[i] = Def {
                 seq: site.seq,
                 scope: site.scope,
-                inst: Some(site.inst),
                 op: opcode,
             };
         }
@@ -331,7 +355,6 @@ impl Recheck {
 const UNDEFINED: Def = Def {
     seq: NONE,
     scope: GLOBAL,
-    inst: None,
     op: 0,
 };
 
@@ -425,7 +448,6 @@ impl Verifier<'_> {
             *d = Def {
                 seq: site.seq,
                 scope: site.scope,
-                inst: Some(site.inst),
                 op: inst.opcode(),
             };
             Ok(())
@@ -530,7 +552,8 @@ impl Verifier<'_> {
             // within one block stays an error.
             || (d.scope == site.scope
                 && site.scope != GLOBAL
-                && d.inst.and_then(|i| self.m.inst_block(i)) != site.block)
+                && self.m.def(Id::new(word).expect("a defined id is not 0")).and_then(|i| self.m.inst_block(i))
+                    != site.block)
     }
 
     /// Operand kinds the passes depend on.
@@ -611,8 +634,8 @@ impl Verifier<'_> {
     fn expect_pointer(&self, word: Option<&u32>) -> Result<(), LoadErrorKind> {
         let w = word.copied().unwrap_or(0);
         let ty = Id::new(w)
-            .and_then(|id| self.defs.get(id.index()))
-            .and_then(|d| d.inst)
+            .filter(|id| self.defs.get(id.index()).is_some_and(|d| d.seq != NONE))
+            .and_then(|id| self.m.def(id))
             .and_then(|i| self.m.inst(i).result_type());
         let ty_op = ty.map_or(0, |t| self.def_op(t.word()));
         if ty_op == Op::TypePointer as u16 || ty_op == Op::TypeUntypedPointerKHR as u16 {
@@ -681,7 +704,8 @@ impl Verifier<'_> {
                     if d.scope != f {
                         return;
                     }
-                    if let Some(i) = d.inst.filter(|&i| m.inst(i).is(Op::Label)) {
+                    let def = (d.seq != NONE).then(|| m.def(id)).flatten();
+                    if let Some(i) = def.filter(|&i| m.inst(i).is(Op::Label)) {
                         if let Some(nb) = m.inst_block(i) {
                             stack.push(nb);
                         }
