@@ -1,9 +1,11 @@
 //! What a run did: one [`PassRecord`] per pass (statistics, time, instruction counts, warnings)
 //! and the [`RunReport`] of the pipeline, with the renderings the CLI and the C API print
-//! (summary lines, grouped warnings, per-pass times).
+//! (summary lines, grouped warnings, per-pass times). Warnings are rendered by
+//! [`crate::diagnostic::render`], as everything a person reads about a diagnostic.
 
 use std::time::Duration;
 
+use crate::diagnostic::render::{self, Renderer};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::pass::Statistics;
 use crate::registry::{PassInfo, PassOptions};
@@ -48,7 +50,11 @@ impl PassRecord {
                         pass: self.name,
                         message: w.message.clone(),
                         count: 1,
-                        first_location: w.at.as_ref().map(Location::to_string).unwrap_or_default(),
+                        first_location: w
+                            .at
+                            .as_ref()
+                            .map(|at| Renderer::PLAIN.location(at))
+                            .unwrap_or_default(),
                         first_at: w.at.clone(),
                     });
                 }
@@ -94,7 +100,8 @@ pub struct WarningGroup {
     /// The message without its location.
     pub message: String,
     pub count: usize,
-    /// Location of the first occurrence, as text (empty when the warnings carry none).
+    /// Location of the first occurrence, as text (empty when the warnings carry none):
+    /// `first_at` as the renderer writes it (kept for the `--stats` JSON key of that name).
     pub first_location: String,
     /// Location of the first occurrence.
     pub first_at: Option<Location>,
@@ -103,27 +110,24 @@ pub struct WarningGroup {
 impl WarningGroup {
     /// The group as one line: the message, with the count and first location when repeated.
     pub fn line(&self) -> String {
-        match (self.count, self.first_location.is_empty()) {
-            (1, true) => format!("{}: {}", self.pass, self.message),
-            (1, false) => format!("{}: {}: {}", self.pass, self.first_location, self.message),
-            (n, true) => format!("{}: {n} x {}", self.pass, self.message),
-            (n, false) => format!(
-                "{}: {n} x {} (first at {})",
-                self.pass, self.message, self.first_location
-            ),
-        }
+        self.line_with(&Renderer::PLAIN)
     }
-}
 
-impl WarningGroup {
+    /// [`WarningGroup::line`] with ids shown as `r` shows them (e.g. with their names).
+    pub fn line_with(&self, r: &Renderer<'_>) -> String {
+        r.group_line(self.pass, &self.message, self.count, self.first_at.as_ref())
+    }
+
     /// The group as one diagnostic (JSON, the C API): the message with the count when repeated,
     /// at the first location.
     pub fn diagnostic(&self) -> Diagnostic {
-        let message = match self.count {
-            1 => self.message.clone(),
-            n => format!("{n} x {}", self.message),
-        };
-        Diagnostic::warning(self.first_at.clone(), message)
+        render::group_diagnostic(&self.message, self.count, self.first_at.as_ref())
+    }
+
+    /// The group as one `--diagnostics-format json` object: [`WarningGroup::diagnostic`] with
+    /// `pass` and `count`.
+    pub fn to_json(&self, r: &Renderer<'_>) -> serde_json::Value {
+        r.group_json(self.pass, &self.message, self.count, self.first_at.as_ref())
     }
 }
 
@@ -157,16 +161,7 @@ impl RunReport {
                     .warning_groups()
                     .into_iter()
                     .map(|g| {
-                        let mut v = serde_json::json!({
-                            "level": "warning",
-                            "message": g.message,
-                            "count": g.count,
-                            "first_location": g.first_location,
-                        });
-                        if let Some(at) = &g.first_at {
-                            v["first_at"] = at.to_json();
-                        }
-                        v
+                        Renderer::PLAIN.group_stats_json(&g.message, g.count, g.first_at.as_ref())
                     })
                     .collect();
                 let mut v = serde_json::json!({
