@@ -3,8 +3,10 @@
 //! through pkg-config both ways (`spvopt`: shared, found at run time through the .pc's rpath;
 //! `spvopt-static`, and `--static` on an archive-only install: static) — and run without
 //! LD_LIBRARY_PATH: it optimizes a corpus kernel with `-O` for pvc, checks the output against
-//! the bytes spv-opt's command line writes, exercises the error paths, and runs 8 threads at
-//! once. The installed archive must stay within 20 MB (no debug info, no LLVM bitcode).
+//! the bytes spv-opt's command line writes, exercises the error paths, receives located errors
+//! and warnings through the structured diagnostic callback (checked against the text callback's
+//! line), and runs 8 threads at once. The installed archive must stay within 20 MB (no debug
+//! info, no LLVM bitcode).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,6 +16,33 @@ fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     exe.parent().unwrap().parent().unwrap().to_path_buf()
 }
+
+/// The C client's diagnostics fixture: the MMA is %13 in function %1 (`my_kernel`), block %12.
+const F64_MMA: &str = "OpCapability Addresses
+OpCapability Kernel
+OpCapability Float64
+OpCapability Vector16
+OpCapability SubgroupMatrixMultiplyAccumulateINTEL
+OpExtension \"SPV_INTEL_subgroup_matrix_multiply_accumulate\"
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %1 \"main\"
+OpExecutionMode %1 SubgroupSize 16
+OpName %1 \"my_kernel\"
+%2 = OpTypeVoid
+%3 = OpTypeInt 32 0
+%4 = OpTypeFloat 64
+%5 = OpTypeVector %4 2
+%6 = OpTypeVector %4 16
+%7 = OpConstant %3 16
+%8 = OpConstantNull %5
+%9 = OpConstantNull %6
+%10 = OpTypeFunction %2
+%1 = OpFunction %2 None %10
+%12 = OpLabel
+%13 = OpSubgroupMatrixMultiplyAccumulateINTEL %5 %7 %8 %9 %8
+OpReturn
+OpFunctionEnd
+";
 
 #[test]
 fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
@@ -26,6 +55,19 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
         .unwrap();
     let dir = tmp.path();
     let expected = dir.join("expected.spv");
+    // One f64 MMA with fixed ids (the C client checks them in the diagnostics): legalize warns
+    // about it, lower-mma cannot lower it for pvc.
+    let mma = dir.join("f64_mma.spv");
+    let words = spvopt_ir::text::assemble(F64_MMA, spvopt_ir::text::TargetEnv::Universal_1_4)
+        .expect("assemble the f64 MMA fixture");
+    std::fs::write(
+        &mma,
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
     // The CLI's output, by the CLI's own code (spv-opt's main is this function).
     let code = spvopt_tools::opt_cli::run(&[
         "-O".into(),
@@ -120,6 +162,7 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
         let o = Command::new(exe)
             .arg(&input)
             .arg(&expected)
+            .arg(&mma)
             .env_remove("LD_LIBRARY_PATH")
             .output()
             .unwrap();
