@@ -278,6 +278,24 @@ fn guarded(f: impl FnOnce() -> SpvoptResult) -> SpvoptResult {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(SPVOPT_ERROR_INTERNAL)
 }
 
+/// Applies `f` to the optimizer at `opt`: `SPVOPT_ERROR_INVALID_ARGUMENT` for null.
+///
+/// # Safety
+/// `opt` is null or a live optimizer not being run.
+unsafe fn configure(
+    opt: *mut SpvoptOptimizer,
+    f: impl FnOnce(&mut SpvoptOptimizer),
+) -> SpvoptResult {
+    guarded(|| {
+        // SAFETY: guaranteed by the caller.
+        let Some(o) = (unsafe { opt.as_mut() }) else {
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        };
+        f(o);
+        SPVOPT_SUCCESS
+    })
+}
+
 /// A C string argument; `None` for null or non-UTF-8.
 ///
 /// # Safety
@@ -369,15 +387,13 @@ pub unsafe extern "C" fn spvopt_optimizer_set_message_consumer(
     consumer: SpvoptMessageConsumer,
     user_data: *mut c_void,
 ) -> SpvoptResult {
-    guarded(|| {
-        // SAFETY: per the contract.
-        let Some(o) = (unsafe { opt.as_mut() }) else {
-            return SPVOPT_ERROR_INVALID_ARGUMENT;
-        };
-        o.consumer = consumer;
-        o.user_data = user_data;
-        SPVOPT_SUCCESS
-    })
+    // SAFETY: per the contract.
+    unsafe {
+        configure(opt, |o| {
+            o.consumer = consumer;
+            o.user_data = user_data;
+        })
+    }
 }
 
 /// Sets the diagnostic callback (null to remove it) and the user data passed to it. It
@@ -393,15 +409,11 @@ pub unsafe extern "C" fn spvopt_optimizer_set_diagnostic_consumer(
     consumer: SpvoptDiagnosticConsumer,
     user_data: *mut c_void,
 ) -> SpvoptResult {
-    guarded(|| {
-        // SAFETY: per the contract.
-        let Some(o) = (unsafe { opt.as_mut() }) else {
-            return SPVOPT_ERROR_INVALID_ARGUMENT;
-        };
-        o.diagnostic_consumer = consumer;
-        o.diagnostic_user_data = user_data;
-        SPVOPT_SUCCESS
-    })
+    let set = |o: &mut SpvoptOptimizer| {
+        (o.diagnostic_consumer, o.diagnostic_user_data) = (consumer, user_data)
+    };
+    // SAFETY: per the contract.
+    unsafe { configure(opt, set) }
 }
 
 /// Registers passes by command-line flag, as spv-opt takes them: `"--fuse-block-loads"`,
@@ -501,14 +513,8 @@ pub unsafe extern "C" fn spvopt_optimizer_set_validation(
     opt: *mut SpvoptOptimizer,
     enabled: i32,
 ) -> SpvoptResult {
-    guarded(|| {
-        // SAFETY: per the contract.
-        let Some(o) = (unsafe { opt.as_mut() }) else {
-            return SPVOPT_ERROR_INVALID_ARGUMENT;
-        };
-        o.validate = enabled != 0;
-        SPVOPT_SUCCESS
-    })
+    // SAFETY: per the contract.
+    unsafe { configure(opt, |o| o.validate = enabled != 0) }
 }
 
 /// Sets the validation environment (`"spv1.4"`, `"opencl2.2"`, …; null: the universal

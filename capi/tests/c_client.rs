@@ -17,33 +17,6 @@ fn profile_dir() -> PathBuf {
     exe.parent().unwrap().parent().unwrap().to_path_buf()
 }
 
-/// The C client's diagnostics fixture: the MMA is %13 in function %1 (`my_kernel`), block %12.
-const F64_MMA: &str = "OpCapability Addresses
-OpCapability Kernel
-OpCapability Float64
-OpCapability Vector16
-OpCapability SubgroupMatrixMultiplyAccumulateINTEL
-OpExtension \"SPV_INTEL_subgroup_matrix_multiply_accumulate\"
-OpMemoryModel Physical64 OpenCL
-OpEntryPoint Kernel %1 \"main\"
-OpExecutionMode %1 SubgroupSize 16
-OpName %1 \"my_kernel\"
-%2 = OpTypeVoid
-%3 = OpTypeInt 32 0
-%4 = OpTypeFloat 64
-%5 = OpTypeVector %4 2
-%6 = OpTypeVector %4 16
-%7 = OpConstant %3 16
-%8 = OpConstantNull %5
-%9 = OpConstantNull %6
-%10 = OpTypeFunction %2
-%1 = OpFunction %2 None %10
-%12 = OpLabel
-%13 = OpSubgroupMatrixMultiplyAccumulateINTEL %5 %7 %8 %9 %8
-OpReturn
-OpFunctionEnd
-";
-
 #[test]
 fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -58,7 +31,9 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     // One f64 MMA with fixed ids (the C client checks them in the diagnostics): legalize warns
     // about it, lower-mma cannot lower it for pvc.
     let mma = dir.join("f64_mma.spv");
-    let words = spvopt_ir::text::assemble(F64_MMA, spvopt_ir::text::TargetEnv::Universal_1_4)
+    let fixture = here.join("../tests/fixtures/diagnostics/f64_mma.spvasm");
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    let words = spvopt_ir::text::assemble(&text, spvopt_ir::text::TargetEnv::Universal_1_4)
         .expect("assemble the f64 MMA fixture");
     std::fs::write(
         &mma,

@@ -3,23 +3,35 @@
 //! json`, both rendered from the same `Diagnostic` values (the text line is the JSON's parts
 //! joined), with the input's `OpName`s on the located ids.
 
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
 use crate::common;
 use common::{spv_opt, stderr, tmpdir};
 
 /// One kernel (`my_kernel`) with one f64 MMA: no target has f64 MMAs and lower-mma cannot
 /// emulate them.
-const F64_MMA: &str = "OpCapability Addresses\nOpCapability Kernel\nOpCapability Float64\n\
-    OpCapability Vector16\nOpCapability SubgroupMatrixMultiplyAccumulateINTEL\n\
-    OpExtension \"SPV_INTEL_subgroup_matrix_multiply_accumulate\"\n\
-    OpMemoryModel Physical64 OpenCL\nOpEntryPoint Kernel %main \"main\"\n\
-    OpExecutionMode %main SubgroupSize 16\nOpName %main \"my_kernel\"\n\
-    %void = OpTypeVoid\n%uint = OpTypeInt 32 0\n\
-    %double = OpTypeFloat 64\n%v2double = OpTypeVector %double 2\n\
-    %v16double = OpTypeVector %double 16\n%uint_16 = OpConstant %uint 16\n\
-    %z = OpConstantNull %v2double\n%s = OpConstantNull %v16double\n\
-    %fnty = OpTypeFunction %void\n%main = OpFunction %void None %fnty\n%entry = OpLabel\n\
-    %r = OpSubgroupMatrixMultiplyAccumulateINTEL %v2double %uint_16 %z %s %z\n\
-    OpReturn\nOpFunctionEnd\n";
+fn f64_mma() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/diagnostics/f64_mma.spvasm")
+}
+
+/// spv-opt with `args` on `input` (and `-o out` when given).
+fn spv_opt_on(args: &[&str], input: &Path, out: Option<&Path>) -> Output {
+    let mut c = spv_opt();
+    c.args(args).arg(input);
+    if let Some(out) = out {
+        c.arg("-o").arg(out);
+    }
+    c.output().unwrap()
+}
+
+/// The first JSON diagnostic whose message contains `what`.
+fn with_message<'a>(lines: &'a [serde_json::Value], what: &str) -> &'a serde_json::Value {
+    lines
+        .iter()
+        .find(|v| v["message"].as_str().is_some_and(|m| m.contains(what)))
+        .unwrap_or_else(|| panic!("no {what}: {lines:?}"))
+}
 
 fn json_lines(text: &str) -> Vec<serde_json::Value> {
     text.lines()
@@ -30,17 +42,9 @@ fn json_lines(text: &str) -> Vec<serde_json::Value> {
 #[test]
 fn a_pass_error_is_one_line_of_text_or_one_json_diagnostic_each() {
     let d = tmpdir("diag-pass");
-    let input = d.join("f64.spvasm");
-    std::fs::write(&input, F64_MMA).unwrap();
     let out = d.join("out.spv");
     let args = ["--lower-mma", "--skip-validation", "--target", "pvc"];
-    let o = spv_opt()
-        .args(args)
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = spv_opt_on(&args, &f64_mma(), Some(&out));
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let text = stderr(&o);
     assert_eq!(text.lines().count(), 1, "{text}");
@@ -51,14 +55,8 @@ fn a_pass_error_is_one_line_of_text_or_one_json_diagnostic_each() {
     assert!(line.contains(" (my_kernel), block %"), "{line}");
     assert!(!out.exists());
 
-    let o = spv_opt()
-        .args(args)
-        .args(["--diagnostics-format", "json"])
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let json_args = [&args[..], &["--diagnostics-format", "json"]].concat();
+    let o = spv_opt_on(&json_args, &f64_mma(), Some(&out));
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let lines = json_lines(&stderr(&o));
     assert_eq!(lines.len(), 1, "{lines:?}");
@@ -92,16 +90,14 @@ fn a_pass_error_is_one_line_of_text_or_one_json_diagnostic_each() {
 fn check_env_findings_are_located_diagnostics() {
     let d = tmpdir("diag-env");
     let input = d.join("bad.spvasm");
-    std::fs::write(
-        &input,
-        "OpCapability Addresses\nOpCapability Kernel\nOpMemoryModel Physical32 OpenCL\n\
+    let bad = "OpCapability Addresses\nOpCapability Kernel\nOpMemoryModel Physical32 OpenCL\n\
          OpEntryPoint Kernel %main \"main\"\nOpName %main \"my_kernel\"\n\
          %void = OpTypeVoid\n%int = OpTypeInt 32 1\n%fnty = OpTypeFunction %void\n\
          %main = OpFunction %void None %fnty\n%entry = OpLabel\n\
-         %call = OpFunctionCall %void %main\nOpReturn\nOpFunctionEnd\n",
-    )
-    .unwrap();
-    let o = spv_opt().arg("--check-env").arg(&input).output().unwrap();
+         %call = OpFunctionCall %void %main\nOpReturn\nOpFunctionEnd\n";
+    // Physical32, a signed integer type, and a kernel calling itself.
+    std::fs::write(&input, bad).unwrap();
+    let o = spv_opt_on(&["--check-env"], &input, None);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let text = stderr(&o);
     let recursion = text
@@ -113,11 +109,7 @@ fn check_env_findings_are_located_diagnostics() {
         "{text}"
     );
 
-    let o = spv_opt()
-        .args(["--check-env", "--diagnostics-format=json"])
-        .arg(&input)
-        .output()
-        .unwrap();
+    let o = spv_opt_on(&["--check-env", "--diagnostics-format=json"], &input, None);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let lines = json_lines(&stderr(&o));
     // Three findings (Physical32, Signedness 1, recursion), then the summary error.
@@ -127,27 +119,13 @@ fn check_env_findings_are_located_diagnostics() {
         assert!(v["at"]["opcode"].is_string(), "{v}");
         assert_eq!(v["file"], input.display().to_string(), "{v}");
     }
-    let signed = lines
-        .iter()
-        .find(|v| {
-            v["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("Signedness 1"))
-        })
-        .unwrap();
+    let signed = with_message(&lines, "Signedness 1");
     assert_eq!(signed["at"]["opcode"], "OpTypeInt");
     assert!(
         signed["at"].get("function").is_none(),
         "module scope: {signed}"
     );
-    let call = lines
-        .iter()
-        .find(|v| {
-            v["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("recursion"))
-        })
-        .unwrap();
+    let call = with_message(&lines, "recursion");
     assert_eq!(call["at"]["opcode"], "OpFunctionCall");
     assert!(
         call["location"].as_str().unwrap().contains("(my_kernel)"),

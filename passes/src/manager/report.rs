@@ -216,3 +216,63 @@ impl RunReport {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spvopt_ir::Id;
+
+    /// `first_location` (a published field and `--stats` key) is `first_at` as the renderer
+    /// writes it; the line, the JSON and the diagnostic of a group come from the same values.
+    #[test]
+    fn groups_render_from_their_first_location() {
+        let at = Location {
+            opcode: Some("OpLoad".into()),
+            result: Id::new(12),
+            function: Id::new(7),
+            block: Id::new(9),
+        };
+        let mut stats = Statistics::default();
+        stats.warn_at(at.clone(), "slow".into());
+        stats.warn("slow".into());
+        stats.warn("odd".into());
+        let record = PassRecord {
+            name: "dce",
+            info: crate::registry::lookup("dce").expect("dce is registered"),
+            options: PassOptions::new(),
+            changed: false,
+            changes: 0,
+            max_changes: None,
+            stats,
+            duration: Duration::ZERO,
+            instructions_before: 1,
+            instructions_after: 1,
+            implicit: None,
+            undone: false,
+        };
+        let groups = record.warning_groups();
+        assert_eq!(groups.len(), 2);
+        let g = &groups[0];
+        assert_eq!(g.count, 2);
+        assert_eq!(g.first_at.as_ref(), Some(&at));
+        assert_eq!(g.first_location, Renderer::PLAIN.location(&at));
+        assert_eq!(g.first_location, "OpLoad %12 in function %7, block %9");
+        assert_eq!(
+            g.line(),
+            "dce: 2 x slow (first at OpLoad %12 in function %7, block %9)"
+        );
+        assert_eq!(groups[1].first_location, "");
+        assert_eq!(groups[1].line(), "dce: odd");
+        let json = RunReport {
+            instructions_before: 1,
+            passes: vec![record],
+        }
+        .to_json();
+        let w = &json["passes"][0]["warnings"][0];
+        assert_eq!(w["first_location"], g.first_location.as_str());
+        assert_eq!(w["first_at"], at.to_json());
+        assert_eq!(w["count"], 2);
+        assert_eq!(g.diagnostic().message, "2 x slow");
+        assert_eq!(g.to_json(&Renderer::PLAIN)["pass"], "dce");
+    }
+}
