@@ -52,8 +52,9 @@ OPTIONS:
     --Werror                warnings are errors: printed as errors, exit 1, nothing written
     --diagnostics-format text|json
                             warnings and errors on stderr as text lines (the default) or as
-                            one JSON object per line (level, message, and for a pass's
-                            warnings pass, count, at: opcode/result/function/block, location)
+                            one JSON object per line (level, message; where known at:
+                            opcode/result/function/block and location; a pass's warnings
+                            add pass and count, its errors pass and summary, one each)
     --print-changed         print, for every pass that changed the module, a unified diff of
                             the disassembly against the module before it, to stderr
     --time-report           print per-pass times and statistics to stderr
