@@ -179,7 +179,7 @@ impl Report<'_> {
                 summary,
                 diagnostics,
             } if !diagnostics.is_empty() => Report {
-                source: *pass,
+                source: pass,
                 line,
                 diagnostics: diagnostics
                     .iter()
