@@ -315,21 +315,20 @@ pub fn run(args: &[String]) -> i32 {
         return code;
     }
     let json = diagnostics_as_json(args);
-    match run_inner(args) {
-        Ok(()) => 0,
-        Err(Failure::Message(msg)) if json => {
+    match (run_inner(args), json) {
+        (Ok(()), _) => 0,
+        (Err(Failure::Message(msg)), true) => {
             eprintln!("{}", Renderer::PLAIN.json(&Diagnostic::error(None, msg)));
             1
         }
-        Err(Failure::Message(line)) | Err(Failure::Pass { line, .. }) if !json => {
-            eprintln!("spv-opt: error: {line}");
-            1
-        }
-        Err(Failure::Message(_)) => 1,
-        Err(Failure::Pass { json, .. }) => {
+        (Err(Failure::Pass { json, .. }), true) => {
             for v in json {
                 eprintln!("{v}");
             }
+            1
+        }
+        (Err(Failure::Message(line) | Failure::Pass { line, .. }), false) => {
+            eprintln!("spv-opt: error: {line}");
             1
         }
     }
