@@ -20,7 +20,7 @@
 //!   reads and the private source of writes.
 
 use spirv::{Op, StorageClass};
-use spvopt_ir::{Id, Inst, InstId, Module};
+use spvopt_ir::{Id, Inst, InstBuf, InstId, Module};
 
 pub use crate::block_kind::BlockKind;
 
@@ -92,7 +92,7 @@ impl BlockOperands {
     }
 
     /// The instruction with these operands.
-    pub fn to_inst(&self) -> Inst {
+    pub fn to_inst(&self) -> InstBuf {
         let w = |i: Id| i.word();
         let shape = [
             w(self.element_size),

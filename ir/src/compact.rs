@@ -16,7 +16,7 @@ impl Module {
     /// of opcodes the grammar does not know are kept verbatim.
     pub fn compact_ids_if_sparse(&mut self) -> bool {
         let mut words = 5;
-        self.for_each_inst_in_order(|i| words += self.insts[i.index()].word_count());
+        self.for_each_inst_in_order(|i| words += self.inst(i).word_count());
         if self.id_capacity() <= crate::loader::id_limit(words) as usize {
             return false;
         }
@@ -36,13 +36,14 @@ impl Module {
         for &i in order.as_slice() {
             self.map_used_ids(i, remap);
             if let Some(r) = self.inst(i).result_id() {
-                self.insts[i.index()].set_result_id(remap(r));
+                self.inst_mut(i).set_result_id(remap(r));
             }
         }
-        self.defs = vec![None; next as usize];
+        self.defs = crate::entity::SecondaryMap::with_capacity(next as usize, None);
+        self.defs.resize(next as usize);
         for &i in order.as_slice() {
             if let Some(r) = self.inst(i).result_id() {
-                self.defs[r.index()] = Some(i);
+                self.defs[r] = Some(i);
             }
         }
         for (id, _) in &mut self.ext_sets {

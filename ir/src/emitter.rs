@@ -21,11 +21,11 @@ impl Module {
                 f(i);
             }
             for &b in &func.blocks {
-                f(self.blocks[b.index()].label);
-                let mut next = self.blocks[b.index()].first;
+                f(self.blocks[b].label);
+                let mut next = self.blocks[b].first;
                 while let Some(i) = next {
                     f(i);
-                    next = self.links[i.index()].next;
+                    next = self.links[i].next;
                 }
             }
             f(func.end);
@@ -50,8 +50,8 @@ impl Module {
         let mut out = Vec::with_capacity(self.word_estimate());
         out.extend_from_slice(&self.header_words());
         self.for_each_inst_in_order(|i| {
-            let inst = &self.insts[i.index()];
-            out.push(((inst.word_count() as u32) << 16) | inst.opcode() as u32);
+            let inst = self.inst(i);
+            out.push(inst.first_word());
             out.extend_from_slice(&inst.words);
         });
         out
@@ -79,17 +79,50 @@ impl Module {
         };
         put(&self.header_words());
         self.for_each_inst_in_order(|i| {
-            let inst = &self.insts[i.index()];
-            put(&[((inst.word_count() as u32) << 16) | inst.opcode() as u32]);
+            let inst = self.inst(i);
+            put(&[inst.first_word()]);
             put(&inst.words);
         });
         out
     }
 
-    /// Capacity for the emitted words: five per instruction, which most modules stay under
-    /// (a walk for the exact count would cost as much as a tenth of the emission; capacity
-    /// never written costs no memory pages).
+    /// Writes the module's bytes (as [`Module::to_bytes`] makes them) to `out`, a block of
+    /// instructions at a time: no copy of the whole output in memory.
+    pub fn write_bytes(&self, out: &mut (impl std::io::Write + ?Sized)) -> std::io::Result<()> {
+        const BLOCK: usize = 1 << 16;
+        let mut buf: Vec<u8> = Vec::with_capacity(BLOCK + 4 * 1024);
+        let big_endian = self.header.big_endian;
+        let put = |buf: &mut Vec<u8>, words: &[u32]| {
+            for w in words {
+                buf.extend_from_slice(&if big_endian {
+                    w.to_be_bytes()
+                } else {
+                    w.to_le_bytes()
+                });
+            }
+        };
+        put(&mut buf, &self.header_words());
+        let mut result = Ok(());
+        self.for_each_inst_in_order(|i| {
+            if result.is_err() {
+                return;
+            }
+            let inst = self.inst(i);
+            put(&mut buf, &[inst.first_word()]);
+            put(&mut buf, &inst.words);
+            if buf.len() >= BLOCK {
+                result = out.write_all(&buf);
+                buf.clear();
+            }
+        });
+        result?;
+        out.write_all(&buf)
+    }
+
+    /// Capacity for the emitted words: the pool's length, which holds every live instruction's
+    /// words (and those of erased or replaced ones: capacity never written costs no memory
+    /// pages).
     fn word_estimate(&self) -> usize {
-        self.insts.len() * 5 + 5
+        self.pool.len() + 5
     }
 }

@@ -14,7 +14,10 @@ use crate::grammar::{self, ExtSet, SlotKind, WalkContext};
 use crate::id::{BlockId, FuncId, Id, InstId};
 use crate::inst::{opcode_display, Inst};
 use crate::module::{Function, Header, Module, Section};
-use crate::verify::{LoadChecks, Site, GLOBAL};
+use crate::verify::{LoadChecks, Site, UseRule, GLOBAL};
+
+mod desc;
+use desc::{load_desc, LoadDesc};
 
 const MAGIC: u32 = 0x0723_0203;
 
@@ -32,8 +35,27 @@ pub fn id_limit(words: usize) -> u32 {
     (words.min(MAX_ID as usize) as u32).max(SMALL_MODULE_ID_LIMIT)
 }
 
+/// Loads a module from bytes (little- or big-endian SPIR-V), taking them: they are freed as
+/// soon as the words are copied out, before the loader's tables are allocated (on a large
+/// module that lowers the peak memory by the module's size).
+pub fn load_bytes_owned(bytes: Vec<u8>) -> Result<Module, LoadError> {
+    let (words, big_endian) = words_of_bytes(&bytes)?;
+    drop(bytes);
+    let mut m = load_pool(words, CheckMode::WhileLoading)?;
+    m.header.big_endian = big_endian;
+    Ok(m)
+}
+
 /// Loads a module from bytes (little- or big-endian SPIR-V).
 pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
+    let (words, big_endian) = words_of_bytes(bytes)?;
+    let mut m = load_pool(words, CheckMode::WhileLoading)?;
+    m.header.big_endian = big_endian;
+    Ok(m)
+}
+
+/// The words of a binary in host order, and whether it was big-endian; the header checks.
+fn words_of_bytes(bytes: &[u8]) -> Result<(Vec<u32>, bool), LoadError> {
     if bytes.is_empty() {
         return Err(err(0, None, LoadErrorKind::Empty));
     }
@@ -55,14 +77,14 @@ pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
     } else {
         return Err(err(0, None, LoadErrorKind::BadMagic(first)));
     };
-    let owned: Vec<u32>;
-    let words: &[u32] = if !big_endian && bytes.as_ptr().align_offset(4) == 0 {
+    let words: Vec<u32> = if !big_endian && bytes.as_ptr().align_offset(4) == 0 {
         // SAFETY: the pointer is 4-aligned, the length is a whole number of words (checked
         // above), any bit pattern is a valid u32, and the host is little-endian (grammar.rs
         // refuses to compile otherwise), so the bytes are the words.
         unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<u32>(), bytes.len() / 4) }
+            .to_vec()
     } else {
-        owned = bytes
+        bytes
             .chunks_exact(4)
             .map(|c| {
                 let w = [c[0], c[1], c[2], c[3]];
@@ -72,12 +94,9 @@ pub fn load_bytes(bytes: &[u8]) -> Result<Module, LoadError> {
                     u32::from_le_bytes(w)
                 }
             })
-            .collect();
-        &owned
+            .collect()
     };
-    let mut m = load_words_inner(words, CheckMode::WhileLoading)?;
-    m.header.big_endian = big_endian;
-    Ok(m)
+    Ok((words, big_endian))
 }
 
 /// Loads a module from words in host order.
@@ -95,7 +114,7 @@ pub fn load_words(words: &[u32]) -> Result<Module, LoadError> {
     if words[0] != MAGIC {
         return Err(err(0, None, LoadErrorKind::BadMagic(words[0])));
     }
-    load_words_inner(words, CheckMode::WhileLoading)
+    load_pool(words.to_vec(), CheckMode::WhileLoading)
 }
 
 fn err(offset: usize, instruction: Option<String>, kind: LoadErrorKind) -> LoadError {
@@ -118,8 +137,9 @@ enum Place {
     BetweenFunctions,
 }
 
-struct Loader<'a> {
-    words: &'a [u32],
+struct Loader {
+    /// Number of words of the module.
+    n_words: usize,
     m: Module,
     /// Ids at or above this are rejected ([`id_limit`]).
     id_limit: u32,
@@ -147,10 +167,12 @@ pub fn load_words_verify_after(words: &[u32]) -> Result<Module, LoadError> {
     if words.len() < 5 || words[0] != MAGIC {
         return load_words(words);
     }
-    load_words_inner(words, CheckMode::AfterLoading)
+    load_pool(words.to_vec(), CheckMode::AfterLoading)
 }
 
-fn load_words_inner(words: &[u32], mode: CheckMode) -> Result<Module, LoadError> {
+/// Loads the module whose words (host order, magic checked, at least the header) are `words`:
+/// they become the module's pool, each instruction's first word replaced by its head.
+fn load_pool(words: Vec<u32>, mode: CheckMode) -> Result<Module, LoadError> {
     let header = Header {
         version: words[1],
         generator: words[2],
@@ -158,18 +180,20 @@ fn load_words_inner(words: &[u32], mode: CheckMode) -> Result<Module, LoadError>
         schema: words[4],
         big_endian: false,
     };
+    let n_words = words.len();
     let mut m = Module::new(header.version);
     m.header = header;
     // Ids are bounded by the number of words in practice; do not trust the bound for sizing.
-    let estimate = (words.len() / 3).min(header.bound as usize) + 1;
-    m.defs = Vec::with_capacity(estimate);
-    m.defs.push(None);
-    m.insts.reserve(words.len() / 3);
-    m.links.reserve(words.len() / 3);
+    let estimate = (n_words / 3).min(header.bound as usize) + 1;
+    m.defs = crate::entity::SecondaryMap::with_capacity(estimate, None);
+    m.defs.resize(1);
+    m.recs.reserve(n_words / 4);
+    m.links.reserve(n_words / 4);
+    m.pool = words;
     let mut l = Loader {
-        words,
+        n_words,
         m,
-        id_limit: id_limit(words.len()),
+        id_limit: id_limit(n_words),
         pending: Vec::new(),
         checks: LoadChecks::new(estimate),
     };
@@ -183,15 +207,15 @@ fn load_words_inner(words: &[u32], mode: CheckMode) -> Result<Module, LoadError>
     Ok(m)
 }
 
-impl Loader<'_> {
+impl Loader {
     fn run(&mut self) -> Result<(), LoadError> {
-        let words = self.words;
+        let n_words = self.n_words;
         let bound = self.m.header.bound;
         let mut pos = 5;
         let mut seq = 0u32;
         let mut place = Place::ModuleLevel(Section::Capability);
-        while pos < words.len() {
-            let first = words[pos];
+        while pos < n_words {
+            let first = self.m.pool[pos];
             let wc = (first >> 16) as usize;
             let opcode = (first & 0xffff) as u16;
             let offset = pos * 4;
@@ -199,20 +223,37 @@ impl Loader<'_> {
             if wc == 0 {
                 return Err(err(offset, name(), LoadErrorKind::ZeroWordCount));
             }
-            if pos + wc > words.len() {
+            if pos + wc > n_words {
                 return Err(err(
                     offset,
                     name(),
                     LoadErrorKind::PastEnd {
                         word_count: wc,
-                        remaining: words.len() - pos,
+                        remaining: n_words - pos,
                     },
                 ));
             }
-            let body = &words[pos + 1..pos + wc];
-            let inst = Inst::from_raw(opcode, body);
-            self.check_operands(&inst, offset, bound)?;
-            if let Some(r) = inst.result_id() {
+            let desc = load_desc(opcode);
+            // The first word becomes the head; the words stay where they are.
+            self.m.pool[pos] = desc.head;
+            let inst = Inst::from_slice(&self.m.pool[pos..pos + wc]);
+            // Plain-word operands (most instructions): each use word's range and its
+            // definition checked in one loop, against where the instruction will sit if it
+            // can be placed (a placement error wins over what the loop found, as before).
+            let fused = desc.fits(wc - 1);
+            let uses_ok = if fused {
+                let (scope, section) = self.site_ahead(&place, opcode, &desc);
+                let rule = UseRule::new(scope, seq, section, opcode == spirv::Op::Phi as u16);
+                self.check_fast(inst, &desc, rule, offset, bound)?
+            } else {
+                self.check_operands(inst, offset, bound)?;
+                false
+            };
+            let result = inst.result_id();
+            let forward_pointer = (opcode == spirv::Op::TypeForwardPointer as u16)
+                .then(|| inst.operand_word(0))
+                .flatten();
+            if let Some(r) = result {
                 if self.m.def(r).is_some() {
                     return Err(err(
                         offset,
@@ -221,7 +262,8 @@ impl Loader<'_> {
                     ));
                 }
             }
-            let placed = self.place(inst, &mut place, offset)?;
+            let i = self.m.alloc_pooled(pos as u32, wc as u32, result);
+            self.place(i, opcode, &mut place, offset)?;
             // Where it went, as `verify` walks the module (emission order is load order).
             let function_scope = |f: FuncId| f.index() as u32;
             let (scope, section, block) = match place {
@@ -236,27 +278,26 @@ impl Loader<'_> {
                 }
                 Place::BetweenFunctions => (GLOBAL, None, None),
             };
-            self.checks.placed(
-                &self.m,
-                Site {
-                    inst: placed,
-                    offset,
-                    seq,
-                    scope,
-                    section,
-                    block,
-                },
-            );
+            let site = Site {
+                inst: i,
+                offset,
+                seq,
+                scope,
+                section,
+                block,
+            };
+            if fused {
+                self.checks
+                    .record(site, opcode, result, forward_pointer, uses_ok);
+            } else {
+                self.checks.placed(&self.m, site);
+            }
             seq += 1;
             pos += wc;
         }
         match place {
             Place::FunctionHeader(_) | Place::Block(..) => {
-                return Err(err(
-                    words.len() * 4,
-                    None,
-                    LoadErrorKind::UnterminatedFunction,
-                ));
+                return Err(err(n_words * 4, None, LoadErrorKind::UnterminatedFunction));
             }
             _ => {}
         }
@@ -264,14 +305,96 @@ impl Loader<'_> {
         Ok(())
     }
 
-    fn check_operands(&mut self, inst: &Inst, offset: usize, bound: u32) -> Result<(), LoadError> {
+    /// Scope and section the instruction of `opcode` gets if `place` can take it (what the
+    /// loop after placement computes, known ahead for the fused check).
+    #[inline]
+    fn site_ahead(&self, place: &Place, opcode: u16, desc: &LoadDesc) -> (u32, Option<Section>) {
+        match *place {
+            Place::ModuleLevel(_) if opcode == spirv::Op::Function as u16 => (GLOBAL, None),
+            Place::ModuleLevel(cur) => {
+                let section = match desc.section() {
+                    Some(s) => s,
+                    None if desc.known => Section::Global,
+                    None => cur,
+                };
+                (GLOBAL, Some(section))
+            }
+            Place::BetweenFunctions => (GLOBAL, None),
+            Place::FunctionHeader(f) | Place::Block(f, _) => (f.index() as u32, None),
+        }
+    }
+
+    /// The fused check of an instruction whose operands fit its fast shape: every use word in
+    /// range (else the error, exactly as [`Loader::check_operands`] reports it) and, in the
+    /// same loop, whether every use passes `rule` (`Ok(false)` sends the instruction to the
+    /// full check at the end).
+    #[inline]
+    fn check_fast(
+        &self,
+        inst: &Inst,
+        desc: &LoadDesc,
+        rule: UseRule,
+        offset: usize,
+        bound: u32,
+    ) -> Result<bool, LoadError> {
+        let limit = self.id_limit;
+        let words = &inst.words;
+        let (defs, types) = self.checks.defs_and_types();
+        let has_type = inst.has_result_type();
+        let mut all_ok = true;
+        let mut bad_word = None;
+        let mut check = |k: usize| {
+            let w = words[k];
+            if w == 0 || w >= bound || w >= limit {
+                bad_word = bad_word.or(Some(w));
+            } else {
+                all_ok &= rule.ok(defs, types, w, has_type && k == 0);
+            }
+        };
+        let mut mask = desc.use_mask;
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            check(k);
+        }
+        if desc.tail == 1 {
+            for k in usize::from(desc.fixed)..words.len() {
+                check(k);
+            }
+        }
+        if bad_word.is_none() && inst.has_result() {
+            let r = words[usize::from(has_type)];
+            if r == 0 || r >= bound || r >= limit {
+                bad_word = Some(r);
+            }
+        }
+        match bad_word {
+            None => Ok(all_ok),
+            Some(w) => {
+                let kind = if w == 0 {
+                    LoadErrorKind::IdZero
+                } else if w >= bound {
+                    LoadErrorKind::IdOutOfBound { id: w, bound }
+                } else {
+                    LoadErrorKind::IdTooLargeForSize {
+                        id: w,
+                        limit,
+                        words: self.n_words,
+                    }
+                };
+                Err(err(offset, Some(inst.name().into_owned()), kind))
+            }
+        }
+    }
+
+    fn check_operands(&self, inst: &Inst, offset: usize, bound: u32) -> Result<(), LoadError> {
         let name = || Some(inst.name().into_owned());
         let mut bad: Option<LoadErrorKind> = None;
         let limit = self.id_limit;
         let too_large = |id: u32| LoadErrorKind::IdTooLargeForSize {
             id,
             limit,
-            words: self.words.len(),
+            words: self.n_words,
         };
         let words = &inst.words;
         let check_use = |w: u32, bad: &mut Option<LoadErrorKind>| {
@@ -325,11 +448,7 @@ impl Loader<'_> {
             }
         });
         if let Err(e) = walk {
-            let kind = match e {
-                grammar::WalkError::UnknownExtSet(_) => LoadErrorKind::Operands(e.to_string()),
-                _ => LoadErrorKind::Operands(e.to_string()),
-            };
-            return Err(err(offset, name(), kind));
+            return Err(err(offset, name(), LoadErrorKind::Operands(e.to_string())));
         }
         if let Some(k) = bad {
             return Err(err(offset, name(), k));
@@ -337,23 +456,31 @@ impl Loader<'_> {
         Ok(())
     }
 
-    fn place(&mut self, inst: Inst, place: &mut Place, offset: usize) -> Result<InstId, LoadError> {
+    /// Places the allocated (unplaced) instruction `i` of `opcode`, updating `place`.
+    fn place(
+        &mut self,
+        i: InstId,
+        opcode: u16,
+        place: &mut Place,
+        offset: usize,
+    ) -> Result<(), LoadError> {
         use spirv::Op;
-        let opcode = inst.opcode();
-        let name = || Some(inst.name().into_owned());
+        let name = || Some(opcode_display(opcode).into_owned());
         // Raw opcode comparisons: `Op::from_u32` is a large match and this runs per instruction.
         let known = grammar::inst_desc(opcode).is_some();
         let is = |o: Op| opcode == o as u16;
         let is_debug_line = is(Op::Line) || is(Op::NoLine);
         let is_debug_ext = is(Op::ExtInst)
-            && inst
+            && self
+                .m
+                .inst(i)
                 .operand_id(0)
                 .and_then(|s| self.m.ext_set(s))
                 .is_some_and(ExtSet::is_debug_or_non_semantic);
         match *place {
             Place::ModuleLevel(cur) => {
                 if is(Op::Function) {
-                    return self.start_function(inst, place);
+                    return self.start_function(i, place);
                 }
                 let section = match Section::of_opcode(opcode) {
                     Some(s) => s,
@@ -375,6 +502,7 @@ impl Loader<'_> {
                     ));
                 }
                 if is(Op::ExtInstImport) {
+                    let inst = self.m.inst(i);
                     let set_name = grammar::decode_string(inst.operands()).unwrap_or("");
                     let Some(set) = ExtSet::from_name(set_name) else {
                         return Err(err(
@@ -388,16 +516,16 @@ impl Loader<'_> {
                     }
                 }
                 *place = Place::ModuleLevel(section);
-                Ok(self.m.push_to_section(section, inst))
+                self.m.sections[section as usize].push(i);
+                Ok(())
             }
             Place::BetweenFunctions => {
                 if is(Op::Function) {
-                    return self.start_function(inst, place);
+                    return self.start_function(i, place);
                 }
                 if is_debug_line || is_debug_ext || !known {
-                    let id = self.m.alloc_inst(inst);
-                    self.pending.push(id);
-                    return Ok(id);
+                    self.pending.push(i);
+                    return Ok(());
                 }
                 Err(err(
                     offset,
@@ -408,26 +536,24 @@ impl Loader<'_> {
                 ))
             }
             Place::FunctionHeader(f) => match opcode {
-                o if o == Op::Label as u16 => self.start_block(inst, f, place),
-                o if o == Op::FunctionEnd as u16 => self.end_function(inst, f, place),
+                o if o == Op::Label as u16 => self.start_block(i, f, place),
+                o if o == Op::FunctionEnd as u16 => self.end_function(i, f, place),
                 o if o == Op::Function as u16 => {
                     Err(err(offset, name(), LoadErrorKind::NestedFunction))
                 }
                 o if o == Op::FunctionParameter as u16 || !known => {
-                    let id = self.m.alloc_inst(inst);
-                    self.m.functions[f.index()].header.push(id);
-                    Ok(id)
+                    self.m.functions[f].header.push(i);
+                    Ok(())
                 }
                 _ if is_debug_line || is_debug_ext => {
-                    let id = self.m.alloc_inst(inst);
-                    self.m.functions[f.index()].header.push(id);
-                    Ok(id)
+                    self.m.functions[f].header.push(i);
+                    Ok(())
                 }
                 _ => Err(err(offset, name(), LoadErrorKind::OutsideBlock)),
             },
             Place::Block(f, b) => match opcode {
-                o if o == Op::Label as u16 => self.start_block(inst, f, place),
-                o if o == Op::FunctionEnd as u16 => self.end_function(inst, f, place),
+                o if o == Op::Label as u16 => self.start_block(i, f, place),
+                o if o == Op::FunctionEnd as u16 => self.end_function(i, f, place),
                 o if o == Op::Function as u16 => {
                     Err(err(offset, name(), LoadErrorKind::NestedFunction))
                 }
@@ -443,14 +569,16 @@ impl Loader<'_> {
                         "a module-level instruction inside a function".into(),
                     ),
                 )),
-                _ => Ok(self.m.append_inst(b, inst)),
+                _ => {
+                    self.m.link_at_end(b, i);
+                    Ok(())
+                }
             },
         }
     }
 
-    fn start_function(&mut self, inst: Inst, place: &mut Place) -> Result<InstId, LoadError> {
+    fn start_function(&mut self, def: InstId, place: &mut Place) -> Result<(), LoadError> {
         let f = FuncId::from_index(self.m.functions.len());
-        let def = self.m.alloc_inst(inst);
         self.m.functions.push(Function {
             prefix: std::mem::take(&mut self.pending),
             def,
@@ -460,38 +588,28 @@ impl Loader<'_> {
             end: def,
         });
         *place = Place::FunctionHeader(f);
-        Ok(def)
+        Ok(())
     }
 
     fn start_block(
         &mut self,
-        inst: Inst,
+        label: InstId,
         f: FuncId,
         place: &mut Place,
-    ) -> Result<InstId, LoadError> {
-        let label = inst.result_id().expect("OpLabel grammar has a result");
-        let b = self.m.append_block(f, label);
-        let l = self.m.blocks[b.index()].label;
-        // append_block allocated a fresh OpLabel; keep the original words (identical anyway).
-        self.m.insts[l.index()] = inst;
+    ) -> Result<(), LoadError> {
+        let b = self.m.append_block_labelled(f, label);
         *place = Place::Block(f, b);
-        Ok(l)
+        Ok(())
     }
 
-    fn end_function(
-        &mut self,
-        inst: Inst,
-        f: FuncId,
-        place: &mut Place,
-    ) -> Result<InstId, LoadError> {
-        let end = self.m.alloc_inst(inst);
-        self.m.functions[f.index()].end = end;
+    fn end_function(&mut self, end: InstId, f: FuncId, place: &mut Place) -> Result<(), LoadError> {
+        self.m.functions[f].end = end;
         *place = Place::BetweenFunctions;
-        Ok(end)
+        Ok(())
     }
 }
 
-impl WalkContext for Loader<'_> {
+impl WalkContext for Loader {
     fn ext_set(&self, set: Id) -> Option<ExtSet> {
         self.m.ext_set(set)
     }

@@ -5,9 +5,18 @@
 //! form a doubly linked list, so insertion and removal anywhere are O(1) (cranelift's
 //! `Layout` vs `DataFlowGraph` split). Definitions are a dense per-id side table.
 
+use crate::entity::{PrimaryMap, SecondaryMap};
 use crate::grammar::{self, ExtSet, OperandSlot, SlotKind, WalkContext};
 use crate::id::{BlockId, FuncId, Id, InstId};
-use crate::inst::Inst;
+use crate::inst::{Inst, InstBuf};
+
+/// Where an instruction's words are in the module's pool: `len` words (head included) from
+/// `start`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct InstRec {
+    pub start: u32,
+    pub len: u32,
+}
 
 /// The five header words (and the byte order the module was read in, kept for emission).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -203,16 +212,20 @@ pub struct Function {
 pub struct Module {
     /// The five header words.
     pub header: Header,
-    pub(crate) insts: Vec<Inst>,
-    pub(crate) links: Vec<Link>,
+    /// Every instruction's place in `pool`, by `InstId` (the instruction arena).
+    pub(crate) recs: PrimaryMap<InstId, InstRec>,
+    /// The instructions' words, each instruction a head word and its words (see
+    /// [`crate::inst`]); an instruction that grows is copied to the end, its old words left.
+    pub(crate) pool: Vec<u32>,
+    pub(crate) links: PrimaryMap<InstId, Link>,
     pub(crate) sections: [Vec<InstId>; 9],
     /// Functions in module order.
-    pub functions: Vec<Function>,
-    pub(crate) blocks: Vec<BlockData>,
+    pub functions: PrimaryMap<FuncId, Function>,
+    pub(crate) blocks: PrimaryMap<BlockId, BlockData>,
     /// Debug instructions after the last function.
     pub trailing: Vec<InstId>,
     /// Definition of each id (dense, indexed by id number).
-    pub(crate) defs: Vec<Option<InstId>>,
+    pub(crate) defs: SecondaryMap<Id, Option<InstId>>,
     pub(crate) ext_sets: Vec<(Id, ExtSet)>,
 }
 
@@ -227,13 +240,14 @@ impl Module {
                 schema: 0,
                 big_endian: false,
             },
-            insts: Vec::new(),
-            links: Vec::new(),
+            recs: PrimaryMap::new(),
+            pool: Vec::new(),
+            links: PrimaryMap::new(),
             sections: Default::default(),
-            functions: Vec::new(),
-            blocks: Vec::new(),
+            functions: PrimaryMap::new(),
+            blocks: PrimaryMap::new(),
             trailing: Vec::new(),
-            defs: vec![None],
+            defs: SecondaryMap::with_capacity(1, None),
             ext_sets: Vec::new(),
         }
     }
@@ -241,49 +255,107 @@ impl Module {
     // ---- instructions -------------------------------------------------------------------
 
     /// The instruction `i`.
+    #[inline]
     pub fn inst(&self, i: InstId) -> &Inst {
-        &self.insts[i.index()]
+        let r = self.recs[i];
+        debug_assert!(r.len >= 1 && (r.start + r.len) as usize <= self.pool.len());
+        // SAFETY: every record is made by `push_words` or `alloc_pooled` (the loader), both of
+        // which describe `len >= 1` words inside the pool; the pool never shrinks and records
+        // are never edited to point elsewhere, so the range stays in bounds; `&self` keeps the
+        // pool borrowed (and unchanged) for the result's lifetime.
+        unsafe { Inst::from_raw_parts(self.pool.as_ptr().add(r.start as usize), r.len as usize) }
     }
 
-    /// The instruction `i`, mutably. Changing its result id through this bypasses the
+    /// The instruction `i`, mutably: its words can change, not their number (use
+    /// [`Module::replace_inst`] for that). Changing its result id through this bypasses the
     /// definition table; use [`Module::set_result_id`] for that.
+    #[inline]
     pub fn inst_mut(&mut self, i: InstId) -> &mut Inst {
-        &mut self.insts[i.index()]
+        let r = self.recs[i];
+        Inst::from_slice_mut(&mut self.pool[r.start as usize..(r.start + r.len) as usize])
+    }
+
+    /// Replaces instruction `i` by `inst` (same place in the layout, same `InstId`), keeping
+    /// the definition table right. In place when the word count is unchanged; else the new
+    /// words go to the end of the pool.
+    pub fn replace_inst(&mut self, i: InstId, inst: impl AsRef<Inst>) {
+        let inst = inst.as_ref();
+        self.forget_def(i);
+        let words = inst.as_slice();
+        let r = self.recs[i];
+        if r.len as usize == words.len() {
+            self.pool[r.start as usize..(r.start + r.len) as usize].copy_from_slice(words);
+        } else {
+            self.recs[i] = self.push_words(words);
+        }
+        if let Some(id) = inst.result_id() {
+            self.set_def(id, Some(i));
+        }
+    }
+
+    /// Replaces the words of instruction `i` after its head (result type, result, operands),
+    /// keeping its opcode: a shorthand for [`Module::replace_inst`].
+    pub fn set_inst_words(&mut self, i: InstId, words: &[u32]) {
+        let mut inst = self.inst(i).to_owned();
+        inst.set_words(words);
+        self.replace_inst(i, inst);
     }
 
     /// Number of instructions ever allocated in the arena (erased ones included).
     pub fn arena_len(&self) -> usize {
-        self.insts.len()
+        self.recs.len()
+    }
+
+    fn push_words(&mut self, words: &[u32]) -> InstRec {
+        let start = u32::try_from(self.pool.len()).expect("module below 2^32 words");
+        self.pool.extend_from_slice(words);
+        InstRec {
+            start,
+            len: words.len() as u32,
+        }
+    }
+
+    /// The loader's allocation: the instruction's `len` words (head included) are already in
+    /// the pool at `start`; registers its record and its definition (`result`).
+    #[inline]
+    pub(crate) fn alloc_pooled(&mut self, start: u32, len: u32, result: Option<Id>) -> InstId {
+        let id = InstId::from_index(self.recs.len());
+        if let Some(r) = result {
+            self.set_def(r, Some(id));
+        }
+        self.recs.push(InstRec { start, len });
+        self.links.push(Link::default());
+        id
     }
 
     /// Adds an instruction to the arena without placing it anywhere; registers its definition.
-    pub fn alloc_inst(&mut self, inst: Inst) -> InstId {
-        let id = InstId::from_index(self.insts.len());
+    pub fn alloc_inst(&mut self, inst: impl AsRef<Inst>) -> InstId {
+        let inst = inst.as_ref();
+        let id = InstId::from_index(self.recs.len());
         if let Some(r) = inst.result_id() {
             self.set_def(r, Some(id));
         }
-        self.insts.push(inst);
+        let rec = self.push_words(inst.as_slice());
+        self.recs.push(rec);
         self.links.push(Link::default());
         id
     }
 
     pub(crate) fn set_def(&mut self, id: Id, inst: Option<InstId>) {
-        let i = id.index();
-        if i >= self.defs.len() {
-            self.defs.resize(i + 1, None);
-        }
-        self.defs[i] = inst;
+        self.defs.set(id, inst);
         if id.word() >= self.header.bound {
             self.header.bound = id.word() + 1;
         }
     }
 
     /// The instruction defining `id`.
+    #[inline]
     pub fn def(&self, id: Id) -> Option<InstId> {
-        self.defs.get(id.index()).copied().flatten()
+        *self.defs.get(id)
     }
 
     /// The instruction defining `id`, as a reference.
+    #[inline]
     pub fn def_inst(&self, id: Id) -> Option<&Inst> {
         self.def(id).map(|i| self.inst(i))
     }
@@ -299,7 +371,7 @@ impl Module {
     /// bound the header claims.)
     pub fn fresh_id(&mut self) -> Id {
         let n = self.defs.len().max(1) as u32;
-        self.defs.push(None);
+        self.defs.resize(n as usize + 1);
         if n >= self.header.bound {
             self.header.bound = n + 1;
         }
@@ -315,10 +387,10 @@ impl Module {
     pub fn set_result_id(&mut self, inst: InstId, id: Id) {
         if let Some(old) = self.inst(inst).result_id() {
             if self.def(old) == Some(inst) {
-                self.defs[old.index()] = None;
+                self.defs[old] = None;
             }
         }
-        self.insts[inst.index()].set_result_id(id);
+        self.inst_mut(inst).set_result_id(id);
         self.set_def(id, Some(inst));
     }
 
@@ -333,18 +405,18 @@ impl Module {
     pub fn section_insts(&self, s: Section) -> impl Iterator<Item = (InstId, &Inst)> + '_ {
         self.sections[s as usize]
             .iter()
-            .map(move |&i| (i, &self.insts[i.index()]))
+            .map(move |&i| (i, self.inst(i)))
     }
 
     /// Appends an instruction to a module-level section.
-    pub fn push_to_section(&mut self, s: Section, inst: Inst) -> InstId {
+    pub fn push_to_section(&mut self, s: Section, inst: impl AsRef<Inst>) -> InstId {
         let id = self.alloc_inst(inst);
         self.sections[s as usize].push(id);
         id
     }
 
     /// Inserts an instruction into a section at position `pos`.
-    pub fn insert_in_section(&mut self, s: Section, pos: usize, inst: Inst) -> InstId {
+    pub fn insert_in_section(&mut self, s: Section, pos: usize, inst: impl AsRef<Inst>) -> InstId {
         let id = self.alloc_inst(inst);
         let v = &mut self.sections[s as usize];
         v.insert(pos.min(v.len()), id);
@@ -379,9 +451,9 @@ impl Module {
     }
 
     fn forget_def(&mut self, i: InstId) {
-        if let Some(r) = self.insts[i.index()].result_id() {
+        if let Some(r) = self.inst(i).result_id() {
             if self.def(r) == Some(i) {
-                self.defs[r.index()] = None;
+                self.defs[r] = None;
             }
         }
     }
@@ -390,7 +462,7 @@ impl Module {
 
     /// The function `f`.
     pub fn function(&self, f: FuncId) -> &Function {
-        &self.functions[f.index()]
+        &self.functions[f]
     }
 
     /// Function ids in layout order.
@@ -400,17 +472,32 @@ impl Module {
 
     /// The result id of function `f`.
     pub fn function_result(&self, f: FuncId) -> Option<Id> {
-        self.inst(self.functions[f.index()].def).result_id()
+        self.inst(self.functions[f].def).result_id()
+    }
+
+    /// The function `id` belongs to: the one whose `OpFunction` defines it (a function's own
+    /// id), or whose parameter, label or body instruction defines it; `None` for module-level
+    /// and undefined ids. Constant time for labels and body results (through the defining
+    /// instruction's block), a walk over the functions for function and parameter ids.
+    pub fn function_of(&self, id: Id) -> Option<FuncId> {
+        let i = self.def(id)?;
+        if let Some(b) = self.links[i].block {
+            return Some(self.blocks[b].func);
+        }
+        self.functions
+            .entries()
+            .find(|(_, f)| f.def == i || f.header.contains(&i))
+            .map(|(k, _)| k)
     }
 
     /// The block `b`.
     pub fn block(&self, b: BlockId) -> &BlockData {
-        &self.blocks[b.index()]
+        &self.blocks[b]
     }
 
     /// The label id of block `b`.
     pub fn block_label(&self, b: BlockId) -> Id {
-        self.inst(self.blocks[b.index()].label)
+        self.inst(self.blocks[b].label)
             .result_id()
             .expect("OpLabel has a result id")
     }
@@ -424,37 +511,37 @@ impl Module {
     pub fn block_insts(&self, b: BlockId) -> BlockInsts<'_> {
         BlockInsts {
             module: self,
-            next: self.blocks[b.index()].first,
+            next: self.blocks[b].first,
         }
     }
 
     /// The last instruction of block `b` (its terminator in a valid module).
     pub fn block_terminator(&self, b: BlockId) -> Option<InstId> {
-        self.blocks[b.index()].last
+        self.blocks[b].last
     }
 
     /// The first instruction of block `b` after its label.
     pub fn block_first(&self, b: BlockId) -> Option<InstId> {
-        self.blocks[b.index()].first
+        self.blocks[b].first
     }
 
     /// The block containing a function-body instruction.
     pub fn inst_block(&self, i: InstId) -> Option<BlockId> {
-        self.links[i.index()].block
+        self.links[i].block
     }
 
     /// The instruction after `i` in its block.
     pub fn next_inst(&self, i: InstId) -> Option<InstId> {
-        self.links[i.index()].next
+        self.links[i].next
     }
 
     /// The instruction before `i` in its block.
     pub fn prev_inst(&self, i: InstId) -> Option<InstId> {
-        self.links[i.index()].prev
+        self.links[i].prev
     }
 
     /// Appends a new function (declaration until blocks are added); returns its id.
-    pub fn add_function(&mut self, def: Inst, params: Vec<Inst>) -> FuncId {
+    pub fn add_function(&mut self, def: impl AsRef<Inst>, params: Vec<InstBuf>) -> FuncId {
         let f = FuncId::from_index(self.functions.len());
         let def = self.alloc_inst(def);
         let header = params.into_iter().map(|p| self.alloc_inst(p)).collect();
@@ -474,16 +561,21 @@ impl Module {
     /// definition as the logical layout wants; returns its id. Functions from `at` on move one
     /// place down: their `FuncId`s grow by one (held ids of them are stale, as after
     /// [`Module::remove_function`]), and every block's function index follows.
-    pub fn insert_function_at(&mut self, at: usize, def: Inst, params: Vec<Inst>) -> FuncId {
+    pub fn insert_function_at(
+        &mut self,
+        at: usize,
+        def: impl AsRef<Inst>,
+        params: Vec<InstBuf>,
+    ) -> FuncId {
         let at = at.min(self.functions.len());
         let appended = self.add_function(def, params);
         if at == appended.index() {
             return appended;
         }
-        self.functions[at..].rotate_right(1);
+        self.functions.as_mut_vec()[at..].rotate_right(1);
         for (n, func) in self.functions.iter().enumerate().skip(at + 1) {
             for &b in &func.blocks {
-                self.blocks[b.index()].func = FuncId::from_index(n);
+                self.blocks[b].func = FuncId::from_index(n);
             }
         }
         FuncId::from_index(at)
@@ -492,6 +584,12 @@ impl Module {
     /// Appends a new empty block with label `label` to function `f`.
     pub fn append_block(&mut self, f: FuncId, label: Id) -> BlockId {
         let l = self.alloc_inst(Inst::new(spirv::Op::Label, None, Some(label), &[]));
+        self.append_block_labelled(f, l)
+    }
+
+    /// Appends a new empty block to function `f` whose `OpLabel` is the (unplaced) instruction
+    /// `l`.
+    pub(crate) fn append_block_labelled(&mut self, f: FuncId, l: InstId) -> BlockId {
         let b = BlockId::from_index(self.blocks.len());
         self.blocks.push(BlockData {
             label: l,
@@ -499,17 +597,17 @@ impl Module {
             last: None,
             func: f,
         });
-        self.links[l.index()].block = Some(b);
-        self.functions[f.index()].blocks.push(b);
+        self.links[l].block = Some(b);
+        self.functions[f].blocks.push(b);
         b
     }
 
     /// Inserts a new empty block with label `label` into function `f` right after block
     /// `after` in layout order.
     pub fn insert_block_after(&mut self, after: BlockId, label: Id) -> BlockId {
-        let f = self.blocks[after.index()].func;
+        let f = self.blocks[after].func;
         let b = self.append_block(f, label);
-        let blocks = &mut self.functions[f.index()].blocks;
+        let blocks = &mut self.functions[f].blocks;
         blocks.pop();
         let pos = blocks
             .iter()
@@ -520,75 +618,75 @@ impl Module {
     }
 
     /// Appends an instruction at the end of block `b`.
-    pub fn append_inst(&mut self, b: BlockId, inst: Inst) -> InstId {
+    pub fn append_inst(&mut self, b: BlockId, inst: impl AsRef<Inst>) -> InstId {
         let i = self.alloc_inst(inst);
         self.link_at_end(b, i);
         i
     }
 
     pub(crate) fn link_at_end(&mut self, b: BlockId, i: InstId) {
-        let last = self.blocks[b.index()].last;
-        self.links[i.index()] = Link {
+        let last = self.blocks[b].last;
+        self.links[i] = Link {
             prev: last,
             next: None,
             block: Some(b),
         };
         match last {
-            Some(l) => self.links[l.index()].next = Some(i),
-            None => self.blocks[b.index()].first = Some(i),
+            Some(l) => self.links[l].next = Some(i),
+            None => self.blocks[b].first = Some(i),
         }
-        self.blocks[b.index()].last = Some(i);
+        self.blocks[b].last = Some(i);
     }
 
     /// Inserts a new instruction immediately before `at` (a function-body instruction).
-    pub fn insert_before(&mut self, at: InstId, inst: Inst) -> InstId {
+    pub fn insert_before(&mut self, at: InstId, inst: impl AsRef<Inst>) -> InstId {
         let i = self.alloc_inst(inst);
         self.link_before(at, i);
         i
     }
 
     /// Inserts a new instruction immediately after `at` (a function-body instruction).
-    pub fn insert_after(&mut self, at: InstId, inst: Inst) -> InstId {
+    pub fn insert_after(&mut self, at: InstId, inst: impl AsRef<Inst>) -> InstId {
         let i = self.alloc_inst(inst);
         self.link_after(at, i);
         i
     }
 
     /// Inserts a new instruction at the start of block `b` (after its label).
-    pub fn prepend_inst(&mut self, b: BlockId, inst: Inst) -> InstId {
-        match self.blocks[b.index()].first {
+    pub fn prepend_inst(&mut self, b: BlockId, inst: impl AsRef<Inst>) -> InstId {
+        match self.blocks[b].first {
             Some(first) => self.insert_before(first, inst),
             None => self.append_inst(b, inst),
         }
     }
 
     fn link_before(&mut self, at: InstId, i: InstId) {
-        let Link { prev, block, .. } = self.links[at.index()];
+        let Link { prev, block, .. } = self.links[at];
         let block = block.expect("insert_before: instruction is not in a block");
-        self.links[i.index()] = Link {
+        self.links[i] = Link {
             prev,
             next: Some(at),
             block: Some(block),
         };
-        self.links[at.index()].prev = Some(i);
+        self.links[at].prev = Some(i);
         match prev {
-            Some(p) => self.links[p.index()].next = Some(i),
-            None => self.blocks[block.index()].first = Some(i),
+            Some(p) => self.links[p].next = Some(i),
+            None => self.blocks[block].first = Some(i),
         }
     }
 
     fn link_after(&mut self, at: InstId, i: InstId) {
-        let Link { next, block, .. } = self.links[at.index()];
+        let Link { next, block, .. } = self.links[at];
         let block = block.expect("insert_after: instruction is not in a block");
-        self.links[i.index()] = Link {
+        self.links[i] = Link {
             prev: Some(at),
             next,
             block: Some(block),
         };
-        self.links[at.index()].next = Some(i);
+        self.links[at].next = Some(i);
         match next {
-            Some(n) => self.links[n.index()].prev = Some(i),
-            None => self.blocks[block.index()].last = Some(i),
+            Some(n) => self.links[n].prev = Some(i),
+            None => self.blocks[block].last = Some(i),
         }
     }
 
@@ -612,17 +710,17 @@ impl Module {
     }
 
     fn unlink(&mut self, i: InstId) {
-        let Link { prev, next, block } = self.links[i.index()];
+        let Link { prev, next, block } = self.links[i];
         let Some(block) = block else { return };
         match prev {
-            Some(p) => self.links[p.index()].next = next,
-            None => self.blocks[block.index()].first = next,
+            Some(p) => self.links[p].next = next,
+            None => self.blocks[block].first = next,
         }
         match next {
-            Some(n) => self.links[n.index()].prev = prev,
-            None => self.blocks[block.index()].last = prev,
+            Some(n) => self.links[n].prev = prev,
+            None => self.blocks[block].last = prev,
         }
-        self.links[i.index()] = Link::default();
+        self.links[i] = Link::default();
     }
 
     /// Removes block `b` (and its instructions) from its function.
@@ -631,15 +729,15 @@ impl Module {
         for i in insts {
             self.erase(i);
         }
-        let label = self.blocks[b.index()].label;
+        let label = self.blocks[b].label;
         self.forget_def(label);
-        let f = self.blocks[b.index()].func;
-        self.functions[f.index()].blocks.retain(|&x| x != b);
+        let f = self.blocks[b].func;
+        self.functions[f].blocks.retain(|&x| x != b);
     }
 
     /// Removes function `f` entirely (its instructions' definitions are forgotten).
     pub fn remove_function(&mut self, f: FuncId) {
-        let func = self.functions[f.index()].clone();
+        let func = self.functions[f].clone();
         for b in &func.blocks {
             self.remove_block(*b);
         }
@@ -647,10 +745,10 @@ impl Module {
             self.forget_def(*i);
         }
         self.forget_def(func.def);
-        self.functions.remove(f.index());
+        self.functions.remove(f);
         for (n, func) in self.functions.iter().enumerate() {
             for &b in &func.blocks {
-                self.blocks[b.index()].func = FuncId::from_index(n);
+                self.blocks[b].func = FuncId::from_index(n);
             }
         }
     }
@@ -661,7 +759,7 @@ impl Module {
         self.functions.sort_by_cached_key(|f| key(f));
         for (n, func) in self.functions.iter().enumerate() {
             for &b in &func.blocks {
-                self.blocks[b.index()].func = FuncId::from_index(n);
+                self.blocks[b].func = FuncId::from_index(n);
             }
         }
     }
@@ -671,7 +769,7 @@ impl Module {
     /// Every live instruction in emission order (collected first: a plain loop is much faster
     /// than a chain of nested iterators).
     pub fn all_insts(&self) -> std::vec::IntoIter<InstId> {
-        let mut v = Vec::with_capacity(self.insts.len());
+        let mut v = Vec::with_capacity(self.recs.len());
         self.for_each_inst_in_order(|i| v.push(i));
         v.into_iter()
     }
@@ -727,7 +825,7 @@ impl Module {
     /// Calls `f` with every id the instruction `i` uses (not its result id; the result type
     /// counts as a use).
     pub fn for_each_used_id(&self, i: InstId, mut f: impl FnMut(Id)) {
-        let inst = &self.insts[i.index()];
+        let inst = self.inst(i);
         let words = &inst.words;
         if grammar::for_each_use_known(inst.opcode(), words, |k| {
             if let Some(id) = Id::new(words[k]) {
@@ -749,7 +847,7 @@ impl Module {
     pub fn map_used_ids(&mut self, i: InstId, mut map: impl FnMut(Id) -> Id) {
         let mut positions: smallvec::SmallVec<[usize; 16]> = smallvec::SmallVec::new();
         {
-            let inst = &self.insts[i.index()];
+            let inst = self.inst(i);
             if !grammar::for_each_use_known(inst.opcode(), &inst.words, |k| positions.push(k)) {
                 let _ = grammar::walk_operands(inst.opcode(), &inst.words, self, |s| {
                     if matches!(s.kind, SlotKind::Id | SlotKind::ResultType) {
@@ -758,7 +856,7 @@ impl Module {
                 });
             }
         }
-        let inst = &mut self.insts[i.index()];
+        let inst = self.inst_mut(i);
         for p in positions {
             if let Some(id) = Id::new(inst.words[p]) {
                 inst.words[p] = map(id).word();
@@ -807,7 +905,7 @@ impl Iterator for BlockInsts<'_> {
     type Item = InstId;
     fn next(&mut self) -> Option<InstId> {
         let i = self.next?;
-        self.next = self.module.links[i.index()].next;
+        self.next = self.module.links[i].next;
         Some(i)
     }
 }

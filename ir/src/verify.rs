@@ -98,27 +98,8 @@ fn verify_with(m: &Module, fast: bool) -> Result<(), LoadError> {
 #[inline]
 fn uses_ok(m: &Module, inst: &crate::Inst, site: &Site, defs: &[Def], types: &[bool]) -> bool {
     let words: &[u32] = &inst.words;
-    let names = matches!(site.section, Some(Section::Debug | Section::Annotation));
-    let anywhere = names
-        || matches!(
-            site.section,
-            Some(Section::EntryPoint | Section::ExecutionMode)
-        );
-    let phi = inst.is(Op::Phi);
-    let use_ok = |word: u32, is_type: bool| {
-        let Some(d) = defs.get(word as usize) else {
-            return false;
-        };
-        let same_scope = d.scope == site.scope;
-        d.seq != NONE
-            && (d.scope == GLOBAL || same_scope || names)
-            && (!is_type || is_type_decl(types, d.op))
-            && (d.seq <= site.seq
-                || anywhere
-                // The cheap ones of `forward_ok`'s legal forward references.
-                || d.op == Op::Function as u16
-                || (same_scope && (phi || d.op == Op::Label as u16)))
-    };
+    let rule = UseRule::new(site.scope, site.seq, site.section, inst.is(Op::Phi));
+    let use_ok = |word: u32, is_type: bool| rule.ok(defs, types, word, is_type);
     let has_type = inst.has_result_type();
     let mut all_ok = true;
     let known = grammar::for_each_use_known(inst.opcode(), words, |k| {
@@ -134,6 +115,54 @@ fn uses_ok(m: &Module, inst: &crate::Inst, site: &Site, defs: &[Def], types: &[b
     all_ok
 }
 
+/// The common case of a use being fine where it is, for one instruction at one place: what
+/// [`uses_ok`] asks of each use, and what the loader's fused walk asks as it checks each use
+/// word's range (one rule, two callers).
+#[derive(Clone, Copy)]
+pub(crate) struct UseRule {
+    scope: u32,
+    seq: u32,
+    /// In the debug or annotation section: names may refer to any id, of any scope.
+    names: bool,
+    /// Forward references to anything are legal here (names, entry points, execution modes).
+    anywhere: bool,
+    phi: bool,
+}
+
+impl UseRule {
+    /// The rule for an instruction at position `seq` of emission order, in function `scope`
+    /// (or [`GLOBAL`]) and module-level `section`.
+    #[inline]
+    pub(crate) fn new(scope: u32, seq: u32, section: Option<Section>, phi: bool) -> UseRule {
+        let names = matches!(section, Some(Section::Debug | Section::Annotation));
+        UseRule {
+            scope,
+            seq,
+            names,
+            anywhere: names
+                || matches!(section, Some(Section::EntryPoint | Section::ExecutionMode)),
+            phi,
+        }
+    }
+
+    /// Whether the use of `word` (a type use if `is_type`) passes without the full check.
+    #[inline]
+    pub(crate) fn ok(&self, defs: &[Def], types: &[bool], word: u32, is_type: bool) -> bool {
+        let Some(d) = defs.get(word as usize) else {
+            return false;
+        };
+        let same_scope = d.scope == self.scope;
+        d.seq != NONE
+            && (d.scope == GLOBAL || same_scope || self.names)
+            && (!is_type || is_type_decl(types, d.op))
+            && (d.seq <= self.seq
+                || self.anywhere
+                // The cheap ones of `forward_ok`'s legal forward references.
+                || d.op == Op::Function as u16
+                || (same_scope && (self.phi || d.op == Op::Label as u16)))
+    }
+}
+
 /// The structural check done while loading, in the loader's single walk: each instruction's
 /// uses are checked against the definitions seen so far as it is placed; the few that need
 /// the whole module (forward references, operand kinds of branches, calls, loads and stores)
@@ -144,7 +173,7 @@ pub(crate) struct LoadChecks {
     forward_pointers: Vec<u32>,
     /// Instructions to finish in [`LoadChecks::finish`], in load order: `true` for the whole
     /// check, `false` for the operand kinds only (their uses passed already).
-    recheck: Vec<(Site, bool)>,
+    recheck: Vec<Recheck>,
     type_decls: &'static [bool],
 }
 
@@ -153,7 +182,7 @@ impl LoadChecks {
         LoadChecks {
             defs: Vec::with_capacity(ids),
             forward_pointers: Vec::new(),
-            recheck: Vec::with_capacity(ids / 4),
+            recheck: Vec::with_capacity(ids / 8),
             type_decls: type_decl_table(),
         }
     }
@@ -163,9 +192,9 @@ impl LoadChecks {
     pub(crate) fn placed(&mut self, m: &Module, site: Site) {
         let inst = m.inst(site.inst);
         if !uses_ok(m, inst, &site, &self.defs, self.type_decls) {
-            self.recheck.push((site, true));
+            self.recheck.push(Recheck::new(site, true));
         } else if needs_kind_check(inst.opcode()) {
-            self.recheck.push((site, false));
+            self.recheck.push(Recheck::new(site, false));
         }
         if inst.is(Op::TypeForwardPointer) {
             if let Some(p) = inst.operand_word(0) {
@@ -187,6 +216,46 @@ impl LoadChecks {
         }
     }
 
+    /// The definitions seen so far (for [`UseRule::ok`]) and the type-declaration table.
+    #[inline]
+    pub(crate) fn defs_and_types(&self) -> (&[Def], &'static [bool]) {
+        (&self.defs, self.type_decls)
+    }
+
+    /// `site.inst` (of `opcode`, defining `result`) has just been placed and its uses were
+    /// checked by the loader's fused walk (`uses_ok`): records what [`LoadChecks::placed`]
+    /// would.
+    #[inline]
+    pub(crate) fn record(
+        &mut self,
+        site: Site,
+        opcode: u16,
+        result: Option<Id>,
+        forward_pointer: Option<u32>,
+        uses_ok: bool,
+    ) {
+        if !uses_ok {
+            self.recheck.push(Recheck::new(site, true));
+        } else if needs_kind_check(opcode) {
+            self.recheck.push(Recheck::new(site, false));
+        }
+        if let Some(p) = forward_pointer {
+            self.forward_pointers.push(p);
+        }
+        if let Some(r) = result {
+            let i = r.word() as usize;
+            if i >= self.defs.len() {
+                self.defs.resize(i + 1, UNDEFINED);
+            }
+            self.defs[i] = Def {
+                seq: site.seq,
+                scope: site.scope,
+                inst: Some(site.inst),
+                op: opcode,
+            };
+        }
+    }
+
     /// Checks what had to wait for the whole module.
     pub(crate) fn finish(mut self, m: &Module) -> Result<(), LoadError> {
         self.forward_pointers.sort_unstable();
@@ -200,7 +269,8 @@ impl LoadChecks {
             reachable: Vec::new(),
             type_decls: self.type_decls,
         };
-        for (site, whole) in self.recheck {
+        for r in self.recheck {
+            let (site, whole) = r.site();
             if whole {
                 v.check_inst(site)?;
             } else {
@@ -209,6 +279,52 @@ impl LoadChecks {
             }
         }
         Ok(())
+    }
+}
+
+/// A [`Site`] waiting for [`LoadChecks::finish`], packed (24 bytes instead of 40: on a large
+/// module many instructions wait, and this list was the largest table of a load).
+#[derive(Clone, Copy)]
+struct Recheck {
+    inst: InstId,
+    /// Byte offset / 4.
+    word: u32,
+    seq: u32,
+    scope: u32,
+    block: Option<BlockId>,
+    /// `Section as u8`, or `NO_SECTION`.
+    section: u8,
+    /// The whole check (`false`: the operand kinds only).
+    whole: bool,
+}
+
+const NO_SECTION: u8 = u8::MAX;
+
+impl Recheck {
+    fn new(site: Site, whole: bool) -> Recheck {
+        Recheck {
+            inst: site.inst,
+            word: (site.offset / 4) as u32,
+            seq: site.seq,
+            scope: site.scope,
+            block: site.block,
+            section: site.section.map_or(NO_SECTION, |s| s as u8),
+            whole,
+        }
+    }
+
+    fn site(self) -> (Site, bool) {
+        (
+            Site {
+                inst: self.inst,
+                offset: self.word as usize * 4,
+                seq: self.seq,
+                scope: self.scope,
+                section: Section::ALL.get(usize::from(self.section)).copied(),
+                block: self.block,
+            },
+            self.whole,
+        )
     }
 }
 

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use spvopt_ir::spirv::Op;
-use spvopt_ir::{FuncId, Id, Inst, Module};
+use spvopt_ir::{FuncId, Id, Inst, InstBuf, Module};
 
 fn load(rel: &str) -> Module {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -37,13 +37,13 @@ fn blocks_consistent(m: &Module) {
 }
 
 /// A declaration with the type of an existing declaration `like`.
-fn declaration_like(m: &mut Module, like: FuncId) -> (Inst, Vec<Inst>, Id) {
-    let def = m.inst(m.function(like).def).clone();
-    let params: Vec<Inst> = m
+fn declaration_like(m: &mut Module, like: FuncId) -> (InstBuf, Vec<InstBuf>, Id) {
+    let def = m.inst(m.function(like).def).to_owned();
+    let params: Vec<InstBuf> = m
         .function(like)
         .header
         .iter()
-        .map(|&p| m.inst(p).clone())
+        .map(|&p| m.inst(p).to_owned())
         .collect();
     let id = m.fresh_id();
     let def = Inst::new(Op::Function, def.result_type(), Some(id), def.operands());

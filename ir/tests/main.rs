@@ -4,5 +4,6 @@
 
 mod function_insertion;
 mod opcode_class;
+mod pooled_storage;
 mod round_trip;
 mod verify_equivalence;

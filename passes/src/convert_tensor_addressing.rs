@@ -224,7 +224,7 @@ fn convert(
                 scalar_constants.insert(r, c);
             }
         } else if let Some(op) = op {
-            *m.inst_mut(i) = Inst::new(op, Some(ty), r, &vec![x; slots]);
+            m.replace_inst(i, Inst::new(op, Some(ty), r, &vec![x; slots]));
         }
     }
     // Replace the types (and the values that became others) everywhere.

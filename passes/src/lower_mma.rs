@@ -261,7 +261,7 @@ impl Pass for LowerMma {
             } else {
                 Op::CompositeConstruct
             };
-            *m.inst_mut(at) = Inst::new(op, Some(mma.r.ty), Some(mma.result), &words);
+            m.replace_inst(at, Inst::new(op, Some(mma.r.ty), Some(mma.result), &words));
             changed = true;
         }
         if lowers_any {

@@ -52,7 +52,10 @@ impl Pass for ResizeSubgroup {
             let mut words = m.inst(i).operands().to_vec();
             if words[1] == spirv::ExecutionMode::SubgroupSize as u32 {
                 words[2] = 32;
-                *m.inst_mut(i) = spvopt_ir::Inst::new(spirv::Op::ExecutionMode, None, None, &words);
+                m.replace_inst(
+                    i,
+                    spvopt_ir::Inst::new(spirv::Op::ExecutionMode, None, None, &words),
+                );
             }
         }
         Ok(PassResult {

@@ -95,8 +95,21 @@ pub fn check_binary_to_terminal(output: &str, text_out: bool, force: bool) -> Re
 /// Writes `data` to `path` atomically: a temporary file in the same folder, then a rename, so
 /// an interrupted or failed run never leaves a partial output. `-` writes to stdout.
 pub fn write_output_atomically(path: &str, data: &[u8]) -> Result<(), String> {
+    write_output_with(path, |w| w.write_all(data))
+}
+
+/// Like [`write_output_atomically`], with the bytes written by `write` (which may write in
+/// pieces: a large output need not exist whole in memory).
+pub fn write_output_with(
+    path: &str,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), String> {
     if path == "-" {
-        return write_stdout(data);
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        return match write(&mut out).and_then(|_| out.flush()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+            _ => Ok(()),
+        };
     }
     let target = Path::new(path);
     let dir = match target.parent() {
@@ -111,7 +124,7 @@ pub fn write_output_atomically(path: &str, data: &[u8]) -> Result<(), String> {
     let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(data)?;
+        write(&mut f)?;
         std::fs::rename(&tmp, target)
     })();
     if let Err(e) = result {

@@ -593,9 +593,11 @@ fn run_inner(argv: &[String]) -> Result<(), Failure> {
 
     let bytes = io::read_input(&input)?;
     let bytes = io::to_binary(bytes, &input, env)?;
-    let mut module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
+    // The input bytes are freed as soon as the module has its words: only its `OpName`s are
+    // kept for messages.
+    let mut module = spvopt_ir::load_bytes_owned(bytes).map_err(|e| format!("{input}: {e}"))?;
     let val_env = env.unwrap_or_else(|| text::universal_env_for_version(module.header.version));
-    let names = InputNames::new(&bytes);
+    let names = InputNames::new(&module);
     // Whether the module before the pass being validated was valid: a pass is blamed for an
     // invalid output only then (an error already in the input is reported once, not blamed).
     let mut input_valid = true;
@@ -720,12 +722,10 @@ fn run_inner(argv: &[String]) -> Result<(), Failure> {
         eprintln!("pipeline wall time: {} us", elapsed.as_micros());
     }
     let text_out = a.emit_text || output.ends_with(".spvasm");
-    let data = if text_out {
-        text::disassemble(&module.to_words())
-            .map_err(|e| e.to_string())?
-            .into_bytes()
+    let text = if text_out {
+        Some(text::disassemble(&module.to_words()).map_err(|e| e.to_string())?)
     } else {
-        module.to_bytes()
+        None
     };
     if let Some(stats_path) = &a.stats {
         let mut json = report.to_json();
@@ -733,7 +733,11 @@ fn run_inner(argv: &[String]) -> Result<(), Failure> {
         let s = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         io::write_output_atomically(stats_path, s.as_bytes())?;
     }
-    Ok(io::write_output_atomically(&output, &data)?)
+    Ok(match text {
+        Some(t) => io::write_output_atomically(&output, t.as_bytes()),
+        // Streamed from the module: no second copy of a large output in memory.
+        None => io::write_output_with(&output, |w| module.write_bytes(w)),
+    }?)
 }
 
 /// Where warnings go: stderr as `spv-opt: warning: …` (none with `-q`), or with `--Werror`
@@ -785,28 +789,32 @@ impl Warnings {
     }
 }
 
-/// The input's `OpName`s for messages, built on first use from the input bytes (which stay
-/// unchanged): most runs print no message, and on a large module the table costs about a third
-/// of a no-op run.
-struct InputNames<'a> {
-    bytes: &'a [u8],
+/// The input's `OpName`s for messages: the `OpName` instructions are copied from the loaded
+/// module before any pass runs (a module of its debug section only), and the name table is
+/// built from them on first use: most runs print no message, and on a large module the table
+/// costs about a third of a no-op run.
+struct InputNames {
+    debug: spvopt_ir::Module,
     names: std::cell::OnceCell<Names>,
 }
 
-impl<'a> InputNames<'a> {
-    fn new(bytes: &'a [u8]) -> InputNames<'a> {
+impl InputNames {
+    fn new(m: &spvopt_ir::Module) -> InputNames {
+        use spvopt_ir::Section;
+        let mut debug = spvopt_ir::Module::new(m.header.version);
+        for (_, inst) in m.section_insts(Section::Debug) {
+            if inst.is(spvopt_ir::spirv::Op::Name) {
+                debug.push_to_section(Section::Debug, inst);
+            }
+        }
         InputNames {
-            bytes,
+            debug,
             names: std::cell::OnceCell::new(),
         }
     }
 
     fn names(&self) -> &Names {
-        self.names.get_or_init(|| {
-            spvopt_ir::load_bytes(self.bytes)
-                .map(|m| Names::build(&m))
-                .unwrap_or_default()
-        })
+        self.names.get_or_init(|| Names::build(&self.debug))
     }
 
     /// Free text with its ids named (spirv-val's messages).

@@ -2,7 +2,7 @@
 
 use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::FxHashMap;
-use spvopt_ir::{BlockId, FuncId, Id, Inst, InstId, Interner, Module};
+use spvopt_ir::{BlockId, FuncId, Id, Inst, InstBuf, InstId, Interner, Module};
 
 use crate::edit::cfg::{move_block_before, SplitBlock};
 
@@ -34,7 +34,7 @@ impl<'a> Builder<'a> {
         })
     }
 
-    fn put(&mut self, inst: Inst) {
+    fn put(&mut self, inst: InstBuf) {
         match self.before {
             Some(at) => self.m.insert_before(at, inst),
             None => self.m.append_inst(self.cur, inst),

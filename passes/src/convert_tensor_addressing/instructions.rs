@@ -97,7 +97,7 @@ impl Converter<'_> {
         at: InstId,
         consts: &Consts,
     ) -> Result<(), String> {
-        let inst = m.inst(at).clone();
+        let inst = m.inst(at).to_owned();
         if spvopt_ir::grammar::internal::is_translator_internal(inst.opcode()) {
             let mut jm = JointMatrix {
                 plan: self.plan,
@@ -268,7 +268,7 @@ impl Converter<'_> {
                     };
                     Inst::new(mul, Some(ty), Some(r), &[mv.word(), rhs.word()])
                 };
-                *m.inst_mut(at) = new;
+                m.replace_inst(at, new);
             }
             Op::CompositeConstruct => {
                 let ty = inst.result_type().ok_or("type")?;
@@ -278,16 +278,19 @@ impl Converter<'_> {
                 let r = inst.result_id().ok_or("no result")?;
                 let x = id(0).ok_or("constituent")?;
                 let slots = mat.dist.slots();
-                *m.inst_mut(at) = if slots == 1 {
-                    Inst::new(Op::CopyObject, Some(ty), Some(r), &[x.word()])
-                } else {
-                    Inst::new(
-                        Op::CompositeConstruct,
-                        Some(ty),
-                        Some(r),
-                        &vec![x.word(); slots as usize],
-                    )
-                };
+                m.replace_inst(
+                    at,
+                    if slots == 1 {
+                        Inst::new(Op::CopyObject, Some(ty), Some(r), &[x.word()])
+                    } else {
+                        Inst::new(
+                            Op::CompositeConstruct,
+                            Some(ty),
+                            Some(r),
+                            &vec![x.word(); slots as usize],
+                        )
+                    },
+                );
             }
             Op::CompositeExtract | Op::CompositeInsert => {
                 let base = if op == Op::CompositeExtract {
@@ -313,8 +316,10 @@ impl Converter<'_> {
                     } else {
                         id(0).ok_or("object")?
                     };
-                    *m.inst_mut(at) =
-                        Inst::new(Op::CopyObject, inst.result_type(), Some(r), &[v.word()]);
+                    m.replace_inst(
+                        at,
+                        Inst::new(Op::CopyObject, inst.result_type(), Some(r), &[v.word()]),
+                    );
                 }
             }
             _ => self.check_generic(m, at, &inst)?,
@@ -324,7 +329,7 @@ impl Converter<'_> {
 
     /// What a tensor load/store is: operands, matrix, addressing, block-path facts.
     fn tensor_spec(&self, m: &Module, at: InstId) -> Result<TensorSpec, String> {
-        let inst = m.inst(at).clone();
+        let inst = m.inst(at).to_owned();
         let load = inst.is(Op::CooperativeMatrixLoadTensorNV);
         let ops: Vec<u32> = inst.operands().to_vec();
         let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));

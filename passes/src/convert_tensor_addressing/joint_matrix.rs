@@ -100,7 +100,7 @@ impl JointMatrix<'_> {
         types: &mut Interner,
         at: InstId,
     ) -> Result<(), String> {
-        let inst = m.inst(at).clone();
+        let inst = m.inst(at).to_owned();
         let load = inst.opcode() == LOAD;
         let ops = inst.operands().to_vec();
         let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
@@ -188,7 +188,7 @@ impl JointMatrix<'_> {
         types: &mut Interner,
         at: InstId,
     ) -> Result<(), String> {
-        let inst = m.inst(at).clone();
+        let inst = m.inst(at).to_owned();
         let ops = inst.operands().to_vec();
         let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
         let [x, y, height, width, value] = [0, 1, 2, 3, 4].map(id);
@@ -252,7 +252,7 @@ impl JointMatrix<'_> {
         types: &mut Interner,
         at: InstId,
     ) -> Result<(), String> {
-        let inst = m.inst(at).clone();
+        let inst = m.inst(at).to_owned();
         let matrix = inst.operand_id(0).ok_or("Matrix")?;
         let index = inst.operand_id(1).ok_or("Index")?;
         let mat = self.matrix(m.type_of(matrix))?;
@@ -301,7 +301,7 @@ impl JointMatrix<'_> {
 
     /// 2D block prefetches where legal, else nothing.
     fn prefetch(&mut self, m: &mut Module, types: &mut Interner, at: InstId) -> Result<(), String> {
-        let inst = m.inst(at).clone();
+        let inst = m.inst(at).to_owned();
         let ops = inst.operands().to_vec();
         let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
         let pointer = id(0).ok_or("Pointer")?;

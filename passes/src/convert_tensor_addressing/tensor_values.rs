@@ -101,7 +101,7 @@ pub fn lower_setter(
     dims: u32,
     c: &Consts,
 ) -> Result<(), String> {
-    let inst = m.inst(at).clone();
+    let inst = m.inst(at).to_owned();
     let op = inst.op().ok_or("unknown opcode")?;
     let result = inst.result_id().ok_or("setter without result")?;
     let ops: Vec<u32> = inst.operands().to_vec();
@@ -120,7 +120,10 @@ pub fn lower_setter(
                 parts[LayoutField::BlockSize(d).index(dims) as usize] = c.one;
             }
             let words: Vec<u32> = parts.iter().map(|p| p.word()).collect();
-            *b.m.inst_mut(at) = Inst::new(Op::CompositeConstruct, Some(arr), Some(result), &words);
+            b.m.replace_inst(
+                at,
+                Inst::new(Op::CompositeConstruct, Some(arr), Some(result), &words),
+            );
             return Ok(());
         }
         Op::CreateTensorViewNV => {
@@ -128,7 +131,10 @@ pub fn lower_setter(
             parts[ViewField::Clip(1).index(dims) as usize] = c.all_ones;
             parts[ViewField::Clip(3).index(dims) as usize] = c.all_ones;
             let words: Vec<u32> = parts.iter().map(|p| p.word()).collect();
-            *b.m.inst_mut(at) = Inst::new(Op::CompositeConstruct, Some(arr), Some(result), &words);
+            b.m.replace_inst(
+                at,
+                Inst::new(Op::CompositeConstruct, Some(arr), Some(result), &words),
+            );
             return Ok(());
         }
         _ => {
@@ -226,13 +232,19 @@ pub fn lower_setter(
     let mut cur = input.ok_or("setter without input")?;
     let last = sets.len().saturating_sub(1);
     if sets.is_empty() {
-        *b.m.inst_mut(at) = Inst::new(Op::CopyObject, Some(arr), Some(result), &[cur.word()]);
+        b.m.replace_inst(
+            at,
+            Inst::new(Op::CopyObject, Some(arr), Some(result), &[cur.word()]),
+        );
         return Ok(());
     }
     for (k, (index, v)) in sets.into_iter().enumerate() {
         let words = [v.word(), cur.word(), index];
         if k == last {
-            *b.m.inst_mut(at) = Inst::new(Op::CompositeInsert, Some(arr), Some(result), &words);
+            b.m.replace_inst(
+                at,
+                Inst::new(Op::CompositeInsert, Some(arr), Some(result), &words),
+            );
         } else {
             cur = b.val(Op::CompositeInsert, arr, &words);
         }

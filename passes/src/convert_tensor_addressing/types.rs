@@ -3,7 +3,7 @@
 
 use spirv::Op;
 use spvopt_analysis::fxhash::FxHashMap as HashMap;
-use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
+use spvopt_ir::{Id, InstBuf, InstId, Interner, Module, Section};
 
 use super::distribution::{Distribution, MatrixUse};
 use super::model::Matrix;
@@ -50,9 +50,9 @@ pub(super) struct Plan {
 pub(super) fn plan(m: &mut Module, types: &mut Interner, sg: u32) -> Result<Plan, String> {
     let mut matrices = HashMap::default();
     let mut tensors = HashMap::default();
-    let global: Vec<(InstId, Inst)> = m
+    let global: Vec<(InstId, InstBuf)> = m
         .section_insts(Section::Global)
-        .map(|(i, x)| (i, x.clone()))
+        .map(|(i, x)| (i, x.to_owned()))
         .collect();
     for (at, t) in global {
         let Some(id) = t.result_id() else { continue };

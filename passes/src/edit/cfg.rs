@@ -192,7 +192,7 @@ pub fn fold_empty_branches(m: &mut Module, f: FuncId) -> usize {
         {
             m.erase(p);
         }
-        *m.inst_mut(term) = Inst::new(Op::Branch, None, None, &[other.word()]);
+        m.replace_inst(term, Inst::new(Op::Branch, None, None, &[other.word()]));
         if let Some((fb, ob)) = fwd {
             drop_phi_entries(m, ob, m.block_label(fb));
             if let Some(p) = preds.get_mut(&ob) {
@@ -334,7 +334,7 @@ fn drop_phi_entries(m: &mut Module, b: BlockId, parent: Id) {
             .copied()
             .collect();
         let (t, r) = (inst.result_type(), inst.result_id());
-        *m.inst_mut(i) = Inst::new(Op::Phi, t, r, &ops);
+        m.replace_inst(i, Inst::new(Op::Phi, t, r, &ops));
     }
 }
 

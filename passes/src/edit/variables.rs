@@ -77,7 +77,7 @@ pub fn builtin_input_variable(
         }
         let mut words = ops.to_vec();
         words.push(var.word());
-        *m.inst_mut(e) = Inst::new(Op::EntryPoint, None, None, &words);
+        m.replace_inst(e, Inst::new(Op::EntryPoint, None, None, &words));
     }
     var
 }

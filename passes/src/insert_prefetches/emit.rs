@@ -191,7 +191,7 @@ impl Emitter {
     pub(super) fn hoist(&mut self, m: &mut Module, l: LoopId, at: InstId, insts: &[InstId]) {
         let map = self.hoisted.entry(l).or_default();
         for &def in insts {
-            let inst = m.inst(def).clone();
+            let inst = m.inst(def).to_owned();
             let Some(orig) = inst.result_id() else {
                 continue;
             };
@@ -475,7 +475,7 @@ impl Emitter {
             }
             let mut words = ops.to_vec();
             words.push(v.word());
-            *m.inst_mut(i) = Inst::new(Op::EntryPoint, None, None, &words);
+            m.replace_inst(i, Inst::new(Op::EntryPoint, None, None, &words));
         }
     }
 

@@ -73,9 +73,10 @@ pub fn run(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
                     Inst::new(Op::Store, None, None, &[var.word(), init.word()]),
                 );
                 // Drop the initializer operand: Result Type, Result, Storage Class remain.
-                let inst = m.inst_mut(v);
+                let mut inst = m.inst(v).to_owned();
                 let keep = inst.operand_start() + 1;
-                inst.words.truncate(keep);
+                inst.truncate(keep);
+                m.replace_inst(v, inst);
                 stats.add("initializers_to_stores", 1);
             }
             m.move_before(v, anchor);

@@ -105,6 +105,6 @@ pub fn run(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
         let mut words = m.inst(e).operands().to_vec();
         words.extend(vars.iter().map(|v| v.word()));
         stats.add("interface_variables_added", vars.len() as u64);
-        *m.inst_mut(e) = Inst::new(Op::EntryPoint, None, None, &words);
+        m.replace_inst(e, Inst::new(Op::EntryPoint, None, None, &words));
     }
 }

@@ -66,7 +66,7 @@ pub fn run(
     }
     let mut rewritten = 0;
     for i in id_types {
-        let inst = m.inst(i).clone();
+        let inst = m.inst(i).to_owned();
         let (Some(res), Some(comp), Some(n)) =
             (inst.result_id(), inst.operand_id(0), inst.operand_id(1))
         else {
@@ -102,7 +102,10 @@ pub fn run(
                 m.erase(i);
             }
             None => {
-                *m.inst_mut(i) = Inst::new(Op::TypeVector, None, Some(res), &[comp.word(), count]);
+                m.replace_inst(
+                    i,
+                    Inst::new(Op::TypeVector, None, Some(res), &[comp.word(), count]),
+                );
             }
         }
         rewritten += 1;

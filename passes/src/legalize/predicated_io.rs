@@ -85,7 +85,7 @@ pub fn run(
 
 /// Replaces predicated access `i` by the diamond (see the module documentation).
 fn lower(m: &mut Module, i: InstId, ls: LoadStore) -> Result<AccessDirection, &'static str> {
-    let inst = m.inst(i).clone();
+    let inst = m.inst(i).to_owned();
     let ops = inst.operands();
     let word = |k: Option<usize>| k.and_then(|k| ops.get(k).copied());
     let (Some(ptr), Some(pred)) = (word(Some(ls.pointer)), word(ls.predicate)) else {

@@ -111,7 +111,10 @@ fn rewrite(m: &mut Module, at: InstId, stats: &mut Statistics) -> bool {
         if la == lb && la + lb == n {
             let mut words = vec![a.word(), b.word()];
             words.extend(0..n);
-            *m.inst_mut(at) = Inst::new(Op::VectorShuffle, Some(ty), Some(result), &words);
+            m.replace_inst(
+                at,
+                Inst::new(Op::VectorShuffle, Some(ty), Some(result), &words),
+            );
             stats.add("vector_constituents_shuffled", 1);
             return true;
         }
@@ -132,7 +135,10 @@ fn rewrite(m: &mut Module, at: InstId, stats: &mut Statistics) -> bool {
             }
         }
     }
-    *m.inst_mut(at) = Inst::new(Op::CompositeConstruct, Some(ty), Some(result), &scalars);
+    m.replace_inst(
+        at,
+        Inst::new(Op::CompositeConstruct, Some(ty), Some(result), &scalars),
+    );
     stats.add("vector_constituents_scalarized", 1);
     true
 }

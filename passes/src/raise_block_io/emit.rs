@@ -9,7 +9,7 @@ use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::lane_map::{Coef, Poly};
 use spvopt_analysis::types::pointer_of;
 use spvopt_analysis::Dominators;
-use spvopt_ir::{BlockId, FuncId, Id, Inst, InstId, Interner, Module, Section};
+use spvopt_ir::{BlockId, FuncId, Id, Inst, InstBuf, InstId, Interner, Module, Section};
 
 use crate::edit::cfg::move_block_before;
 use crate::util::is_side_effect_free;
@@ -37,15 +37,15 @@ pub fn clone_function(m: &mut Module, f: FuncId) -> (FuncId, HashMap<Id, Id>) {
             fresh(m, m.inst(i).result_id(), &mut map);
         }
     }
-    let remap = |m: &Module, i: InstId, map: &HashMap<Id, Id>| -> Inst {
-        let mut inst = m.inst(i).clone();
+    let remap = |m: &Module, i: InstId, map: &HashMap<Id, Id>| -> InstBuf {
+        let mut inst = m.inst(i).to_owned();
         if let Some(r) = inst.result_id() {
             inst.set_result_id(map[&r]);
         }
         inst
     };
     let def = remap(m, func.def, &map);
-    let params: Vec<Inst> = func.header.iter().map(|&p| remap(m, p, &map)).collect();
+    let params: Vec<InstBuf> = func.header.iter().map(|&p| remap(m, p, &map)).collect();
     let nf = m.add_function(def, params);
     let header: Vec<InstId> = m.function(nf).header.clone();
     for h in header {
@@ -64,14 +64,14 @@ pub fn clone_function(m: &mut Module, f: FuncId) -> (FuncId, HashMap<Id, Id>) {
         }
     }
     // Decorations of what was copied (not linkage: the copy is internal).
-    let decos: Vec<Inst> = m
+    let decos: Vec<InstBuf> = m
         .section_insts(Section::Annotation)
         .filter(|(_, d)| d.is(Op::Decorate) || d.is(Op::DecorateId))
         .filter(|(_, d)| d.operand_word(1) != Some(spirv::Decoration::LinkageAttributes as u32))
         .filter_map(|(_, d)| {
             let t = d.operand_id(0)?;
             let n = *map.get(&t)?;
-            let mut c = d.clone();
+            let mut c = d.to_owned();
             c.operands_mut()[0] = n.word();
             Some(c)
         })
@@ -411,11 +411,14 @@ pub fn dispatch(
     let fast_label = m.fresh_id();
     let br = m.append_inst(guard_block, Inst::new(Op::Unreachable, None, None, &[]));
     let g = build_guard(m, types, br)?;
-    *m.inst_mut(br) = Inst::new(
-        Op::BranchConditional,
-        None,
-        None,
-        &[g.word(), fast_label.word(), entry_label.word()],
+    m.replace_inst(
+        br,
+        Inst::new(
+            Op::BranchConditional,
+            None,
+            None,
+            &[g.word(), fast_label.word(), entry_label.word()],
+        ),
     );
     let fast_block: BlockId = m.insert_block_after(guard_block, fast_label);
     let func = m.function(f).clone();
@@ -510,7 +513,7 @@ pub fn copy_tree(
     if m.block(b).func != f || !copyable(m, f, id) {
         return None;
     }
-    let mut inst = m.inst(d).clone();
+    let mut inst = m.inst(d).to_owned();
     let mut used = Vec::new();
     m.for_each_used_id(d, |u| used.push(u));
     let mut map = HashMap::new();
@@ -561,7 +564,7 @@ pub fn recompute_in_clone(
     }
     let mut used = Vec::new();
     m.for_each_used_id(d, |u| used.push(u));
-    let mut inst = m.inst(d).clone();
+    let mut inst = m.inst(d).to_owned();
     for u in used {
         recompute_in_clone(b, dom, at, u, corr);
     }

@@ -275,7 +275,7 @@ pub(super) fn emit(m: &mut Module, it: &mut Interner, call: InstId, p: &GenIsaPl
     if m.inst_block(call).is_none() {
         return false;
     }
-    let c = m.inst(call).clone();
+    let c = m.inst(call).to_owned();
     let args: Vec<Id> = c.operands()[1..]
         .iter()
         .filter_map(|&w| Id::new(w))

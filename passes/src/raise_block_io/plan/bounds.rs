@@ -550,7 +550,7 @@ impl Planner<'_> {
                 if term.is(Op::BranchConditional)
                     && term.operands()[1..].contains(&self.m.block_label(header).word())
                 {
-                    next = Some((v, term.clone()));
+                    next = Some((v, term.to_owned()));
                 }
             }
         }

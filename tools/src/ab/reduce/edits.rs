@@ -407,11 +407,11 @@ fn apply_one(c: &mut Candidate, op: &Opportunity, kernel: Option<&str>) -> bool 
             if !before.contains(id) {
                 return false;
             }
-            let inst = m.inst_mut(*e);
+            let inst = m.inst(*e);
             let keep = inst.words.len() - before.len();
             let mut words: Vec<u32> = inst.words[..keep].to_vec();
             words.extend(before.iter().filter(|&x| x != id).map(|x| x.word()));
-            inst.words = words.into_iter().collect();
+            m.set_inst_words(*e, &words);
             true
         }
         Opportunity::OneWorkGroup | Opportunity::HalveGroups(_) | Opportunity::HalveLocal(_) => {

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use spvopt_ir::grammar::SlotKind;
 use spvopt_ir::spirv::Op;
-use spvopt_ir::{Id, Inst, InstId, Module};
+use spvopt_ir::{Id, Inst, InstBuf, InstId, Module};
 
 use spvopt_passes::edit::cfg::split_block_after;
 
@@ -23,7 +23,7 @@ use super::state::{function_of, params};
 /// Inlines the call `call`; `false` when it cannot (callee without body, recursion, operands
 /// that do not match).
 pub fn inline_call(m: &mut Module, call: InstId) -> bool {
-    let inst = m.inst(call).clone();
+    let inst = m.inst(call).to_owned();
     let Some(block) = m.inst_block(call) else {
         return false;
     };
@@ -72,7 +72,7 @@ pub fn inline_call(m: &mut Module, call: InstId) -> bool {
         let nb = m.insert_block_after(prev, label);
         prev = nb;
         for i in m.block_insts(cb).collect::<Vec<_>>() {
-            let src = m.inst(i).clone();
+            let src = m.inst(i).to_owned();
             match src.op() {
                 Some(Op::Return) | Some(Op::ReturnValue) => {
                     let value = src.operand_id(0).map(|v| *map.get(&v).unwrap_or(&v));
@@ -124,8 +124,8 @@ pub fn inline_call(m: &mut Module, call: InstId) -> bool {
 }
 
 /// `inst` with its result and every id it uses renamed through `map`.
-fn remap(m: &Module, inst: &Inst, map: &HashMap<Id, Id>) -> Inst {
-    let mut out = inst.clone();
+fn remap(m: &Module, inst: &Inst, map: &HashMap<Id, Id>) -> InstBuf {
+    let mut out = inst.to_owned();
     let _ = m.walk(inst, |s| {
         if matches!(s.kind, SlotKind::Id | SlotKind::Result) {
             if let Some(new) = Id::new(inst.words[s.index]).and_then(|id| map.get(&id)) {

@@ -175,7 +175,10 @@ pub fn entry_points(m: &Module) -> Vec<(InstId, String, Id)> {
 
 /// The function whose result id is `id`.
 pub fn function_of(m: &Module, id: Id) -> Option<FuncId> {
-    m.function_ids().find(|&f| m.function_result(f) == Some(id))
+    m.def_inst(id)
+        .is_some_and(|i| i.is(spvopt_ir::spirv::Op::Function))
+        .then(|| m.function_of(id))
+        .flatten()
 }
 
 /// The clean-up after every edit: unreachable blocks go, straight-line blocks merge, dead code
@@ -290,7 +293,7 @@ pub fn params(m: &Module, f: FuncId) -> Vec<InstId> {
 /// Removes from the phis of block `b` the entries whose predecessor is `pred`.
 pub fn remove_phi_entries(m: &mut Module, b: BlockId, pred: Id) {
     for p in phis(m, b) {
-        let inst = m.inst_mut(p);
+        let inst = m.inst(p);
         let start = inst.operand_start();
         let mut kept: Vec<u32> = inst.words[..start].to_vec();
         for pair in inst.words[start..].chunks(2) {
@@ -298,7 +301,7 @@ pub fn remove_phi_entries(m: &mut Module, b: BlockId, pred: Id) {
                 kept.extend_from_slice(pair);
             }
         }
-        inst.words = kept.into_iter().collect();
+        m.set_inst_words(p, &kept);
     }
 }
 
@@ -417,7 +420,7 @@ fn drop_dangling(m: &mut Module) {
                 kept.push(w);
             }
         }
-        m.inst_mut(e).words = kept.into_iter().collect();
+        m.set_inst_words(e, &kept);
     }
     let used_sets: Vec<u32> = m
         .all_insts()

@@ -1,0 +1,86 @@
+//! What the loader needs to know about an opcode, in one table entry: the head word it gets
+//! in the pool, where its used ids are when its operands are plain words (the grammar's fast
+//! shape, which also stands for the structural check of those operands), and the module-level
+//! section it belongs to. One lookup per instruction instead of one per question.
+
+use crate::grammar::{self, FastTail};
+use crate::inst::head_of;
+use crate::module::Section;
+
+/// No fast shape: the loader walks the grammar.
+pub(super) const NOT_FAST: u8 = 3;
+const NO_SECTION: u8 = 0xff;
+
+/// The loader's facts about one opcode.
+#[derive(Clone, Copy)]
+pub(super) struct LoadDesc {
+    /// The head word (opcode and result type / result flags).
+    pub head: u32,
+    /// Bit i: word i of the fixed prefix is a used id.
+    pub use_mask: u32,
+    /// Words in the fixed prefix.
+    pub fixed: u8,
+    /// `FastTail` as 0 (nothing), 1 (ids), 2 (literals), or [`NOT_FAST`].
+    pub tail: u8,
+    /// `Section` index of a module-level opcode, or none.
+    section: u8,
+    /// The grammar knows the opcode.
+    pub known: bool,
+}
+
+impl LoadDesc {
+    /// The module-level section of the opcode (`Section::of_opcode`).
+    #[inline]
+    pub fn section(&self) -> Option<Section> {
+        Section::ALL.get(usize::from(self.section)).copied()
+    }
+
+    /// Whether the fast shape covers an instruction with `len` words after the first word.
+    #[inline]
+    pub fn fits(&self, len: usize) -> bool {
+        let fixed = usize::from(self.fixed);
+        self.tail != NOT_FAST && len >= fixed && (len == fixed || self.tail != 0)
+    }
+
+    /// The entry of an opcode the grammar does not know.
+    fn unknown(opcode: u16) -> LoadDesc {
+        LoadDesc {
+            head: head_of(opcode),
+            use_mask: 0,
+            fixed: 0,
+            tail: NOT_FAST,
+            section: Section::of_opcode(opcode).map_or(NO_SECTION, |s| s as u8),
+            known: false,
+        }
+    }
+
+    fn of(opcode: u16) -> LoadDesc {
+        let mut d = LoadDesc::unknown(opcode);
+        d.known = grammar::inst_desc(opcode).is_some();
+        if let Some(shape) = grammar::fast_shape(opcode) {
+            d.use_mask = shape.use_mask;
+            d.fixed = shape.fixed;
+            d.tail = match shape.tail {
+                FastTail::Nothing => 0,
+                FastTail::Ids => 1,
+                FastTail::Literals => 2,
+            };
+        }
+        d
+    }
+}
+
+/// The entry of `opcode` (built once for the grammar's opcode range).
+#[inline]
+pub(super) fn load_desc(opcode: u16) -> LoadDesc {
+    static TABLE: std::sync::OnceLock<Vec<LoadDesc>> = std::sync::OnceLock::new();
+    let t = TABLE.get_or_init(|| {
+        (0..grammar::opcode_table_len())
+            .map(|op| LoadDesc::of(op as u16))
+            .collect()
+    });
+    match t.get(usize::from(opcode)) {
+        Some(d) => *d,
+        None => LoadDesc::unknown(opcode),
+    }
+}
