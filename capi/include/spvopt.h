@@ -59,6 +59,57 @@ typedef void (*spvopt_message_consumer)(enum spvopt_message_level level,
                                         void *user_data);
 
 /*
+ One diagnostic, as the diagnostic callback receives it. Strings live only for the call; an
+ unknown id is 0, an unknown opcode null.
+ */
+typedef struct spvopt_diagnostic {
+  enum spvopt_message_level level;
+  /*
+   What reports it: the pass name, `load`, `validate`, `options` or `internal` (the
+   message callback's `source`).
+   */
+  const char *source;
+  /*
+   The opcode name of the instruction it points at (`"OpFunctionCall"`), or null when it
+   points at no instruction.
+   */
+  const char *opcode;
+  /*
+   The instruction's result id (0: none or unknown).
+   */
+  uint32_t result_id;
+  /*
+   The result id of the function holding the instruction (0: module scope or unknown).
+   */
+  uint32_t function_id;
+  /*
+   The label id of the block holding the instruction (0: module scope or unknown).
+   */
+  uint32_t block_id;
+  /*
+   What it says, without the location (ids in it followed by their `OpName`s).
+   */
+  const char *message;
+  /*
+   How many warnings saying `message` it stands for (repeated warnings of a pass are one
+   diagnostic, at the first one's location); 1 otherwise.
+   */
+  uint32_t count;
+  /*
+   For an error of a pass that found several problems, what they have in common
+   (`"2 problem(s) cannot be fixed for target dg2"`); null otherwise.
+   */
+  const char *summary;
+} spvopt_diagnostic;
+
+/*
+ Diagnostic callback: one [`SpvoptDiagnostic`] (valid only for the call) and the user data
+ given with it.
+ */
+typedef void (*spvopt_diagnostic_consumer)(const struct spvopt_diagnostic *diagnostic,
+                                           void *user_data);
+
+/*
  An optimized module: `word_count` words at `code`. Free with [`spvopt_binary_destroy`].
  */
 typedef struct spvopt_binary {
@@ -109,6 +160,19 @@ enum spvopt_result spvopt_optimizer_set_message_consumer(struct spvopt_optimizer
                                                          void *user_data);
 
 /*
+ Sets the diagnostic callback (null to remove it) and the user data passed to it. It
+ receives every error and warning the message callback receives, as structs: a pass's
+ errors one [`SpvoptDiagnostic`] each (where the message callback gets them joined into one
+ line), repeated warnings as one with their `count`. Both callbacks may be set.
+
+ # Safety
+ `opt` is a live optimizer not being run.
+ */
+enum spvopt_result spvopt_optimizer_set_diagnostic_consumer(struct spvopt_optimizer *opt,
+                                                            spvopt_diagnostic_consumer consumer,
+                                                            void *user_data);
+
+/*
  Registers passes by command-line flag, as spv-opt takes them: `"--fuse-block-loads"`,
  `"-O"`, or a pass option `"--prefetch-distance=3"` (applied to every registered pass that
  takes it); `"--subgroup-size=16"` declares that size on kernels that declare none, before
@@ -151,8 +215,9 @@ enum spvopt_result spvopt_optimizer_set_target_env(struct spvopt_optimizer *opt,
  Runs the registered passes on `word_count` words at `words`. On success `*out` holds the
  optimized module (free it with [`spvopt_binary_destroy`]) and, when `stats_json` is not
  null, `*stats_json` the per-pass statistics as JSON (spv-opt's `--stats` format; free it
- with [`spvopt_string_destroy`]). On error nothing is returned and the message callback
- receives one line saying what and where. The input is never modified.
+ with [`spvopt_string_destroy`]). On error nothing is returned, the message callback receives
+ one line saying what and where, and the diagnostic callback each error of it. The input is
+ never modified.
 
  # Safety
  `opt` is a live optimizer; `words` points to `word_count` readable words; `out` (and

@@ -4,7 +4,11 @@
 //! `spvOptimizerRegisterPassFromFlag`, `spvOptimizerRun`, `spvOptimizerDestroy`) so a driver
 //! can switch with little change: create an optimizer for a target, register passes by flag or
 //! pipeline string (`-O` included), set options, run it on words → words, receive warnings and
-//! errors through a message callback, optionally get per-pass statistics as JSON, destroy it.
+//! errors through a message callback (one line of text each) and/or a diagnostic callback (the
+//! same reports as [`SpvoptDiagnostic`] structs: level, source, opcode, result / function /
+//! block ids, message), optionally get per-pass statistics as JSON, destroy it. Both callbacks
+//! are fed from the same typed diagnostics through spv-opt's one renderer
+//! (`spvopt_passes::diagnostic::render`), so a text line is exactly what the CLI prints.
 //! The header `include/spvopt.h` is generated from this file by cbindgen (a test keeps it in
 //! sync); start reading at [`spvopt_optimizer_create`].
 //!
@@ -28,7 +32,9 @@ use std::sync::OnceLock;
 use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
 use spvopt_ir::Module;
-use spvopt_passes::{registry, Optimizer, Pipeline};
+use spvopt_passes::diagnostic::render::Renderer;
+use spvopt_passes::messages::Names;
+use spvopt_passes::{registry, Diagnostic, Level, Optimizer, PassError, Pipeline};
 
 /// Result codes.
 #[repr(C)]
@@ -67,6 +73,38 @@ pub type SpvoptMessageConsumer = Option<
     ),
 >;
 
+/// One diagnostic, as the diagnostic callback receives it. Strings live only for the call; an
+/// unknown id is 0, an unknown opcode null.
+#[repr(C)]
+pub struct SpvoptDiagnostic {
+    pub level: SpvoptMessageLevel,
+    /// What reports it: the pass name, `load`, `validate`, `options` or `internal` (the
+    /// message callback's `source`).
+    pub source: *const c_char,
+    /// The opcode name of the instruction it points at (`"OpFunctionCall"`), or null when it
+    /// points at no instruction.
+    pub opcode: *const c_char,
+    /// The instruction's result id (0: none or unknown).
+    pub result_id: u32,
+    /// The result id of the function holding the instruction (0: module scope or unknown).
+    pub function_id: u32,
+    /// The label id of the block holding the instruction (0: module scope or unknown).
+    pub block_id: u32,
+    /// What it says, without the location (ids in it followed by their `OpName`s).
+    pub message: *const c_char,
+    /// How many warnings saying `message` it stands for (repeated warnings of a pass are one
+    /// diagnostic, at the first one's location); 1 otherwise.
+    pub count: u32,
+    /// For an error of a pass that found several problems, what they have in common
+    /// (`"2 problem(s) cannot be fixed for target dg2"`); null otherwise.
+    pub summary: *const c_char,
+}
+
+/// Diagnostic callback: one [`SpvoptDiagnostic`] (valid only for the call) and the user data
+/// given with it.
+pub type SpvoptDiagnosticConsumer =
+    Option<unsafe extern "C" fn(diagnostic: *const SpvoptDiagnostic, user_data: *mut c_void)>;
+
 /// An optimized module: `word_count` words at `code`. Free with [`spvopt_binary_destroy`].
 #[repr(C)]
 pub struct SpvoptBinary {
@@ -87,6 +125,8 @@ pub struct SpvoptOptimizer {
     target_env: Option<TargetEnv>,
     consumer: SpvoptMessageConsumer,
     user_data: *mut c_void,
+    diagnostic_consumer: SpvoptDiagnosticConsumer,
+    diagnostic_user_data: *mut c_void,
     /// The pipeline prepared on the first run (parsed, options applied), reused by every later
     /// run; reset by every registration (which needs `&mut`, so never during a run).
     prepared: OnceLock<Result<Optimizer, String>>,
@@ -98,15 +138,111 @@ unsafe impl Send for SpvoptOptimizer {}
 // SAFETY: `spvopt_optimizer_run` reads the optimizer only (see above for the callback).
 unsafe impl Sync for SpvoptOptimizer {}
 
+/// A C string of `s` (a NUL inside becomes a space).
+fn c_string(s: &str) -> CString {
+    CString::new(s.replace('\0', " ")).unwrap_or_default()
+}
+
+/// One report for the callbacks: the line the message callback gets, and the diagnostics (with
+/// their counts) the diagnostic callback gets.
+struct Report<'a> {
+    source: &'a str,
+    line: String,
+    diagnostics: Vec<(Diagnostic, u32)>,
+    summary: Option<String>,
+}
+
+impl Report<'_> {
+    /// An error or warning that is only text (no location): the same text both ways.
+    fn text(level: Level, source: &str, message: String) -> Report<'_> {
+        Report {
+            source,
+            diagnostics: vec![(
+                Diagnostic {
+                    level,
+                    at: None,
+                    message: message.clone(),
+                },
+                1,
+            )],
+            line: message,
+            summary: None,
+        }
+    }
+
+    /// A pass error: its one line and its diagnostics, ids named as `r` names them.
+    fn pass_error(e: &PassError, r: &Renderer<'_>) -> Report<'static> {
+        let line = e.render(r);
+        match e {
+            PassError::Failed {
+                pass,
+                summary,
+                diagnostics,
+            } if !diagnostics.is_empty() => Report {
+                source: pass,
+                line,
+                diagnostics: diagnostics
+                    .iter()
+                    .map(|d| {
+                        let mut d = d.clone();
+                        d.message = r.message(&d.message);
+                        (d, 1)
+                    })
+                    .collect(),
+                summary: summary.as_deref().map(|s| r.message(s)),
+            },
+            _ => Report::text(Level::Error, "pass", line),
+        }
+    }
+}
+
 impl SpvoptOptimizer {
+    /// A message that is only text, to both callbacks.
     fn emit(&self, level: SpvoptMessageLevel, source: &str, message: &str) {
-        let Some(f) = self.consumer else {
+        let level = match level {
+            SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR => Level::Error,
+            SpvoptMessageLevel::SPVOPT_MESSAGE_WARNING => Level::Warning,
+        };
+        self.report(&Report::text(level, source, message.to_string()));
+    }
+
+    /// `r` to the message callback (its line, at the level of its first diagnostic) and to the
+    /// diagnostic callback (each diagnostic).
+    fn report(&self, r: &Report<'_>) {
+        let level = |l: Level| match l {
+            Level::Error => SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR,
+            Level::Warning | Level::Note => SpvoptMessageLevel::SPVOPT_MESSAGE_WARNING,
+        };
+        let source = c_string(r.source);
+        if let Some(f) = self.consumer {
+            let first = r.diagnostics.first().map_or(Level::Error, |(d, _)| d.level);
+            let line = c_string(&r.line);
+            // SAFETY: the user registered `f` for this purpose; the strings outlive the call.
+            unsafe { f(level(first), source.as_ptr(), line.as_ptr(), self.user_data) }
+        }
+        let Some(f) = self.diagnostic_consumer else {
             return;
         };
-        let clean = |s: &str| CString::new(s.replace('\0', " ")).unwrap_or_default();
-        let (s, m) = (clean(source), clean(message));
-        // SAFETY: the user registered `f` for this purpose; the strings outlive the call.
-        unsafe { f(level, s.as_ptr(), m.as_ptr(), self.user_data) }
+        let summary = r.summary.as_deref().map(c_string);
+        for (d, count) in &r.diagnostics {
+            let at = d.at.clone().unwrap_or_default();
+            let opcode = at.opcode.as_deref().map(c_string);
+            let message = c_string(&d.message);
+            let word = |id: Option<spvopt_ir::Id>| id.map_or(0, |id| id.word());
+            let c = SpvoptDiagnostic {
+                level: level(d.level),
+                source: source.as_ptr(),
+                opcode: opcode.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
+                result_id: word(at.result),
+                function_id: word(at.function),
+                block_id: word(at.block),
+                message: message.as_ptr(),
+                count: *count,
+                summary: summary.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
+            };
+            // SAFETY: as above; `c` and its strings outlive the call.
+            unsafe { f(&c, self.diagnostic_user_data) }
+        }
     }
 
     fn build_pipeline(&self) -> Result<Pipeline, String> {
@@ -140,6 +276,24 @@ impl SpvoptOptimizer {
 /// Runs `f`, turning a panic into `SPVOPT_ERROR_INTERNAL`.
 fn guarded(f: impl FnOnce() -> SpvoptResult) -> SpvoptResult {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(SPVOPT_ERROR_INTERNAL)
+}
+
+/// Applies `f` to the optimizer at `opt`: `SPVOPT_ERROR_INVALID_ARGUMENT` for null.
+///
+/// # Safety
+/// `opt` is null or a live optimizer not being run.
+unsafe fn configure(
+    opt: *mut SpvoptOptimizer,
+    f: impl FnOnce(&mut SpvoptOptimizer),
+) -> SpvoptResult {
+    guarded(|| {
+        // SAFETY: guaranteed by the caller.
+        let Some(o) = (unsafe { opt.as_mut() }) else {
+            return SPVOPT_ERROR_INVALID_ARGUMENT;
+        };
+        f(o);
+        SPVOPT_SUCCESS
+    })
 }
 
 /// A C string argument; `None` for null or non-UTF-8.
@@ -201,6 +355,8 @@ pub unsafe extern "C" fn spvopt_optimizer_create(
             target_env: None,
             consumer: None,
             user_data: std::ptr::null_mut(),
+            diagnostic_consumer: None,
+            diagnostic_user_data: std::ptr::null_mut(),
             prepared: OnceLock::new(),
         });
         // SAFETY: `out` is writable per the contract.
@@ -231,15 +387,33 @@ pub unsafe extern "C" fn spvopt_optimizer_set_message_consumer(
     consumer: SpvoptMessageConsumer,
     user_data: *mut c_void,
 ) -> SpvoptResult {
-    guarded(|| {
-        // SAFETY: per the contract.
-        let Some(o) = (unsafe { opt.as_mut() }) else {
-            return SPVOPT_ERROR_INVALID_ARGUMENT;
-        };
-        o.consumer = consumer;
-        o.user_data = user_data;
-        SPVOPT_SUCCESS
-    })
+    // SAFETY: per the contract.
+    unsafe {
+        configure(opt, |o| {
+            o.consumer = consumer;
+            o.user_data = user_data;
+        })
+    }
+}
+
+/// Sets the diagnostic callback (null to remove it) and the user data passed to it. It
+/// receives every error and warning the message callback receives, as structs: a pass's
+/// errors one [`SpvoptDiagnostic`] each (where the message callback gets them joined into one
+/// line), repeated warnings as one with their `count`. Both callbacks may be set.
+///
+/// # Safety
+/// `opt` is a live optimizer not being run.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_optimizer_set_diagnostic_consumer(
+    opt: *mut SpvoptOptimizer,
+    consumer: SpvoptDiagnosticConsumer,
+    user_data: *mut c_void,
+) -> SpvoptResult {
+    let set = |o: &mut SpvoptOptimizer| {
+        (o.diagnostic_consumer, o.diagnostic_user_data) = (consumer, user_data)
+    };
+    // SAFETY: per the contract.
+    unsafe { configure(opt, set) }
 }
 
 /// Registers passes by command-line flag, as spv-opt takes them: `"--fuse-block-loads"`,
@@ -339,14 +513,8 @@ pub unsafe extern "C" fn spvopt_optimizer_set_validation(
     opt: *mut SpvoptOptimizer,
     enabled: i32,
 ) -> SpvoptResult {
-    guarded(|| {
-        // SAFETY: per the contract.
-        let Some(o) = (unsafe { opt.as_mut() }) else {
-            return SPVOPT_ERROR_INVALID_ARGUMENT;
-        };
-        o.validate = enabled != 0;
-        SPVOPT_SUCCESS
-    })
+    // SAFETY: per the contract.
+    unsafe { configure(opt, |o| o.validate = enabled != 0) }
 }
 
 /// Sets the validation environment (`"spv1.4"`, `"opencl2.2"`, …; null: the universal
@@ -387,8 +555,9 @@ pub unsafe extern "C" fn spvopt_optimizer_set_target_env(
 /// Runs the registered passes on `word_count` words at `words`. On success `*out` holds the
 /// optimized module (free it with [`spvopt_binary_destroy`]) and, when `stats_json` is not
 /// null, `*stats_json` the per-pass statistics as JSON (spv-opt's `--stats` format; free it
-/// with [`spvopt_string_destroy`]). On error nothing is returned and the message callback
-/// receives one line saying what and where. The input is never modified.
+/// with [`spvopt_string_destroy`]). On error nothing is returned, the message callback receives
+/// one line saying what and where, and the diagnostic callback each error of it. The input is
+/// never modified.
 ///
 /// # Safety
 /// `opt` is a live optimizer; `words` points to `word_count` readable words; `out` (and
@@ -428,8 +597,8 @@ pub unsafe extern "C" fn spvopt_optimizer_run(
                 unsafe { *out = Box::into_raw(bin) };
                 SPVOPT_SUCCESS
             }
-            Err((code, source, message)) => {
-                o.emit(SpvoptMessageLevel::SPVOPT_MESSAGE_ERROR, source, &message);
+            Err((code, report)) => {
+                o.report(&report);
                 code
             }
         }
@@ -449,7 +618,12 @@ pub unsafe extern "C" fn spvopt_optimizer_run(
     })
 }
 
-type Failure = (SpvoptResult, &'static str, String);
+type Failure = (SpvoptResult, Report<'static>);
+
+/// A failure that is only text.
+fn failure(code: SpvoptResult, source: &'static str, message: String) -> Failure {
+    (code, Report::text(Level::Error, source, message))
+}
 
 /// The run itself: load, validate, optimize, emit. The statistics JSON is made only when
 /// asked for, and `OpName`s are looked up only when there is a message to annotate.
@@ -466,10 +640,10 @@ fn optimize(
                 .map(|p| Optimizer::from_pipeline(o.target.clone(), p))
         })
         .as_ref()
-        .map_err(|e| (SPVOPT_ERROR_INVALID_ARGUMENT, "options", e.clone()))?;
+        .map_err(|e| failure(SPVOPT_ERROR_INVALID_ARGUMENT, "options", e.clone()))?;
     let mut module = spvopt_ir::load_words(input)
-        .map_err(|e| (SPVOPT_ERROR_INVALID_BINARY, "load", e.to_string()))?;
-    let annotate = |m: &Module, text: &str| spvopt_passes::messages::Names::build(m).annotate(text);
+        .map_err(|e| failure(SPVOPT_ERROR_INVALID_BINARY, "load", e.to_string()))?;
+    let annotate = |m: &Module, text: &str| Names::build(m).annotate(text);
     if o.validate {
         let env = o
             .target_env
@@ -477,22 +651,37 @@ fn optimize(
         match spvopt_passes::validate::validate_module(&module, env) {
             Ok(warnings) if warnings.is_empty() => {}
             Ok(warnings) => {
-                let names = spvopt_passes::messages::Names::build(&module);
+                let names = Names::build(&module);
                 warnings
                     .iter()
                     .for_each(|w| o.emit(WARNING, "validate", &names.annotate(w)));
             }
-            Err(e) => return Err((SPVOPT_ERROR_VALIDATION, "validate", annotate(&module, &e))),
+            Err(e) => {
+                let message = annotate(&module, &e);
+                return Err(failure(SPVOPT_ERROR_VALIDATION, "validate", message));
+            }
         }
     }
-    let report = optimizer
-        .run_module(&mut module)
-        .map_err(|e| (SPVOPT_ERROR_PASS, "pass", annotate(&module, &e.to_string())))?;
+    let report = optimizer.run_module(&mut module).map_err(|e| {
+        let names = Names::build(&module);
+        (
+            SPVOPT_ERROR_PASS,
+            Report::pass_error(&e, &Renderer::with_names(&names)),
+        )
+    })?;
     let groups = report.warning_groups();
     if !groups.is_empty() {
-        let names = spvopt_passes::messages::Names::build(&module);
+        let names = Names::build(&module);
+        let r = Renderer::with_names(&names);
         for g in groups {
-            o.emit(WARNING, g.pass, &names.annotate(&g.line()));
+            let mut d = g.diagnostic();
+            d.message = r.message(&g.message);
+            o.report(&Report {
+                source: g.pass,
+                line: g.line_with(&r),
+                diagnostics: vec![(d, u32::try_from(g.count).unwrap_or(u32::MAX))],
+                summary: None,
+            });
         }
     }
     let json = want_stats.then(|| {

@@ -3,8 +3,10 @@
 //! through pkg-config both ways (`spvopt`: shared, found at run time through the .pc's rpath;
 //! `spvopt-static`, and `--static` on an archive-only install: static) — and run without
 //! LD_LIBRARY_PATH: it optimizes a corpus kernel with `-O` for pvc, checks the output against
-//! the bytes spv-opt's command line writes, exercises the error paths, and runs 8 threads at
-//! once. The installed archive must stay within 20 MB (no debug info, no LLVM bitcode).
+//! the bytes spv-opt's command line writes, exercises the error paths, receives located errors
+//! and warnings through the structured diagnostic callback (checked against the text callback's
+//! line), and runs 8 threads at once. The installed archive must stay within 20 MB (no debug
+//! info, no LLVM bitcode).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,6 +28,21 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
         .unwrap();
     let dir = tmp.path();
     let expected = dir.join("expected.spv");
+    // One f64 MMA with fixed ids (the C client checks them in the diagnostics): legalize warns
+    // about it, lower-mma cannot lower it for pvc.
+    let mma = dir.join("f64_mma.spv");
+    let fixture = here.join("../tests/fixtures/diagnostics/f64_mma.spvasm");
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    let words = spvopt_ir::text::assemble(&text, spvopt_ir::text::TargetEnv::Universal_1_4)
+        .expect("assemble the f64 MMA fixture");
+    std::fs::write(
+        &mma,
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
     // The CLI's output, by the CLI's own code (spv-opt's main is this function).
     let code = spvopt_tools::opt_cli::run(&[
         "-O".into(),
@@ -120,6 +137,7 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
         let o = Command::new(exe)
             .arg(&input)
             .arg(&expected)
+            .arg(&mma)
             .env_remove("LD_LIBRARY_PATH")
             .output()
             .unwrap();

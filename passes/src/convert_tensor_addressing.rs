@@ -78,8 +78,9 @@ use spvopt_analysis::{Analyses, AnalysisSet, Constants, Fact, KernelFacts, Targe
 use spvopt_ir::grammar::internal;
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
+use crate::diagnostic::Diagnostic;
+use crate::edit::capabilities;
 use crate::edit::variables::lane_variable;
-use crate::edit::{capabilities, location};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use cleanup::{bitcast_setter_operands, merge_duplicate_types, remove_dead};
 use instructions::Converter;
@@ -95,7 +96,7 @@ fn convert(
     target: &Target,
     stats: &mut Statistics,
     changes: &mut Changes,
-) -> Result<bool, String> {
+) -> Result<bool, Diagnostic> {
     let has_matrices = m
         .section_insts(Section::Global)
         .any(|(_, t)| t.is(Op::TypeCooperativeMatrixKHR) || t.is(Op::TypeTensorLayoutNV));
@@ -120,11 +121,14 @@ fn convert(
                     _ => "unknown".into(),
                 })
                 .collect();
-            return Err(format!(
-                "Subgroup-scope cooperative matrices need every kernel to declare one \
-                 SubgroupSize (found: {}; --subgroup-size N declares one for kernels that \
-                 declare none)",
-                sizes.join(", ")
+            return Err(Diagnostic::error(
+                None,
+                format!(
+                    "Subgroup-scope cooperative matrices need every kernel to declare one \
+                     SubgroupSize (found: {}; --subgroup-size N declares one for kernels that \
+                     declare none)",
+                    sizes.join(", ")
+                ),
             ));
         }
     };
@@ -141,7 +145,7 @@ fn convert(
     let uniform_accesses = uniform_tensor_accesses(m, analyses);
     let first_new_id = m.id_capacity();
     let mut types = Interner::default();
-    let plan = plan(m, &mut types, sg)?;
+    let plan = plan(m, &mut types, sg).map_err(|e| Diagnostic::error(None, e))?;
     let lane_var = lane_variable(m, &mut types);
     let u32t = types.int(m, 32);
     let consts = Consts {
@@ -184,7 +188,7 @@ fn convert(
             if let Some(&k) = run_of.get(&at) {
                 if runs[k][0] == at {
                     conv.convert_tensor_group(m, &mut types, &runs[k])
-                        .map_err(|e| format!("{}: {e}", location_or_unknown(m, at)))?;
+                        .map_err(|e| located(m, at, e))?;
                 }
                 continue;
             }
@@ -196,7 +200,7 @@ fn convert(
                 bitcast_setter_operands(m, at, u32t);
             }
             conv.convert_inst(m, &mut types, at, &consts)
-                .map_err(|e| format!("{}: {e}", location_or_unknown(m, at)))?;
+                .map_err(|e| located(m, at, e))?;
         }
     }
     let replaced = std::mem::take(&mut conv.replaced);
@@ -344,11 +348,12 @@ fn uniform_tensor_accesses(m: &Module, analyses: &mut Analyses) -> HashSet<InstI
     out
 }
 
-fn location_or_unknown(m: &Module, at: InstId) -> String {
+/// Error `why` at `at`, or at an instruction the conversion already replaced.
+fn located(m: &Module, at: InstId, why: String) -> Diagnostic {
     if m.inst_block(at).is_some() {
-        location(m, at)
+        Diagnostic::error_at(m, at, why)
     } else {
-        "(converted instruction)".into()
+        Diagnostic::error(None, format!("(converted instruction): {why}"))
     }
 }
 
@@ -399,10 +404,7 @@ impl Pass for ConvertTensorAddressing {
                 preserved: AnalysisSet::NONE,
                 stats,
             }),
-            Err(e) => Err(PassError::Failed {
-                pass: "convert-tensor-addressing",
-                message: e,
-            }),
+            Err(e) => Err(PassError::failed("convert-tensor-addressing", vec![e])),
         }
     }
 }

@@ -106,14 +106,14 @@ impl Pass for DeclareSubgroupSize {
         let sizes = target.subgroup_sizes();
         if !sizes.contains(&n) {
             let list: Vec<String> = sizes.iter().map(u32::to_string).collect();
-            return Err(PassError::Failed {
-                pass: "declare-subgroup-size",
-                message: format!(
+            return Err(PassError::failed_because(
+                "declare-subgroup-size",
+                format!(
                     "subgroup size {n} is not one of target {}'s ({})",
                     target.name,
                     list.join(", ")
                 ),
-            });
+            ));
         }
         for (f, has_size) in kernels(m) {
             if has_size {

@@ -1,12 +1,17 @@
 //! Diagnostics as values: what a pass (or the pass manager) has to tell a person about the
 //! module, with where it is, as cranelift's `VerifierError { location, context, message }` and
 //! naga's `WithSpan` do. Passes record warnings as [`Diagnostic`]s in their [`Statistics`]
-//! (crate::pass::Statistics); the pass manager groups them by message without reading text
-//! back ([`crate::manager::WarningGroup`]), and one rendering serves the terminal
-//! ([`Diagnostic`]'s `Display`: `LOCATION: message`), the `--stats` JSON and
-//! `--diagnostics-format json` ([`Diagnostic::to_json`]), and the C API's message callback.
+//! (crate::pass::Statistics), and a failing pass returns its errors as diagnostics
+//! ([`crate::PassError::Failed`]); the pass manager groups warnings by message without reading
+//! text back ([`crate::manager::WarningGroup`]). One rendering module, [`render`], makes every
+//! text and JSON form: the terminal (`Display`: `LOCATION: message`), the `--stats` JSON,
+//! `--diagnostics-format json` and both C API callbacks (the text one and the structured one).
 
 use std::fmt;
+
+pub mod render;
+
+use render::Renderer;
 
 use spvopt_ir::{Id, InstId, Module};
 
@@ -65,42 +70,16 @@ impl Location {
     }
 
     /// The location as JSON: `{"opcode": "OpX", "result": 12, "function": 3, "block": 9}` with
-    /// unknown parts left out.
+    /// unknown parts left out ([`Renderer::location_json`]).
     pub fn to_json(&self) -> serde_json::Value {
-        let mut v = serde_json::Map::new();
-        if let Some(op) = &self.opcode {
-            v.insert("opcode".into(), op.clone().into());
-        }
-        for (key, id) in [
-            ("result", self.result),
-            ("function", self.function),
-            ("block", self.block),
-        ] {
-            if let Some(id) = id {
-                v.insert(key.into(), id.word().into());
-            }
-        }
-        serde_json::Value::Object(v)
+        Renderer::PLAIN.location_json(self)
     }
 }
 
-/// `OpX %result in function %f, block %b`, or `OpX at module scope`.
+/// `OpX %result in function %f, block %b`, or `OpX at module scope` ([`Renderer::location`]).
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let opcode = self.opcode.as_deref().unwrap_or("instruction");
-        match self.result {
-            Some(r) => write!(f, "{opcode} %{}", r.word())?,
-            None => write!(f, "{opcode}")?,
-        }
-        match self.block {
-            Some(b) => {
-                let func = self
-                    .function
-                    .map_or_else(|| "?".to_string(), |id| format!("%{}", id.word()));
-                write!(f, " in function {func}, block %{}", b.word())
-            }
-            None => write!(f, " at module scope"),
-        }
+        f.write_str(&Renderer::PLAIN.location(self))
     }
 }
 
@@ -133,27 +112,21 @@ impl Diagnostic {
         }
     }
 
+    /// An error at instruction `i` of `m`.
+    pub fn error_at(m: &Module, i: InstId, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(Some(Location::of(m, i)), message)
+    }
+
     /// The diagnostic as JSON: `{"level": "warning", "message": …, "at": {…}}` (`at` only when
-    /// known, with the rendered `location` text beside it).
+    /// known, with the rendered `location` text beside it; [`Renderer::json`]).
     pub fn to_json(&self) -> serde_json::Value {
-        let mut v = serde_json::json!({
-            "level": self.level.as_str(),
-            "message": self.message,
-        });
-        if let Some(at) = &self.at {
-            v["at"] = at.to_json();
-            v["location"] = at.to_string().into();
-        }
-        v
+        Renderer::PLAIN.json(self)
     }
 }
 
-/// `LOCATION: message`, or the message alone.
+/// `LOCATION: message`, or the message alone ([`Renderer::text`]).
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.at {
-            Some(at) => write!(f, "{at}: {}", self.message),
-            None => write!(f, "{}", self.message),
-        }
+        f.write_str(&Renderer::PLAIN.text(self))
     }
 }

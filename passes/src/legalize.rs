@@ -65,6 +65,7 @@ pub mod vector_constituents;
 use spvopt_analysis::{Analyses, AnalysisSet, KernelFacts, Target};
 use spvopt_ir::Module;
 
+use crate::diagnostic::Diagnostic;
 use crate::edit::capabilities;
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
@@ -83,7 +84,7 @@ impl Pass for Legalize {
         changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
-        let mut errors: Vec<String> = Vec::new();
+        let mut errors: Vec<Diagnostic> = Vec::new();
         // In debug builds, what the steps report is checked against the words.
         #[cfg(debug_assertions)]
         let before = m.to_words();
@@ -119,12 +120,12 @@ impl Pass for Legalize {
         if !errors.is_empty() {
             return Err(PassError::Failed {
                 pass: "legalize",
-                message: format!(
-                    "{} problem(s) cannot be fixed for target {}: {}",
+                summary: Some(format!(
+                    "{} problem(s) cannot be fixed for target {}",
                     errors.len(),
-                    target.name,
-                    errors.join("; ")
-                ),
+                    target.name
+                )),
+                diagnostics: errors,
             });
         }
         // Every step counts its rewrites in `changes`; the declarations report theirs. No word

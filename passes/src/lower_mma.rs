@@ -58,7 +58,8 @@ use spvopt_analysis::{Analyses, AnalysisSet, KernelFacts, Target};
 use spvopt_ir::{Inst, Interner, Module};
 
 use crate::builtin_mangling::{linkages, parse_builtin, Builtin};
-use crate::edit::{capabilities, location};
+use crate::diagnostic::Diagnostic;
+use crate::edit::capabilities;
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use crate::raise_builtins::RaiseBuiltins;
 
@@ -144,7 +145,7 @@ impl Pass for LowerMma {
         }
         // 1. Decide, for every MMA, before changing anything.
         let mut work: Vec<(Mma, Action)> = Vec::new();
-        let mut errors: Vec<String> = Vec::new();
+        let mut errors: Vec<Diagnostic> = Vec::new();
         let facts = analyses.get::<KernelFacts>(m);
         for i in plan::mma_instructions(m) {
             stats.add("mma_candidates", 1);
@@ -152,18 +153,18 @@ impl Pass for LowerMma {
                 .and_then(|mma| plan::action(&mma, target).map(|a| (mma, a)))
             {
                 Ok((mma, a)) => work.push((mma, a)),
-                Err(why) => errors.push(format!("{}: {why}", location(m, i))),
+                Err(why) => errors.push(Diagnostic::error_at(m, i, why)),
             }
         }
         if !errors.is_empty() {
             return Err(PassError::Failed {
                 pass: "lower-mma",
-                message: format!(
-                    "{} MMA(s) cannot be lowered for target {}: {}",
+                summary: Some(format!(
+                    "{} MMA(s) cannot be lowered for target {}",
                     errors.len(),
-                    target.name,
-                    errors.join("; ")
-                ),
+                    target.name
+                )),
+                diagnostics: errors,
             });
         }
         let lowering: Vec<&Mma> = work
@@ -177,9 +178,9 @@ impl Pass for LowerMma {
             .sum();
         let budget = lowering_budget(m);
         if lowered > budget {
-            return Err(PassError::Failed {
-                pass: "lower-mma",
-                message: format!(
+            return Err(PassError::failed_because(
+                "lower-mma",
+                format!(
                     "the {} MMA(s) to split or emulate for target {} have a total M·K of \
                      {lowered}, more than the {budget} lower-mma emits for a module of {} \
                      instructions",
@@ -187,7 +188,7 @@ impl Pass for LowerMma {
                     target.name,
                     m.instruction_count()
                 ),
-            });
+            ));
         }
         // 2. Rewrite.
         let mut types = Interner::default();
@@ -225,13 +226,14 @@ impl Pass for LowerMma {
                         None
                     };
                     if *k_chunks > 1 && lane.is_none() {
-                        return Err(PassError::Failed {
-                            pass: "lower-mma",
-                            message: format!(
-                                "{}: cannot read SubgroupLocalInvocationId",
-                                location(m, at)
-                            ),
-                        });
+                        return Err(PassError::failed(
+                            "lower-mma",
+                            vec![Diagnostic::error_at(
+                                m,
+                                at,
+                                "cannot read SubgroupLocalInvocationId",
+                            )],
+                        ));
                     }
                     let mut b = Builder {
                         m,
@@ -268,10 +270,7 @@ impl Pass for LowerMma {
             let mut cap_errors = Vec::new();
             capabilities::run(m, &mut scratch, &mut cap_errors);
             if !cap_errors.is_empty() {
-                return Err(PassError::Failed {
-                    pass: "lower-mma",
-                    message: cap_errors.join("; "),
-                });
+                return Err(PassError::failed("lower-mma", cap_errors));
             }
         }
         Ok(if changed {

@@ -1,9 +1,12 @@
 //! Messages for people: ids in warnings and errors shown with the module's `OpName`s.
 //!
-//! Passes write locations with numeric ids (`OpFunctionCall %812 in function %1313, block
-//! %1320`); [`Names::annotate`] adds the name the module gives an id, where it gives one:
-//! `%1313 (matmul_kernel_with_block_pointers)`. One scan of the debug section builds the
-//! table; annotating is linear in the message length.
+//! A diagnostic's location is structure (`Location { opcode, result, function, block }`): the
+//! renderer (`crate::diagnostic::render`) names its ids from there, asking [`Names::get`] for
+//! each (`OpFunctionCall %812 in function %1313 (matmul_kernel_with_block_pointers), block
+//! %1320`). Only free text, where no structure says which words are ids (a diagnostic's
+//! message, spirv-val's messages, the text of errors that carry no diagnostics), is scanned for
+//! `%N` by [`Names::annotate`]. One scan of the debug section builds the table; annotating is
+//! linear in the message length.
 
 use std::collections::HashMap;
 
@@ -33,6 +36,11 @@ impl Names {
     /// The name of id `word`, if the module names it.
     pub fn get(&self, word: u32) -> Option<&str> {
         self.0.get(&word).map(String::as_str)
+    }
+
+    /// Names id `word` `name` (replacing a name it had).
+    pub fn insert(&mut self, word: u32, name: String) {
+        self.0.insert(word, name);
     }
 
     /// `message` with every `%N` the module names followed by ` (name)`.

@@ -5,6 +5,7 @@ use std::fmt;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::Module;
 
+use crate::diagnostic::render::Renderer;
 use crate::diagnostic::{Diagnostic, Location};
 
 /// What a pass reports besides the module: named counters (`fused: 6`) in a stable order,
@@ -102,8 +103,16 @@ impl PassResult {
 /// be partially modified; the pass manager discards it).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PassError {
-    #[error("{pass}: {message}")]
-    Failed { pass: &'static str, message: String },
+    /// The pass cannot transform the module: its errors as diagnostics (level `Error`, each
+    /// located where the pass knows the instruction), and, when there are several of one
+    /// kind, a summary of them (`"2 problem(s) cannot be fixed for target pvc"`). One line:
+    /// `PASS: SUMMARY: D1; D2` ([`Renderer::failure`]).
+    #[error("{pass}: {}", Renderer::PLAIN.failure(.summary.as_deref(), .diagnostics))]
+    Failed {
+        pass: &'static str,
+        summary: Option<String>,
+        diagnostics: Vec<Diagnostic>,
+    },
     #[error("unknown pass \"{0}\" (see --list-passes)")]
     UnknownPass(String),
     #[error("pass {pass}: bad option {option}: {message}")]
@@ -120,6 +129,61 @@ pub enum PassError {
     /// ([`spvopt_ir::verify()`]): a bug in the pass; the module is not written.
     #[error("pass {pass} produced a malformed module: {message}")]
     Malformed { pass: String, message: String },
+}
+
+impl PassError {
+    /// Pass `pass` failed with `diagnostics` (no summary).
+    pub fn failed(pass: &'static str, diagnostics: Vec<Diagnostic>) -> PassError {
+        PassError::Failed {
+            pass,
+            summary: None,
+            diagnostics,
+        }
+    }
+
+    /// Pass `pass` failed for one reason about the module as a whole (no location).
+    pub fn failed_because(pass: &'static str, message: impl Into<String>) -> PassError {
+        PassError::failed(pass, vec![Diagnostic::error(None, message)])
+    }
+
+    /// The error's diagnostics: a failed pass's own, otherwise one error (unlocated) saying
+    /// what [`Display`](fmt::Display) says.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            PassError::Failed { diagnostics, .. } => diagnostics.clone(),
+            other => vec![Diagnostic::error(None, other.to_string())],
+        }
+    }
+
+    /// The one line [`Display`](fmt::Display) gives, with ids shown as `r` shows them: the
+    /// locations of a failed pass's diagnostics from their structure, free text scanned.
+    pub fn render(&self, r: &Renderer<'_>) -> String {
+        match self {
+            PassError::Failed {
+                pass,
+                summary,
+                diagnostics,
+            } => format!("{pass}: {}", r.failure(summary.as_deref(), diagnostics)),
+            other => r.message(&other.to_string()),
+        }
+    }
+
+    /// The error as JSON diagnostics, one object each (`--diagnostics-format json`): a failed
+    /// pass's diagnostics with `pass` and `summary` ([`Renderer::failure_json`]); any other
+    /// error one unlocated object with the whole line as its message.
+    pub fn to_json(&self, r: &Renderer<'_>) -> Vec<serde_json::Value> {
+        match self {
+            PassError::Failed {
+                pass,
+                summary,
+                diagnostics,
+            } if !diagnostics.is_empty() => diagnostics
+                .iter()
+                .map(|d| r.failure_json(pass, summary.as_deref(), d))
+                .collect(),
+            other => vec![r.json(&Diagnostic::error(None, other.to_string()))],
+        }
+    }
 }
 
 /// The rewrite counter every pass honours (like LLVM's `-debug-counter` /

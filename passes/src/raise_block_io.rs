@@ -545,12 +545,7 @@ impl Pass for RaiseBlockIo {
             }
             match apply(m, &mut types, &dec, &dom, planned, target, &mut stats) {
                 Ok(()) => changed = true,
-                Err(why) => {
-                    return Err(PassError::Failed {
-                        pass: "raise-block-io",
-                        message: why,
-                    })
-                }
+                Err(why) => return Err(PassError::failed_because("raise-block-io", why)),
             }
         }
         if !changed {
@@ -560,11 +555,8 @@ impl Pass for RaiseBlockIo {
         let mut errors = Vec::new();
         let mut scratch = Statistics::default();
         capabilities::run(m, &mut scratch, &mut errors);
-        if let Some(e) = errors.first() {
-            return Err(PassError::Failed {
-                pass: "raise-block-io",
-                message: e.clone(),
-            });
+        if !errors.is_empty() {
+            return Err(PassError::failed("raise-block-io", errors));
         }
         Ok(PassResult {
             changed: true,

@@ -14,7 +14,7 @@ use spvopt_analysis::Target;
 use spvopt_ir::spirv::{self, Op};
 use spvopt_ir::{text, Module};
 use spvopt_passes::legalize::level_zero_env;
-use spvopt_passes::{run_pipeline, Pipeline};
+use spvopt_passes::{run_pipeline, Diagnostic, Hooks, Level, PassError, Pipeline};
 use spvopt_tests::corpus_launches::{readme_launches, same_results, GEMMS};
 
 fn triton_modules() -> Vec<std::path::PathBuf> {
@@ -260,13 +260,23 @@ fn check_env_reports_violations_with_locations() {
     let words = text::assemble(src, text::TargetEnv::Universal_1_4).unwrap();
     let m = spvopt_ir::load_words(&words).unwrap();
     let v = level_zero_env::check(&m);
-    let all = v.join("\n");
+    let all = v.iter().map(|d| format!("{d}\n")).collect::<String>();
     assert_eq!(v.len(), 4, "{all}");
+    // Typed errors, each located at the instruction breaking the rule.
     assert!(
-        v.iter()
-            .all(|x| x.contains(" at module scope") || x.contains(" in function %")),
+        v.iter().all(|d| d.level == Level::Error && d.at.is_some()),
+        "{v:?}"
+    );
+    assert!(
+        v.iter().all(|x| {
+            x.to_string().contains(" at module scope") || x.to_string().contains(" in function %")
+        }),
         "locations: {all}"
     );
+    let recursion = v.iter().find(|d| d.message.contains("recursion")).unwrap();
+    let at = recursion.at.as_ref().unwrap();
+    assert_eq!(at.opcode.as_deref(), Some("OpFunctionCall"), "{at:?}");
+    assert!(at.function.is_some() && at.block.is_some(), "{at:?}");
     assert!(all.contains("Signedness 1"), "{all}");
     assert!(all.contains("Physical64"), "{all}");
     assert!(all.contains("execution scope"), "{all}");
@@ -275,6 +285,47 @@ fn check_env_reports_violations_with_locations() {
     let mut m2 = m.clone();
     let e = run(&mut m2, "legalize", &Target::pvc()).unwrap_err();
     assert!(e.contains("3 problem(s)"), "{e}");
+    // The error carries them as diagnostics, the same as `check` finds after the fix.
+    let mut m3 = m.clone();
+    let p = Pipeline::parse("legalize").unwrap();
+    let err = run_pipeline(&p, &mut m3, &Target::pvc(), &mut Hooks::default()).unwrap_err();
+    let PassError::Failed {
+        pass,
+        summary,
+        diagnostics,
+    } = &err
+    else {
+        panic!("{err:?}")
+    };
+    assert_eq!(*pass, "legalize");
+    assert_eq!(
+        summary.as_deref(),
+        Some("3 problem(s) cannot be fixed for target pvc")
+    );
+    assert_eq!(diagnostics.len(), 3, "{diagnostics:?}");
+    let unfixable: Vec<&Diagnostic> = v
+        .iter()
+        .filter(|d| !d.message.contains("Signedness"))
+        .collect();
+    for (d, c) in diagnostics.iter().zip(&unfixable) {
+        assert_eq!(d.message, c.message);
+        assert_eq!(d.level, Level::Error);
+        assert_eq!(
+            d.at.as_ref().map(|a| &a.opcode),
+            c.at.as_ref().map(|a| &a.opcode)
+        );
+    }
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "legalize: 3 problem(s) cannot be fixed for target pvc: {}",
+            diagnostics
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    );
 }
 
 /// `legalize` reports a change from what its steps did (no whole-module word comparison):

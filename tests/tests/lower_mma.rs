@@ -450,31 +450,8 @@ fn lower_mma_alone_handles_builtin_calls() {
     }
 }
 
-const F64_MMA: &str = "
-               OpCapability Addresses
-               OpCapability Kernel
-               OpCapability Float64
-               OpCapability Vector16
-               OpCapability SubgroupMatrixMultiplyAccumulateINTEL
-               OpExtension \"SPV_INTEL_subgroup_matrix_multiply_accumulate\"
-               OpMemoryModel Physical64 OpenCL
-               OpEntryPoint Kernel %main \"main\"
-               OpExecutionMode %main SubgroupSize 16
-       %void = OpTypeVoid
-       %uint = OpTypeInt 32 0
-     %double = OpTypeFloat 64
-   %v2double = OpTypeVector %double 2
-  %v16double = OpTypeVector %double 16
-    %uint_16 = OpConstant %uint 16
-          %z = OpConstantNull %v2double
-          %s = OpConstantNull %v16double
-       %fnty = OpTypeFunction %void
-       %main = OpFunction %void None %fnty
-      %entry = OpLabel
-          %r = OpSubgroupMatrixMultiplyAccumulateINTEL %v2double %uint_16 %z %s %z
-               OpReturn
-               OpFunctionEnd
-";
+/// One f64 MMA (M 2, K 16, SG16) in kernel `my_kernel`.
+const F64_MMA: &str = include_str!("../fixtures/diagnostics/f64_mma.spvasm");
 
 #[test]
 fn an_mma_no_pass_can_lower_is_a_located_error_and_fails_o() {

@@ -6,9 +6,10 @@ use std::time::Instant;
 use spvopt_analysis::Target;
 use spvopt_ir::text::{self, TargetEnv};
 use spvopt_ir::Module;
+use spvopt_passes::diagnostic::render::Renderer;
 use spvopt_passes::messages::Names;
 use spvopt_passes::validate::{validate_module, validate_tolerating};
-use spvopt_passes::{registry, run_pipeline, Diagnostic, Hooks, Pipeline};
+use spvopt_passes::{registry, run_pipeline, Diagnostic, Hooks, PassError, Pipeline};
 
 use crate::io;
 
@@ -51,8 +52,9 @@ OPTIONS:
     --Werror                warnings are errors: printed as errors, exit 1, nothing written
     --diagnostics-format text|json
                             warnings and errors on stderr as text lines (the default) or as
-                            one JSON object per line (level, message, and for a pass's
-                            warnings pass, count, at: opcode/result/function/block, location)
+                            one JSON object per line (level, message; where known at:
+                            opcode/result/function/block and location; a pass's warnings
+                            add pass and count, its errors pass and summary, one each)
     --print-changed         print, for every pass that changed the module, a unified diff of
                             the disassembly against the module before it, to stderr
     --time-report           print per-pass times and statistics to stderr
@@ -312,16 +314,54 @@ pub fn run(args: &[String]) -> i32 {
     if let Some(code) = crate::cli_doc::handle(args, tool_doc) {
         return code;
     }
-    match run_inner(args) {
-        Ok(()) => 0,
-        Err(msg) if diagnostics_as_json(args) => {
-            let d = Diagnostic::error(None, msg);
-            eprintln!("{}", d.to_json());
+    let json = diagnostics_as_json(args);
+    match (run_inner(args), json) {
+        (Ok(()), _) => 0,
+        (Err(Failure::Message(msg)), true) => {
+            eprintln!("{}", Renderer::PLAIN.json(&Diagnostic::error(None, msg)));
             1
         }
-        Err(msg) => {
-            eprintln!("spv-opt: error: {msg}");
+        (Err(Failure::Pass { json, .. }), true) => {
+            for v in json {
+                eprintln!("{v}");
+            }
             1
+        }
+        (Err(Failure::Message(line) | Failure::Pass { line, .. }), false) => {
+            eprintln!("spv-opt: error: {line}");
+            1
+        }
+    }
+}
+
+/// Why a run failed: one line (`spv-opt: error: LINE`, or one JSON object), or a pass error,
+/// rendered both ways from its diagnostics (one JSON object per diagnostic).
+enum Failure {
+    Message(String),
+    Pass {
+        line: String,
+        json: Vec<serde_json::Value>,
+    },
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::Message(message)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Failure {
+        Failure::Message(message.to_string())
+    }
+}
+
+impl Failure {
+    /// A pass error with ids named as `r` names them.
+    fn pass(e: &PassError, r: &Renderer<'_>) -> Failure {
+        Failure::Pass {
+            line: e.render(r),
+            json: e.to_json(r),
         }
     }
 }
@@ -407,17 +447,19 @@ fn disassemble_or_note(m: &Module) -> String {
     text::disassemble(&m.to_words()).unwrap_or_else(|e| format!("; (cannot disassemble: {e})\n"))
 }
 
-fn run_inner(argv: &[String]) -> Result<(), String> {
+fn run_inner(argv: &[String]) -> Result<(), Failure> {
     let mut a = Args::default();
     parse_args(argv, &mut a, 0)?;
     if a.help {
-        return io::write_stdout(USAGE.as_bytes());
+        return Ok(io::write_stdout(USAGE.as_bytes())?);
     }
     if a.version {
-        return io::write_stdout(format!("spv-opt {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
+        return Ok(io::write_stdout(
+            format!("spv-opt {}\n", env!("CARGO_PKG_VERSION")).as_bytes(),
+        )?);
     }
     if a.list_passes {
-        return io::write_stdout(list_passes().as_bytes());
+        return Ok(io::write_stdout(list_passes().as_bytes())?);
     }
     let target = match &a.target {
         Some(t) => Target::by_name(t).map_err(|e| e.to_string())?,
@@ -434,18 +476,31 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
                 t.summary()
             ));
         }
-        return io::write_stdout(s.as_bytes());
+        return Ok(io::write_stdout(s.as_bytes())?);
     }
     if a.describe_target {
-        return io::write_stdout(target.describe().as_bytes());
+        return Ok(io::write_stdout(target.describe().as_bytes())?);
     }
     let dot = match (a.format.as_deref(), &a.print_analysis) {
         (None | Some("text"), _) => false,
         (Some("dot"), Some(_)) => true,
         (Some("dot"), None) => return Err("--format goes with --print-analysis".into()),
-        (Some(other), _) => return Err(format!("--format {other}: expected text or dot")),
+        (Some(other), _) => {
+            return Err(Failure::from(format!(
+                "--format {other}: expected text or dot"
+            )))
+        }
     };
     let input = a.input.clone().ok_or("no input file (see --help)")?;
+    let json = match a.diagnostics_format.as_deref() {
+        None | Some("text") => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(Failure::from(format!(
+                "--diagnostics-format: expected text or json, got \"{other}\""
+            )))
+        }
+    };
     if let Some(name) = &a.print_analysis {
         let env: Option<TargetEnv> = match &a.target_env {
             Some(e) => Some(text::parse_target_env(e).map_err(|e| e.to_string())?),
@@ -460,7 +515,7 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
             spvopt_analysis::print::annotate(&module, name, &mut analyses)
         }
         .map_err(|e| e.to_string())?;
-        return io::write_stdout(listing.as_bytes());
+        return Ok(io::write_stdout(listing.as_bytes())?);
     }
     if a.check_env {
         let env: Option<TargetEnv> = match &a.target_env {
@@ -471,8 +526,15 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         let module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
         let violations = spvopt_passes::legalize::level_zero_env::check(&module);
         let names = Names::build(&module);
+        let r = Renderer::with_names(&names);
         for v in &violations {
-            eprintln!("{input}: {}", names.annotate(v));
+            if json {
+                let mut v = r.json(v);
+                v["file"] = input.clone().into();
+                eprintln!("{v}");
+            } else {
+                eprintln!("{input}: {}", r.text(v));
+            }
         }
         if violations.is_empty() {
             eprintln!(
@@ -481,21 +543,21 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
             );
             return Ok(());
         }
-        return Err(format!(
+        return Err(Failure::from(format!(
             "{input}: {} Level Zero environment violation(s)",
             violations.len()
-        ));
+        )));
     }
     let output = a
         .output
         .clone()
         .ok_or("no output file: give -o OUT (see --help)")?;
     if a.stats.as_deref() == Some(output.as_str()) {
-        return Err(if output == "-" {
+        return Err(Failure::from(if output == "-" {
             "--stats - and -o - would both write to stdout: give --stats a file".into()
         } else {
             format!("--stats and -o both name {output}: give them different files")
-        });
+        }));
     }
     io::check_binary_to_terminal(&output, a.emit_text || output.ends_with(".spvasm"), a.force)?;
     let env: Option<TargetEnv> = match &a.target_env {
@@ -514,7 +576,9 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
             .iter()
             .any(|s| s.info.options.iter().any(|o| o.key == k))
         {
-            return Err(format!("--{k} given but no pass in the pipeline takes it"));
+            return Err(Failure::from(format!(
+                "--{k} given but no pass in the pipeline takes it"
+            )));
         }
         pipeline.set_option(k, v);
     }
@@ -537,15 +601,6 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     // Whether the module before the pass being validated was valid: a pass is blamed for an
     // invalid output only then (an error already in the input is reported once, not blamed).
     let mut input_valid = true;
-    let json = match a.diagnostics_format.as_deref() {
-        None | Some("text") => false,
-        Some("json") => true,
-        Some(other) => {
-            return Err(format!(
-                "--diagnostics-format: expected text or json, got \"{other}\""
-            ))
-        }
-    };
     let mut warnings = Warnings {
         quiet: a.quiet,
         werror: a.werror,
@@ -570,11 +625,11 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
             }
             Ok(_) => {}
             Err(e) if !a.skip_validation => {
-                return Err(format!(
+                return Err(Failure::from(format!(
                     "{input}: input does not validate: {} (--skip-validation to optimize it \
                      anyway)",
                     names.annotate(&e)
-                ));
+                )));
             }
             Err(e) => {
                 input_valid = false;
@@ -645,7 +700,7 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         ),
         _ => {}
     }
-    let report = result.map_err(|e| names.annotate(&e.to_string()))?;
+    let report = result.map_err(|e| Failure::pass(&e, &names.renderer()))?;
     if a.verbose {
         for p in &report.passes {
             eprintln!("spv-opt: {}", names.annotate(&p.summary()));
@@ -653,17 +708,9 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
     }
     for g in report.warning_groups() {
         if warnings.json {
-            let mut d = g.diagnostic();
-            d.message = names.annotate(&d.message);
-            let mut v = d.to_json();
-            v["pass"] = g.pass.into();
-            v["count"] = g.count.into();
-            if let Some(l) = v["location"].as_str().map(|l| names.annotate(l)) {
-                v["location"] = l.into();
-            }
-            warnings.emit_json(v);
+            warnings.emit_json(g.to_json(&names.renderer()));
         } else {
-            warnings.emit(&names.annotate(&g.line()));
+            warnings.emit(&g.line_with(&names.renderer()));
         }
     }
     warnings.stop_if_errors()?;
@@ -686,11 +733,11 @@ fn run_inner(argv: &[String]) -> Result<(), String> {
         let s = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         io::write_output_atomically(stats_path, s.as_bytes())?;
     }
-    match text {
+    Ok(match text {
         Some(t) => io::write_output_atomically(&output, t.as_bytes()),
         // Streamed from the module: no second copy of a large output in memory.
         None => io::write_output_with(&output, |w| module.write_bytes(w)),
-    }
+    }?)
 }
 
 /// Where warnings go: stderr as `spv-opt: warning: …` (none with `-q`), or with `--Werror`
@@ -707,7 +754,7 @@ impl Warnings {
     /// A warning given as text.
     fn emit(&mut self, line: &str) {
         if self.json {
-            self.emit_json(Diagnostic::warning(None, line).to_json());
+            self.emit_json(Renderer::PLAIN.json(&Diagnostic::warning(None, line)));
             return;
         }
         self.count += 1;
@@ -766,10 +813,18 @@ impl InputNames {
         }
     }
 
+    fn names(&self) -> &Names {
+        self.names.get_or_init(|| Names::build(&self.debug))
+    }
+
+    /// Free text with its ids named (spirv-val's messages).
     fn annotate(&self, message: &str) -> String {
-        self.names
-            .get_or_init(|| Names::build(&self.debug))
-            .annotate(message)
+        self.names().annotate(message)
+    }
+
+    /// The renderer naming ids with the input's names.
+    fn renderer(&self) -> Renderer<'_> {
+        Renderer::with_names(self.names())
     }
 }
 

@@ -43,7 +43,7 @@ use spvopt_ir::grammar::{
 use spvopt_ir::opcode_class::{op_class, OpClass};
 use spvopt_ir::{Inst, InstId, Module, Section};
 
-use crate::edit::location;
+use crate::diagnostic::{Diagnostic, Location};
 use crate::pass::Statistics;
 
 /// Highest SPIR-V version this pass may raise a module to: 1.4, what the Level Zero drivers
@@ -230,9 +230,9 @@ fn collect_needs(m: &Module) -> Vec<Need> {
 
 /// Adds and removes capabilities and extensions and raises the version; counts
 /// `capabilities_added/removed`, `extensions_added/removed`, `version_raised`. A needed
-/// version above [`MAX_VERSION`] is pushed to `errors`.
+/// version above [`MAX_VERSION`] is pushed to `errors` (located at the instruction needing it).
 /// Returns whether the module changed (capabilities, extensions or version).
-pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) -> bool {
+pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<Diagnostic>) -> bool {
     let version_before = m.header.version;
     let mut declared: Vec<u32> = m
         .section_insts(Section::Capability)
@@ -380,13 +380,21 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<String>) -> 
         stats.add("version_lowered", 1);
     } else if version > current {
         if version > MAX_VERSION {
-            let at = version_at.map_or_else(|| "?".to_string(), |i| location(m, i));
-            errors.push(format!(
-                "{at} needs SPIR-V {}.{}, above the {}.{} the Level Zero environment accepts",
-                version >> 16,
-                (version >> 8) & 0xff,
-                MAX_VERSION >> 16,
-                (MAX_VERSION >> 8) & 0xff
+            let at = version_at.map(|i| Location::of(m, i));
+            let what = if at.is_some() {
+                "needs"
+            } else {
+                "the module needs"
+            };
+            errors.push(Diagnostic::error(
+                at,
+                format!(
+                    "{what} SPIR-V {}.{}, above the {}.{} the Level Zero environment accepts",
+                    version >> 16,
+                    (version >> 8) & 0xff,
+                    MAX_VERSION >> 16,
+                    (MAX_VERSION >> 8) & 0xff
+                ),
             ));
         } else {
             m.header.version = version;

@@ -27,24 +27,25 @@ use spirv::Op;
 use spvopt_ir::opcode_class::{op_class, scope_operands, OpClass, ScopeOperands};
 use spvopt_ir::{Id, InstId, Module, Section};
 
+use crate::diagnostic::Diagnostic;
 use crate::pass::{Changes, Statistics};
 
-use crate::edit::location;
-
-/// Every violation of the rules, with its location. Does not change the module.
-pub fn check(m: &Module) -> Vec<String> {
+/// Every violation of the rules, as an error located at the instruction breaking it. Does not
+/// change the module.
+pub fn check(m: &Module) -> Vec<Diagnostic> {
     let mut v = Vec::new();
     check_signedness(m, &mut v);
     check_rest(m, &mut v);
     v
 }
 
-fn check_signedness(m: &Module, v: &mut Vec<String>) {
+fn check_signedness(m: &Module, v: &mut Vec<Diagnostic>) {
     for (i, inst) in m.section_insts(Section::Global) {
         if inst.is(Op::TypeInt) && inst.operand_word(1) == Some(1) {
-            v.push(format!(
-                "{}: integer type with Signedness 1 (Level Zero requires 0)",
-                location(m, i)
+            v.push(Diagnostic::error_at(
+                m,
+                i,
+                "integer type with Signedness 1 (Level Zero requires 0)",
             ));
         }
     }
@@ -56,7 +57,7 @@ fn check_signedness(m: &Module, v: &mut Vec<String>) {
 pub fn fix(
     m: &mut Module,
     stats: &mut Statistics,
-    errors: &mut Vec<String>,
+    errors: &mut Vec<Diagnostic>,
     changes: &mut Changes,
 ) {
     fix_signedness(m, stats, changes);
@@ -83,24 +84,22 @@ fn scope_name(s: u64) -> String {
 }
 
 /// Every rule but signedness.
-fn check_rest(m: &Module, v: &mut Vec<String>) {
+fn check_rest(m: &Module, v: &mut Vec<Diagnostic>) {
     for (i, inst) in m.section_insts(Section::EntryPoint) {
         if inst.operand_word(0) != Some(spirv::ExecutionModel::Kernel as u32) {
-            v.push(format!(
-                "{}: execution model must be Kernel",
-                location(m, i)
-            ));
+            v.push(Diagnostic::error_at(m, i, "execution model must be Kernel"));
         }
     }
     for (i, inst) in m.section_insts(Section::MemoryModel) {
         if inst.operand_word(0) != Some(spirv::AddressingModel::Physical64 as u32) {
-            v.push(format!(
-                "{}: addressing model must be Physical64",
-                location(m, i)
+            v.push(Diagnostic::error_at(
+                m,
+                i,
+                "addressing model must be Physical64",
             ));
         }
         if inst.operand_word(1) != Some(spirv::MemoryModel::OpenCL as u32) {
-            v.push(format!("{}: memory model must be OpenCL", location(m, i)));
+            v.push(Diagnostic::error_at(m, i, "memory model must be OpenCL"));
         }
     }
     for (i, inst) in m.section_insts(Section::Global) {
@@ -118,10 +117,10 @@ fn check_rest(m: &Module, v: &mut Vec<String>) {
     check_recursion(m, v);
 }
 
-fn check_image_type(m: &Module, i: InstId, v: &mut Vec<String>) {
+fn check_image_type(m: &Module, i: InstId, v: &mut Vec<Diagnostic>) {
     let inst = m.inst(i);
     let o = inst.operands();
-    let mut bad = |what: &str| v.push(format!("{}: image type: {what}", location(m, i)));
+    let mut bad = |what: &str| v.push(Diagnostic::error_at(m, i, format!("image type: {what}")));
     if o.len() < 7 {
         bad("malformed");
         return;
@@ -156,22 +155,24 @@ fn int_width(m: &Module, ty: Option<Id>) -> Option<u32> {
     t.is(Op::TypeInt).then(|| t.operand_word(0)).flatten()
 }
 
-fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<String>) {
+fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<Diagnostic>) {
     let inst = m.inst(i);
     let Some(op) = inst.op() else { return };
     let o = inst.operands();
     match op {
-        Op::ImageWrite if o.len() > 3 => v.push(format!(
-            "{}: OpImageWrite must not have image operands",
-            location(m, i)
+        Op::ImageWrite if o.len() > 3 => v.push(Diagnostic::error_at(
+            m,
+            i,
+            "OpImageWrite must not have image operands",
         )),
         Op::ImageRead | Op::ImageSampleExplicitLod
             if o.get(2)
                 .is_some_and(|&mask| mask & spirv::ImageOperands::CONST_OFFSET.bits() != 0) =>
         {
-            v.push(format!(
-                "{}: image read must not use ConstOffset",
-                location(m, i)
+            v.push(Diagnostic::error_at(
+                m,
+                i,
+                "image read must not use ConstOffset",
             ))
         }
         _ => {}
@@ -186,9 +187,10 @@ fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<String>) {
         };
         if let Some(w) = int_width(m, value_ty) {
             if w != 32 && w != 64 {
-                v.push(format!(
-                    "{}: atomics support 32- and 64-bit integers only (got {w}-bit)",
-                    location(m, i)
+                v.push(Diagnostic::error_at(
+                    m,
+                    i,
+                    format!("atomics support 32- and 64-bit integers only (got {w}-bit)"),
                 ));
             }
         }
@@ -209,9 +211,10 @@ fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<String>) {
             ]
             .contains(&s)
             {
-                v.push(format!(
-                    "{}: atomic pointer must be Function, Workgroup, CrossWorkgroup or Generic",
-                    location(m, i)
+                v.push(Diagnostic::error_at(
+                    m,
+                    i,
+                    "atomic pointer must be Function, Workgroup, CrossWorkgroup or Generic",
                 ));
             }
         }
@@ -233,11 +236,14 @@ fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<String>) {
             s == SCOPE_WORKGROUP || s == SCOPE_SUBGROUP
         };
         if !ok {
-            v.push(format!(
-                "{}: execution scope {} not allowed (must be Workgroup{})",
-                location(m, i),
-                scope_name(s),
-                if workgroup_only { "" } else { " or Subgroup" }
+            v.push(Diagnostic::error_at(
+                m,
+                i,
+                format!(
+                    "execution scope {} not allowed (must be Workgroup{})",
+                    scope_name(s),
+                    if workgroup_only { "" } else { " or Subgroup" }
+                ),
             ));
         }
     }
@@ -251,17 +257,17 @@ fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<String>) {
         ]
         .contains(&s)
         {
-            v.push(format!(
-                "{}: memory scope {} not allowed",
-                location(m, i),
-                scope_name(s)
+            v.push(Diagnostic::error_at(
+                m,
+                i,
+                format!("memory scope {} not allowed", scope_name(s)),
             ));
         }
     }
 }
 
 /// Reports one call of every cycle-closing edge of the static call graph (iterative DFS).
-fn check_recursion(m: &Module, v: &mut Vec<String>) {
+fn check_recursion(m: &Module, v: &mut Vec<Diagnostic>) {
     let n = m.functions.len();
     let mut index_of: HashMap<Id, usize> = HashMap::new();
     for f in m.function_ids() {
@@ -298,9 +304,10 @@ fn check_recursion(m: &Module, v: &mut Vec<String>) {
                         state[t] = 1;
                         stack.push((t, 0));
                     }
-                    1 => v.push(format!(
-                        "{}: recursion (the static call graph has a cycle)",
-                        location(m, call)
+                    1 => v.push(Diagnostic::error_at(
+                        m,
+                        call,
+                        "recursion (the static call graph has a cycle)",
                     )),
                     _ => {}
                 }

@@ -20,7 +20,7 @@ use spvopt_analysis::Target;
 use spvopt_ir::grammar::decode_string;
 use spvopt_ir::{Inst, InstId, Module, Section};
 
-use crate::edit::location;
+use crate::diagnostic::{Diagnostic, Location};
 use crate::pass::{Changes, Statistics};
 
 const EXT_LONG_VECTOR: &str = "SPV_EXT_long_vector";
@@ -31,7 +31,7 @@ pub fn run(
     m: &mut Module,
     target: &Target,
     stats: &mut Statistics,
-    errors: &mut Vec<String>,
+    errors: &mut Vec<Diagnostic>,
     changes: &mut Changes,
 ) {
     if target.features.long_vector_ext {
@@ -50,13 +50,17 @@ pub fn run(
         return;
     }
     if !target.features.vector_any_intel {
-        let at = id_types.first().map_or_else(
-            || "OpCapability LongVectorEXT".to_string(),
-            |&i| location(m, i),
-        );
-        errors.push(format!(
-            "{at}: target {} takes neither LongVectorEXT nor VectorAnyINTEL vectors",
-            target.name
+        let at = id_types.first().map(|&i| Location::of(m, i)).or_else(|| {
+            m.section_insts(Section::Capability)
+                .find(|(_, c)| c.operand_word(0) == Some(long_cap))
+                .map(|(i, _)| Location::of(m, i))
+        });
+        errors.push(Diagnostic::error(
+            at,
+            format!(
+                "target {} takes neither LongVectorEXT nor VectorAnyINTEL vectors",
+                target.name
+            ),
         ));
         return;
     }
@@ -73,10 +77,11 @@ pub fn run(
             .filter(|d| d.is(Op::Constant))
             .and_then(|d| d.operand_word(0));
         let Some(count) = count.filter(|&c| c >= 2) else {
-            errors.push(format!(
-                "{}: the component count is not a constant of at least 2, so no OpTypeVector \
-                 can replace it for VectorAnyINTEL",
-                location(m, i)
+            errors.push(Diagnostic::error_at(
+                m,
+                i,
+                "the component count is not a constant of at least 2, so no OpTypeVector can \
+                 replace it for VectorAnyINTEL",
             ));
             continue;
         };

@@ -41,7 +41,7 @@ use crate::pass::Statistics;
 use spvopt_analysis::block_io::layout::{Deal, Layout};
 use spvopt_analysis::block_io::{BlockKind, BlockOperands};
 
-use crate::edit::location;
+use crate::diagnostic::Diagnostic;
 use crate::edit::variables::lane_variable;
 
 /// Lowers one load or store, or reports why it cannot.
@@ -52,7 +52,7 @@ pub fn lower(
     sg: Option<u32>,
     types: &mut Interner,
     stats: &mut Statistics,
-    errors: &mut Vec<String>,
+    errors: &mut Vec<Diagnostic>,
 ) {
     match lower_one(m, at, ops, sg, types) {
         Ok(()) => stats.add(
@@ -63,11 +63,14 @@ pub fn lower(
             },
             1,
         ),
-        Err(msg) => errors.push(format!(
-            "{}: the target has no 2D block IO and this {:?} cannot be lowered to ordinary \
-             memory accesses: {msg}",
-            location(m, at),
-            ops.kind
+        Err(msg) => errors.push(Diagnostic::error_at(
+            m,
+            at,
+            format!(
+                "the target has no 2D block IO and this {:?} cannot be lowered to ordinary \
+                 memory accesses: {msg}",
+                ops.kind
+            ),
         )),
     }
 }

@@ -31,8 +31,8 @@ use spvopt_ir::opcode_class::{load_store, AccessDirection, OP_PREDICATED_LOAD_IN
 use spvopt_ir::opcode_class::{LoadStore, OP_PREDICATED_STORE_INTEL};
 use spvopt_ir::{Inst, InstId, Module};
 
+use crate::diagnostic::Diagnostic;
 use crate::edit::cfg::split_block_after;
-use crate::edit::location;
 use crate::pass::{Changes, Statistics};
 
 /// Lowers every predicated access on targets without the extension; counts
@@ -41,7 +41,7 @@ pub fn run(
     m: &mut Module,
     target: &Target,
     stats: &mut Statistics,
-    errors: &mut Vec<String>,
+    errors: &mut Vec<Diagnostic>,
     changes: &mut Changes,
 ) {
     if target.features.predicated_io {
@@ -71,7 +71,7 @@ pub fn run(
             Ok(AccessDirection::Write) => stores += 1,
             Err(e) => {
                 changes.undo();
-                errors.push(format!("{}: {e}", location(m, i)));
+                errors.push(Diagnostic::error_at(m, i, e));
             }
         }
     }

@@ -36,6 +36,7 @@ use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 use crate::pass::{Changes, Statistics};
 use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
 
+use crate::diagnostic::Diagnostic;
 use crate::edit::location;
 
 /// A split: pieces of Block Count `count`, Block Height `height`, Block Width `width`.
@@ -137,7 +138,7 @@ pub fn run(
     target: &Target,
     facts: &KernelFacts,
     stats: &mut Statistics,
-    errors: &mut Vec<String>,
+    errors: &mut Vec<Diagnostic>,
     changes: &mut Changes,
 ) {
     let mut types = Interner::default();
@@ -146,9 +147,10 @@ pub fn run(
         let sg_fact = facts.subgroup_size_at(m, at);
         let sg = sg_fact.known();
         let Some(ops) = BlockOperands::read(m.inst(at)) else {
-            errors.push(format!(
-                "{}: malformed 2D block instruction",
-                location(m, at)
+            errors.push(Diagnostic::error_at(
+                m,
+                at,
+                "malformed 2D block instruction",
             ));
             continue;
         };
@@ -179,9 +181,10 @@ pub fn run(
             continue;
         }
         let Some(shape) = ops.shape(m) else {
-            errors.push(format!(
-                "{}: 2D block shape operands are not constants",
-                location(m, at)
+            errors.push(Diagnostic::error_at(
+                m,
+                at,
+                "2D block shape operands are not constants",
             ));
             continue;
         };
@@ -205,10 +208,9 @@ pub fn run(
                 m.erase(at);
                 stats.add("dropped_2d_prefetches", 1);
             } else {
-                errors.push(format!(
-                    "{}: {}, and no split into supported shapes keeps the per-invocation \
-                     data identical{}",
-                    location(m, at),
+                let why = format!(
+                    "{}, and no split into supported shapes keeps the per-invocation data \
+                     identical{}",
                     describe(),
                     match sg_fact {
                         Fact::Known(_) => "",
@@ -217,7 +219,8 @@ pub fn run(
                         }
                         Fact::Unknown => " (no SubgroupSize declared for this function's kernels)",
                     }
-                ));
+                );
+                errors.push(Diagnostic::error_at(m, at, why));
             }
             continue;
         };
@@ -225,7 +228,11 @@ pub fn run(
             continue;
         }
         if let Err(msg) = apply(m, at, &ops, plan, (e, w, h, c), sg, &mut types, stats) {
-            errors.push(format!("{}: {}; {msg}", location(m, at), describe()));
+            errors.push(Diagnostic::error_at(
+                m,
+                at,
+                format!("{}; {msg}", describe()),
+            ));
         }
     }
     buffer_prefetches(m, target, stats, &mut types, changes);

@@ -1,9 +1,11 @@
 //! What a run did: one [`PassRecord`] per pass (statistics, time, instruction counts, warnings)
 //! and the [`RunReport`] of the pipeline, with the renderings the CLI and the C API print
-//! (summary lines, grouped warnings, per-pass times).
+//! (summary lines, grouped warnings, per-pass times). Warnings are rendered by
+//! [`crate::diagnostic::render`], as everything a person reads about a diagnostic.
 
 use std::time::Duration;
 
+use crate::diagnostic::render::{self, Renderer};
 use crate::diagnostic::{Diagnostic, Location};
 use crate::pass::Statistics;
 use crate::registry::{PassInfo, PassOptions};
@@ -48,7 +50,11 @@ impl PassRecord {
                         pass: self.name,
                         message: w.message.clone(),
                         count: 1,
-                        first_location: w.at.as_ref().map(Location::to_string).unwrap_or_default(),
+                        first_location: w
+                            .at
+                            .as_ref()
+                            .map(|at| Renderer::PLAIN.location(at))
+                            .unwrap_or_default(),
                         first_at: w.at.clone(),
                     });
                 }
@@ -94,7 +100,8 @@ pub struct WarningGroup {
     /// The message without its location.
     pub message: String,
     pub count: usize,
-    /// Location of the first occurrence, as text (empty when the warnings carry none).
+    /// Location of the first occurrence, as text (empty when the warnings carry none):
+    /// `first_at` as the renderer writes it (kept for the `--stats` JSON key of that name).
     pub first_location: String,
     /// Location of the first occurrence.
     pub first_at: Option<Location>,
@@ -103,27 +110,24 @@ pub struct WarningGroup {
 impl WarningGroup {
     /// The group as one line: the message, with the count and first location when repeated.
     pub fn line(&self) -> String {
-        match (self.count, self.first_location.is_empty()) {
-            (1, true) => format!("{}: {}", self.pass, self.message),
-            (1, false) => format!("{}: {}: {}", self.pass, self.first_location, self.message),
-            (n, true) => format!("{}: {n} x {}", self.pass, self.message),
-            (n, false) => format!(
-                "{}: {n} x {} (first at {})",
-                self.pass, self.message, self.first_location
-            ),
-        }
+        self.line_with(&Renderer::PLAIN)
     }
-}
 
-impl WarningGroup {
+    /// [`WarningGroup::line`] with ids shown as `r` shows them (e.g. with their names).
+    pub fn line_with(&self, r: &Renderer<'_>) -> String {
+        r.group_line(self.pass, &self.message, self.count, self.first_at.as_ref())
+    }
+
     /// The group as one diagnostic (JSON, the C API): the message with the count when repeated,
     /// at the first location.
     pub fn diagnostic(&self) -> Diagnostic {
-        let message = match self.count {
-            1 => self.message.clone(),
-            n => format!("{n} x {}", self.message),
-        };
-        Diagnostic::warning(self.first_at.clone(), message)
+        render::group_diagnostic(&self.message, self.count, self.first_at.as_ref())
+    }
+
+    /// The group as one `--diagnostics-format json` object: [`WarningGroup::diagnostic`] with
+    /// `pass` and `count`.
+    pub fn to_json(&self, r: &Renderer<'_>) -> serde_json::Value {
+        r.group_json(self.pass, &self.message, self.count, self.first_at.as_ref())
     }
 }
 
@@ -157,16 +161,7 @@ impl RunReport {
                     .warning_groups()
                     .into_iter()
                     .map(|g| {
-                        let mut v = serde_json::json!({
-                            "level": "warning",
-                            "message": g.message,
-                            "count": g.count,
-                            "first_location": g.first_location,
-                        });
-                        if let Some(at) = &g.first_at {
-                            v["first_at"] = at.to_json();
-                        }
-                        v
+                        Renderer::PLAIN.group_stats_json(&g.message, g.count, g.first_at.as_ref())
                     })
                     .collect();
                 let mut v = serde_json::json!({
@@ -219,5 +214,65 @@ impl RunReport {
         }
         s.push_str(&format!("{:<28} {:>10}\n", "total", total.as_micros()));
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spvopt_ir::Id;
+
+    /// `first_location` (a published field and `--stats` key) is `first_at` as the renderer
+    /// writes it; the line, the JSON and the diagnostic of a group come from the same values.
+    #[test]
+    fn groups_render_from_their_first_location() {
+        let at = Location {
+            opcode: Some("OpLoad".into()),
+            result: Id::new(12),
+            function: Id::new(7),
+            block: Id::new(9),
+        };
+        let mut stats = Statistics::default();
+        stats.warn_at(at.clone(), "slow".into());
+        stats.warn("slow".into());
+        stats.warn("odd".into());
+        let record = PassRecord {
+            name: "dce",
+            info: crate::registry::lookup("dce").expect("dce is registered"),
+            options: PassOptions::new(),
+            changed: false,
+            changes: 0,
+            max_changes: None,
+            stats,
+            duration: Duration::ZERO,
+            instructions_before: 1,
+            instructions_after: 1,
+            implicit: None,
+            undone: false,
+        };
+        let groups = record.warning_groups();
+        assert_eq!(groups.len(), 2);
+        let g = &groups[0];
+        assert_eq!(g.count, 2);
+        assert_eq!(g.first_at.as_ref(), Some(&at));
+        assert_eq!(g.first_location, Renderer::PLAIN.location(&at));
+        assert_eq!(g.first_location, "OpLoad %12 in function %7, block %9");
+        assert_eq!(
+            g.line(),
+            "dce: 2 x slow (first at OpLoad %12 in function %7, block %9)"
+        );
+        assert_eq!(groups[1].first_location, "");
+        assert_eq!(groups[1].line(), "dce: odd");
+        let json = RunReport {
+            instructions_before: 1,
+            passes: vec![record],
+        }
+        .to_json();
+        let w = &json["passes"][0]["warnings"][0];
+        assert_eq!(w["first_location"], g.first_location.as_str());
+        assert_eq!(w["first_at"], at.to_json());
+        assert_eq!(w["count"], 2);
+        assert_eq!(g.diagnostic().message, "2 x slow");
+        assert_eq!(g.to_json(&Renderer::PLAIN)["pass"], "dce");
     }
 }
