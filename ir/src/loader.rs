@@ -14,6 +14,8 @@ use crate::grammar::{self, ExtSet, SlotKind, WalkContext};
 use crate::id::{BlockId, FuncId, Id, InstId};
 use crate::inst::{opcode_display, Inst};
 use crate::module::{Function, Header, Module, Section};
+use smallvec::SmallVec;
+
 use crate::verify::{LoadChecks, Site, UseRule, GLOBAL};
 
 mod desc;
@@ -241,12 +243,13 @@ impl Loader {
             // definition checked in one loop, against where the instruction will sit if it
             // can be placed (a placement error wins over what the loop found, as before).
             let fused = desc.fits(wc - 1);
+            let mut walked_uses = SmallVec::new();
             let uses_ok = if fused {
                 let (scope, section) = self.site_ahead(&place, opcode, &desc);
                 let rule = UseRule::new(scope, seq, section, opcode == spirv::Op::Phi as u16);
                 self.check_fast(inst, &desc, rule, offset, bound)?
             } else {
-                self.check_operands(inst, offset, bound)?;
+                walked_uses = self.check_operands(inst, offset, bound)?;
                 false
             };
             let result = inst.result_id();
@@ -286,12 +289,18 @@ impl Loader {
                 section,
                 block,
             };
-            if fused {
-                self.checks
-                    .record(&self.m, site, opcode, result, forward_pointer, uses_ok);
-            } else {
-                self.checks.placed(&self.m, site);
-            }
+            let uses_ok = uses_ok || {
+                // The walked instruction's uses, now that its place is known.
+                let rule = UseRule::new(scope, seq, section, opcode == spirv::Op::Phi as u16);
+                let (defs, types) = self.checks.defs_and_types();
+                let words = &self.m.inst(i).words;
+                !fused
+                    && walked_uses
+                        .iter()
+                        .all(|&(k, is_type)| rule.ok(defs, types, words[usize::from(k)], is_type))
+            };
+            self.checks
+                .record(&self.m, site, opcode, result, forward_pointer, uses_ok);
             seq += 1;
             pos += wc;
         }
@@ -387,7 +396,16 @@ impl Loader {
         }
     }
 
-    fn check_operands(&self, inst: &Inst, offset: usize, bound: u32) -> Result<(), LoadError> {
+    /// The structural check of an instruction whose operands the fast shape does not cover:
+    /// the grammar walk (word counts, strings, enumerants, known ext-inst sets) and every id
+    /// word's range. Returns where the used ids are (word index, and whether it is the result
+    /// type), so that their definitions are checked without a second walk.
+    fn check_operands(
+        &self,
+        inst: &Inst,
+        offset: usize,
+        bound: u32,
+    ) -> Result<SmallVec<[(u16, bool); 16]>, LoadError> {
         let name = || Some(inst.name().into_owned());
         let mut bad: Option<LoadErrorKind> = None;
         let limit = self.id_limit;
@@ -397,53 +415,28 @@ impl Loader {
             words: self.n_words,
         };
         let words = &inst.words;
-        let check_use = |w: u32, bad: &mut Option<LoadErrorKind>| {
-            if bad.is_some() {
-                return;
-            }
+        let range = |w: u32| {
             if w == 0 {
-                *bad = Some(LoadErrorKind::IdZero);
+                Some(LoadErrorKind::IdZero)
             } else if w >= bound {
-                *bad = Some(LoadErrorKind::IdOutOfBound { id: w, bound });
+                Some(LoadErrorKind::IdOutOfBound { id: w, bound })
             } else if w >= limit {
-                *bad = Some(too_large(w));
+                Some(too_large(w))
+            } else {
+                None
             }
         };
-        // Fast path: plain single-word operands; only ids need checking.
-        if grammar::for_each_use_fast(inst.opcode(), words, |k| check_use(words[k], &mut bad)) {
-            if let Some(r) = inst
-                .has_result()
-                .then(|| words[usize::from(inst.has_result_type())])
-            {
-                if r == 0 {
-                    bad = bad.or(Some(LoadErrorKind::IdZero));
-                } else if r >= bound {
-                    bad = bad.or(Some(LoadErrorKind::IdOutOfBound { id: r, bound }));
-                } else if r >= limit {
-                    bad = bad.or(Some(too_large(r)));
-                }
-            }
-            return match bad {
-                Some(k) => Err(err(offset, name(), k)),
-                None => Ok(()),
-            };
-        }
+        let mut uses = SmallVec::new();
         let walk = grammar::walk_operands(inst.opcode(), &inst.words, &self.m, |slot| {
             if bad.is_some() {
                 return;
             }
             match slot.kind {
-                SlotKind::Id | SlotKind::ResultType => check_use(words[slot.index], &mut bad),
-                SlotKind::Result => {
-                    let w = words[slot.index];
-                    if w == 0 {
-                        bad = Some(LoadErrorKind::IdZero);
-                    } else if w >= bound {
-                        bad = Some(LoadErrorKind::IdOutOfBound { id: w, bound });
-                    } else if w >= limit {
-                        bad = Some(too_large(w));
-                    }
+                SlotKind::Id | SlotKind::ResultType => {
+                    bad = range(words[slot.index]);
+                    uses.push((slot.index as u16, slot.kind == SlotKind::ResultType));
                 }
+                SlotKind::Result => bad = range(words[slot.index]),
                 _ => {}
             }
         });
@@ -453,7 +446,7 @@ impl Loader {
         if let Some(k) = bad {
             return Err(err(offset, name(), k));
         }
-        Ok(())
+        Ok(uses)
     }
 
     /// Places the allocated (unplaced) instruction `i` of `opcode`, updating `place`.

@@ -186,34 +186,6 @@ impl LoadChecks {
         }
     }
 
-    /// `site.inst` has just been placed in `m`: checks its uses, then records its result.
-    #[inline]
-    pub(crate) fn placed(&mut self, m: &Module, site: Site) {
-        let inst = m.inst(site.inst);
-        if !uses_ok(m, inst, &site, &self.defs, self.type_decls) {
-            self.recheck.push(Recheck::new(site, true));
-        } else if needs_kind_check(inst.opcode()) {
-            self.recheck.push(Recheck::new(site, false));
-        }
-        if inst.is(Op::TypeForwardPointer) {
-            if let Some(p) = inst.operand_word(0) {
-                self.forward_pointers.push(p);
-            }
-        }
-        if let Some(r) = inst.result_id() {
-            let i = r.word() as usize;
-            if i >= self.defs.len() {
-                self.defs.resize(i + 1, UNDEFINED);
-            }
-            // The loader has rejected a second definition already.
-            self.defs[i] = Def {
-                seq: site.seq,
-                scope: site.scope,
-                op: inst.opcode(),
-            };
-        }
-    }
-
     /// For an `OpLoad` / `OpStore` whose uses passed: whether its pointer operand is already
     /// known to have a pointer type, so that [`Verifier::check_operand_kinds`] (which checks
     /// only that for these two) has nothing left to find. A definition never changes once
@@ -246,9 +218,11 @@ impl LoadChecks {
         (&self.defs, self.type_decls)
     }
 
-    /// `site.inst` (of `opcode`, defining `result`) has just been placed and its uses were
-    /// checked by the loader's fused walk (`uses_ok`): records what [`LoadChecks::placed`]
-    /// would.
+    /// `site.inst` (of `opcode`, defining `result`) has just been placed, and the loader found
+    /// whether all its uses pass [`UseRule::ok`] (`uses_ok`, from its fused walk or from the
+    /// use positions of its grammar walk): the instruction waits for [`LoadChecks::finish`]
+    /// if they did not, or if its operand kinds need the whole module; then its result is
+    /// recorded.
     #[inline]
     pub(crate) fn record(
         &mut self,
