@@ -50,6 +50,7 @@ impl Module {
             *id = remap(*id);
         }
         self.header.bound = next;
+        self.interned.invalidate();
         true
     }
 }

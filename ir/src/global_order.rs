@@ -72,6 +72,7 @@ impl Module {
         }
         let changed = order != list;
         self.sections[Section::Global as usize] = order;
+        self.interned.invalidate();
         changed
     }
 }

@@ -1,9 +1,14 @@
 //! Interning of types and constants: "the id of `u32`", "the id of constant u32 4".
 //!
 //! Like spirv-opt's TypeManager/ConstantManager, but minimal: a hash map from an instruction's
-//! opcode and operand words (result type included for constants) to its result id, built once
-//! from the module's global section on first use and kept up to date by the `intern_*` calls.
-//! New types and constants are appended to the global section, after everything they use.
+//! opcode and operand words (result type included for constants) to its result id. The table is
+//! part of the [`Module`] (`InternTable`), so it is built once and kept across passes instead of
+//! once per pass: it is brought up to date on each use by scanning only what was appended to the
+//! global section since (the section grows at its end), and forgotten when the section is
+//! edited otherwise (an instruction inserted, removed, replaced, the section reordered, ids
+//! renumbered). A hit is checked against the words of the instruction it names, so an entry made
+//! stale by an in-place edit is never returned. [`Interner`] is the handle passes use; new types
+//! and constants are appended to the global section, after everything they use.
 
 use std::collections::HashMap;
 
@@ -16,12 +21,52 @@ use crate::module::{Module, Section};
 
 type Key = (u16, SmallVec<[u32; 6]>);
 
-/// Interning table of a module's types and constants.
+/// The handle passes intern types and constants through; the table itself lives in the
+/// module (see the module docs), so any number of handles see the same one.
 #[derive(Clone, Debug, Default)]
 pub struct Interner {
+    _handle: (),
+}
+
+/// A module's interning table: what [`Interner`] reads and extends.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct InternTable {
     map: HashMap<Key, Id>,
-    /// Arena length when the table was last synchronised with the module.
-    built: bool,
+    /// Entries of the global section scanned so far.
+    scanned: usize,
+}
+
+impl InternTable {
+    /// Forgets everything: the next use scans the global section again.
+    pub(crate) fn invalidate(&mut self) {
+        self.map.clear();
+        self.scanned = 0;
+    }
+
+    /// Scans what was appended to the global section since the last use.
+    fn sync(&mut self, m: &Module) {
+        let list = m.section(Section::Global);
+        if self.scanned > list.len() {
+            self.invalidate();
+        }
+        for &i in &list[self.scanned..] {
+            let inst = m.inst(i);
+            if is_internable(inst.op()) {
+                if let Some(r) = inst.result_id() {
+                    // Decorated duplicates (e.g. two identical structs) keep the first.
+                    self.map.entry(key_of(inst)).or_insert(r);
+                }
+            }
+        }
+        self.scanned = list.len();
+    }
+
+    /// The id the table has for `key`, if its instruction still has exactly these words.
+    fn get(&self, m: &Module, key: &Key) -> Option<Id> {
+        let id = *self.map.get(key)?;
+        let inst = m.def_inst(id)?;
+        (inst.opcode() == key.0 && key_of(inst) == *key).then_some(id)
+    }
 }
 
 /// Whether instructions of `op` are interned: types and constants that are equal exactly when
@@ -57,6 +102,15 @@ pub fn is_internable(op: Option<Op>) -> bool {
     )
 }
 
+fn key_from(op: Op, result_type: Option<Id>, operands: &[u32]) -> Key {
+    let mut k: SmallVec<[u32; 6]> = SmallVec::new();
+    if let Some(t) = result_type {
+        k.push(t.word());
+    }
+    k.extend_from_slice(operands);
+    (op as u16, k)
+}
+
 fn key_of(inst: &Inst) -> Key {
     // Types: operands after the result id. Constants: result type plus operands.
     let mut k: SmallVec<[u32; 6]> = SmallVec::new();
@@ -68,27 +122,6 @@ fn key_of(inst: &Inst) -> Key {
 }
 
 impl Interner {
-    fn ensure_built(&mut self, m: &Module) {
-        if self.built {
-            return;
-        }
-        for (_, inst) in m.section_insts(Section::Global) {
-            if is_internable(inst.op()) {
-                if let Some(r) = inst.result_id() {
-                    // Decorated duplicates (e.g. two identical structs) keep the first.
-                    self.map.entry(key_of(inst)).or_insert(r);
-                }
-            }
-        }
-        self.built = true;
-    }
-
-    /// Forgets everything (after a pass removed or renumbered types/constants).
-    pub fn invalidate(&mut self) {
-        self.map.clear();
-        self.built = false;
-    }
-
     /// The id of the type or constant `op` with the given (result type and) operands, created
     /// at the end of the global section when missing.
     pub fn intern(
@@ -98,28 +131,28 @@ impl Interner {
         result_type: Option<Id>,
         operands: &[u32],
     ) -> Id {
-        self.ensure_built(m);
-        let mut k: SmallVec<[u32; 6]> = SmallVec::new();
-        if let Some(t) = result_type {
-            k.push(t.word());
-        }
-        k.extend_from_slice(operands);
-        let key = (op as u16, k);
-        if let Some(&id) = self.map.get(&key) {
-            if m.def(id).is_some() {
-                return id;
+        let mut table = std::mem::take(&mut m.interned);
+        table.sync(m);
+        let key = key_from(op, result_type, operands);
+        let id = match table.get(m, &key) {
+            Some(id) => id,
+            None => {
+                let id = m.fresh_id();
+                m.push_to_section(
+                    Section::Global,
+                    Inst::new(op, result_type, Some(id), operands),
+                );
+                table.map.insert(key, id);
+                table.scanned += 1;
+                id
             }
-        }
-        let id = m.fresh_id();
-        m.push_to_section(
-            Section::Global,
-            Inst::new(op, result_type, Some(id), operands),
-        );
-        self.map.insert(key, id);
+        };
+        m.interned = table;
         id
     }
 
-    /// Looks up without creating.
+    /// Looks up without creating (the module is not changed, so the table is not brought up
+    /// to date: what was appended since its last use is searched in order).
     pub fn find(
         &mut self,
         m: &Module,
@@ -127,16 +160,27 @@ impl Interner {
         result_type: Option<Id>,
         operands: &[u32],
     ) -> Option<Id> {
-        self.ensure_built(m);
-        let mut k: SmallVec<[u32; 6]> = SmallVec::new();
-        if let Some(t) = result_type {
-            k.push(t.word());
+        let key = key_from(op, result_type, operands);
+        let table = &m.interned;
+        let list = m.section(Section::Global);
+        // The scanned part through the table, the rest (appended since, or everything after
+        // an invalidation) by a scan in order: the first equal declaration, as a fresh table.
+        let scanned = if table.scanned <= list.len() {
+            table.scanned
+        } else {
+            0
+        };
+        if scanned > 0 {
+            if let Some(id) = table.get(m, &key) {
+                return Some(id);
+            }
         }
-        k.extend_from_slice(operands);
-        self.map
-            .get(&(op as u16, k))
-            .copied()
-            .filter(|&id| m.def(id).is_some())
+        list[scanned..].iter().find_map(|&i| {
+            let inst = m.inst(i);
+            (inst.opcode() == key.0 && is_internable(inst.op()) && key_of(inst) == key)
+                .then(|| inst.result_id())
+                .flatten()
+        })
     }
 
     /// `OpTypeVoid`.

@@ -36,6 +36,9 @@ impl Module {
     pub fn insert_in_section(&mut self, s: Section, pos: usize, inst: impl AsRef<Inst>) -> InstId {
         let id = self.alloc_inst(inst);
         let v = &mut self.sections[s as usize];
+        if s == Section::Global && pos < v.len() {
+            self.interned.invalidate();
+        }
         v.insert(pos.min(v.len()), id);
         id
     }
@@ -44,6 +47,9 @@ impl Module {
     /// erased (their definitions removed). Linear in the section length.
     pub fn retain_section(&mut self, s: Section, mut keep: impl FnMut(&Module, InstId) -> bool) {
         let list = std::mem::take(&mut self.sections[s as usize]);
+        if s == Section::Global {
+            self.interned.invalidate();
+        }
         let mut kept = Vec::with_capacity(list.len());
         for i in list {
             if keep(self, i) {

@@ -230,6 +230,8 @@ pub struct Module {
     /// Definition of each id (dense, indexed by id number).
     pub(crate) defs: SecondaryMap<Id, Option<InstId>>,
     pub(crate) ext_sets: Vec<(Id, ExtSet)>,
+    /// The types and constants by value, for [`crate::Interner`] (kept across passes).
+    pub(crate) interned: crate::interning::InternTable,
 }
 
 impl Module {
@@ -252,6 +254,7 @@ impl Module {
             trailing: Vec::new(),
             defs: SecondaryMap::with_capacity(1, None),
             ext_sets: Vec::new(),
+            interned: Default::default(),
         }
     }
 
@@ -272,10 +275,17 @@ impl Module {
     /// The instruction `i`, mutably: its words can change, not their number (use
     /// [`Module::replace_inst`] for that). Changing its result id through this bypasses the
     /// definition table; use [`Module::set_result_id`] for that.
+    /// (A type or constant handed out this way may change under the interning table, which is
+    /// forgotten then.)
     #[inline]
     pub fn inst_mut(&mut self, i: InstId) -> &mut Inst {
         let r = self.recs[i];
-        Inst::from_slice_mut(&mut self.pool[r.start as usize..(r.start + r.len) as usize])
+        let inst =
+            Inst::from_slice_mut(&mut self.pool[r.start as usize..(r.start + r.len) as usize]);
+        if crate::interning::is_internable(inst.op()) {
+            self.interned.invalidate();
+        }
+        inst
     }
 
     /// Replaces instruction `i` by `inst` (same place in the layout, same `InstId`), keeping
@@ -283,6 +293,11 @@ impl Module {
     /// words go to the end of the pool.
     pub fn replace_inst(&mut self, i: InstId, inst: impl AsRef<Inst>) {
         let inst = inst.as_ref();
+        if crate::interning::is_internable(inst.op())
+            || crate::interning::is_internable(self.inst(i).op())
+        {
+            self.interned.invalidate();
+        }
         self.forget_def(i);
         let words = inst.as_slice();
         let r = self.recs[i];

@@ -3,6 +3,7 @@
 //! crate and its dependencies instead of one per file.
 
 mod function_insertion;
+mod interning;
 mod opcode_class;
 mod pooled_storage;
 mod round_trip;
