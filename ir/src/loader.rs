@@ -156,6 +156,8 @@ struct Loader {
 enum CheckMode {
     /// As instructions are placed (what every public entry point does).
     WhileLoading,
+    /// The same, the waiting instructions kept as bit sets from the start.
+    WhileLoadingAsBits,
     /// With [`crate::verify::verify_reference`] over the loaded module (the reference the
     /// first is tested against).
     AfterLoading,
@@ -170,6 +172,17 @@ pub fn load_words_verify_after(words: &[u32]) -> Result<Module, LoadError> {
         return load_words(words);
     }
     load_pool(words.to_vec(), CheckMode::AfterLoading)
+}
+
+/// Loads like [`load_words`], with the instructions that wait for the end of the structural
+/// check kept as bit sets from the first one on (what a large module switches to), so that
+/// the tests check that form on small modules too. Not for production use.
+#[doc(hidden)]
+pub fn load_words_waiting_as_bits(words: &[u32]) -> Result<Module, LoadError> {
+    if words.len() < 5 || words[0] != MAGIC {
+        return load_words(words);
+    }
+    load_pool(words.to_vec(), CheckMode::WhileLoadingAsBits)
 }
 
 /// Loads the module whose words (host order, magic checked, at least the header) are `words`:
@@ -197,13 +210,13 @@ fn load_pool(words: Vec<u32>, mode: CheckMode) -> Result<Module, LoadError> {
         m,
         id_limit: id_limit(n_words),
         pending: Vec::new(),
-        checks: LoadChecks::new(estimate),
+        checks: LoadChecks::new(estimate, mode == CheckMode::WhileLoadingAsBits),
     };
     l.run()?;
     let Loader { mut m, checks, .. } = l;
     m.header.bound = header.bound;
     match mode {
-        CheckMode::WhileLoading => checks.finish(&m)?,
+        CheckMode::WhileLoading | CheckMode::WhileLoadingAsBits => checks.finish(&m)?,
         CheckMode::AfterLoading => crate::verify::verify_reference(&m)?,
     }
     Ok(m)

@@ -26,6 +26,7 @@
 
 use spirv::Op;
 
+use crate::entity::EntitySet;
 use crate::error::{IdDesc, LoadError, LoadErrorKind};
 use crate::grammar::{self, SlotKind};
 use crate::id::{BlockId, Id, InstId};
@@ -170,18 +171,71 @@ impl UseRule {
 pub(crate) struct LoadChecks {
     defs: Vec<Def>,
     forward_pointers: Vec<u32>,
-    /// Instructions to finish in [`LoadChecks::finish`], in load order: `true` for the whole
-    /// check, `false` for the operand kinds only (their uses passed already).
-    recheck: Vec<Recheck>,
+    /// The instructions [`LoadChecks::finish`] checks.
+    waiting: Waiting,
     type_decls: &'static [bool],
 }
 
+/// The instructions waiting for [`LoadChecks::finish`]: a list of their sites in load order
+/// while short (`true` for the whole check, `false` for the operand kinds only); past
+/// [`WAITING_LIST_MAX`] entries, a bit per instruction in each of two sets, whose sites one
+/// walk in emission order (which is load order) finds again at the end. A large module keeps
+/// a fraction of a byte per instruction instead of 24 bytes per waiting one (most branches,
+/// phis and names wait); a small one skips the walk.
+enum Waiting {
+    List(Vec<Recheck>),
+    Bits {
+        whole: EntitySet<InstId>,
+        kinds: EntitySet<InstId>,
+    },
+}
+
+/// Waiting instructions kept as a list (24 bytes each) before switching to bit sets.
+const WAITING_LIST_MAX: usize = 4096;
+
+impl Waiting {
+    #[inline]
+    fn push(&mut self, site: Site, whole: bool) {
+        match self {
+            Waiting::List(list) if list.len() < WAITING_LIST_MAX => {
+                list.push(Recheck::new(site, whole))
+            }
+            Waiting::List(list) => {
+                let (mut w, mut k) = (EntitySet::new(), EntitySet::new());
+                for r in list.iter() {
+                    if r.whole {
+                        w.insert(r.inst);
+                    } else {
+                        k.insert(r.inst);
+                    }
+                }
+                *self = Waiting::Bits { whole: w, kinds: k };
+                self.push(site, whole);
+            }
+            Waiting::Bits { whole: w, kinds: k } => {
+                if whole {
+                    w.insert(site.inst);
+                } else {
+                    k.insert(site.inst);
+                }
+            }
+        }
+    }
+}
+
 impl LoadChecks {
-    pub(crate) fn new(ids: usize) -> LoadChecks {
+    pub(crate) fn new(ids: usize, waiting_as_bits: bool) -> LoadChecks {
         LoadChecks {
             defs: Vec::with_capacity(ids),
             forward_pointers: Vec::new(),
-            recheck: Vec::with_capacity(ids / 8),
+            waiting: if waiting_as_bits {
+                Waiting::Bits {
+                    whole: EntitySet::new(),
+                    kinds: EntitySet::new(),
+                }
+            } else {
+                Waiting::List(Vec::new())
+            },
             type_decls: type_decl_table(),
         }
     }
@@ -234,9 +288,9 @@ impl LoadChecks {
         uses_ok: bool,
     ) {
         if !uses_ok {
-            self.recheck.push(Recheck::new(site, true));
+            self.waiting.push(site, true);
         } else if needs_kind_check(opcode) && !self.pointer_operand_ok_now(m, site.inst, opcode) {
-            self.recheck.push(Recheck::new(site, false));
+            self.waiting.push(site, false);
         }
         if let Some(p) = forward_pointer {
             self.forward_pointers.push(p);
@@ -267,21 +321,34 @@ impl LoadChecks {
             reachable: Vec::new(),
             type_decls: self.type_decls,
         };
-        for r in self.recheck {
-            let (site, whole) = r.site();
-            if whole {
-                v.check_inst(site)?;
-            } else {
-                v.check_operand_kinds(site)
-                    .map_err(|kind| site_err(m, site, kind))?;
+        match self.waiting {
+            Waiting::List(list) => {
+                for r in list {
+                    let (site, whole) = r.site();
+                    if whole {
+                        v.check_inst(site)?;
+                    } else {
+                        v.check_operand_kinds(site)
+                            .map_err(|kind| site_err(m, site, kind))?;
+                    }
+                }
+                Ok(())
             }
+            Waiting::Bits { whole, kinds } => walk(m, |site| {
+                if whole.contains(site.inst) {
+                    v.check_inst(site)
+                } else if kinds.contains(site.inst) {
+                    v.check_operand_kinds(site)
+                        .map_err(|kind| site_err(m, site, kind))
+                } else {
+                    Ok(())
+                }
+            }),
         }
-        Ok(())
     }
 }
 
-/// A [`Site`] waiting for [`LoadChecks::finish`], packed (24 bytes instead of 40: on a large
-/// module many instructions wait, and this list was the largest table of a load).
+/// A [`Site`] waiting for [`LoadChecks::finish`], packed (24 bytes instead of 40).
 #[derive(Clone, Copy)]
 struct Recheck {
     inst: InstId,
