@@ -58,7 +58,7 @@ pub mod tensor_layout;
 pub mod types;
 pub mod uniformity;
 
-pub use alias::Alias;
+pub use alias::{Alias, BlockGeometry};
 pub use cache::{Analyses, Analysis, AnalysisSet};
 pub use cfg::Cfg;
 pub use constants::Constants;

@@ -55,11 +55,12 @@
 //! one reuse (a repeated load becoming a copy), fusions first, each in plan order; loads left
 //! by the limit are counted as `load_outcome_kept_change_limit`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use spirv::Op;
-use spvopt_analysis::alias::{Alias, BlockFootprint};
+use spvopt_analysis::alias::{Alias, BlockFootprint, BlockGeometry};
 use spvopt_analysis::provenance::{Provenance, Root};
 use spvopt_analysis::uniformity::Uniformity;
 use spvopt_analysis::{
@@ -107,8 +108,9 @@ struct GroupKey {
 struct Ctx<'a> {
     target: &'a Target,
     sg: Option<u32>,
-    alias: &'a Alias,
-    uni: &'a Uniformity,
+    geo: &'a BlockGeometry,
+    /// Alias and uniformity, asked for only by a decision that needs them.
+    lazy: &'a OnDemand<'a>,
     prov: &'a Provenance,
     /// Why each considered operation was not merged (the last reason recorded wins).
     reasons: &'a RefCell<HashMap<InstId, &'static str>>,
@@ -117,7 +119,39 @@ struct Ctx<'a> {
     scan_budget: Cell<usize>,
 }
 
+/// The analyses only some decisions need (alias for "may something between write their
+/// region", uniformity for "are all operands uniform"), taken from the cache on first use: a
+/// module whose 2D block operations have no possible partner (no two loads of one surface and
+/// shape side by side, no repeated load) never computes them. The cache's contract is kept:
+/// they come from [`Analyses::get`] on the unmodified module (planning does not edit it).
+struct OnDemand<'a> {
+    m: &'a Module,
+    analyses: RefCell<&'a mut Analyses>,
+    alias: OnceCell<Rc<Alias>>,
+    uni: OnceCell<Rc<Uniformity>>,
+}
+
+impl OnDemand<'_> {
+    fn alias(&self) -> &Alias {
+        self.alias
+            .get_or_init(|| self.analyses.borrow_mut().get::<Alias>(self.m))
+    }
+
+    fn uni(&self) -> &Uniformity {
+        self.uni
+            .get_or_init(|| self.analyses.borrow_mut().get::<Uniformity>(self.m))
+    }
+}
+
 impl Ctx<'_> {
+    fn alias(&self) -> &Alias {
+        self.lazy.alias()
+    }
+
+    fn uni(&self) -> &Uniformity {
+        self.lazy.uni()
+    }
+
     /// Counts a rejection event under `key` and records it as the reason of `insts`.
     fn reject(&self, stats: &mut Statistics, key: &'static str, n: u64, insts: &[InstId]) {
         stats.add(key, n);
@@ -175,7 +209,7 @@ impl FuseBlockLoads {
                 ctx.reject(stats, "rejected_non_constant_shape", 1, &[i]);
                 continue;
             };
-            let Some(footprint) = ctx.alias.block_footprint(m, i) else {
+            let Some(footprint) = ctx.geo.block_footprint(m, i) else {
                 ctx.reject(stats, "rejected_non_affine_coordinate", 1, &[i]);
                 continue;
             };
@@ -217,7 +251,57 @@ impl FuseBlockLoads {
             o.coordinate,
         ]
         .iter()
-        .all(|&id| ctx.uni.is_uniform(id))
+        .all(|&id| ctx.uni().is_uniform(id))
+    }
+
+    /// Whether [`FuseBlockLoads::runs`] could build a run of two or more out of some subset of
+    /// `group`: whether, for some leader, two candidates placed in the leader's rows (the
+    /// leader itself at 0) have one starting where the other ends. `runs` clusters the uniform
+    /// candidates around leaders taken from them and joins a placed candidate to a run only
+    /// when it starts where the previous one ends, with the same relations as here; so with
+    /// no such pair here it builds no run whichever candidates are uniform, and the
+    /// uniformity analysis need not be asked.
+    fn may_form_run(m: &Module, ctx: &Ctx<'_>, group: &[Candidate]) -> bool {
+        use spvopt_analysis::alias::BlockRelation::*;
+        let mut starts: HashSet<i64> = HashSet::new();
+        let mut placed: Vec<(i64, u64)> = Vec::new();
+        for leader in group {
+            starts.clear();
+            placed.clear();
+            for c in group {
+                let dx = if c.inst == leader.inst {
+                    0
+                } else {
+                    match ctx.geo.block_relation_in_same_iteration(
+                        m,
+                        leader.inst,
+                        &leader.footprint,
+                        c.inst,
+                        &c.footprint,
+                    ) {
+                        Disjoint {
+                            dx_bytes,
+                            dy_rows: 0,
+                        }
+                        | Overlapping {
+                            dx_bytes,
+                            dy_rows: 0,
+                        } => dx_bytes,
+                        _ => continue,
+                    }
+                };
+                starts.insert(dx);
+                placed.push((dx, c.footprint.row_bytes));
+            }
+            if placed.len() >= 2
+                && placed
+                    .iter()
+                    .any(|&(dx, rb)| starts.contains(&dx.wrapping_add(rb as i64)))
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// Splits one group (same key, program order) into runs of column-adjacent candidates.
@@ -225,12 +309,19 @@ impl FuseBlockLoads {
     /// cluster are proved relative to its leader.
     fn runs(m: &Module, ctx: &Ctx<'_>, group: &[Candidate], stats: &mut Statistics) -> Vec<Run> {
         let mut pending: Vec<Candidate> = Vec::new();
-        for c in group {
-            if Self::uniform(ctx, c) {
-                pending.push(c.clone());
-            } else {
-                ctx.reject(stats, "rejected_non_uniform", 1, &[c.inst]);
+        if Self::may_form_run(m, ctx, group) {
+            for c in group {
+                if Self::uniform(ctx, c) {
+                    pending.push(c.clone());
+                } else {
+                    ctx.reject(stats, "rejected_non_uniform", 1, &[c.inst]);
+                }
             }
+        } else {
+            // No run can form (see `may_form_run`): uniformity is not asked; the clustering
+            // below only records which candidates are not adjacent (as it would if all were
+            // uniform).
+            pending = group.to_vec();
         }
         let mut runs: Vec<Run> = Vec::new();
         while pending.len() >= 2 {
@@ -239,7 +330,7 @@ impl FuseBlockLoads {
             let mut unrelated: Vec<Candidate> = Vec::new();
             for c in &pending {
                 use spvopt_analysis::alias::BlockRelation::*;
-                let rel = ctx.alias.block_relation_in_same_iteration(
+                let rel = ctx.geo.block_relation_in_same_iteration(
                     m,
                     leader.inst,
                     &leader.footprint,
@@ -402,9 +493,9 @@ impl FuseBlockLoads {
                 ctx.reject(stats, "rejected_barrier_between", 1, &member_insts);
                 return false;
             }
-            if ctx.alias.may_write(m, i)
+            if ctx.alias().may_write(m, i)
                 && members.iter().any(|c| {
-                    ctx.alias
+                    ctx.alias()
                         .may_write_read_region_in_same_iteration(m, i, c.inst)
                 })
             {
@@ -468,9 +559,9 @@ impl Pass for FuseBlockLoads {
         if !any_block_io {
             return Ok(PassResult::unchanged(stats));
         }
-        let alias = analyses.get::<Alias>(m);
-        let uni = analyses.get::<Uniformity>(m);
-        let prov = analyses.get::<Provenance>(m);
+        // Footprints need provenance, induction and constants; alias and uniformity are asked
+        // for only by the decisions that need them (`OnDemand`).
+        let geo = BlockGeometry::from_cache(m, analyses);
         let cfg = analyses.get::<Cfg>(m);
         let dom = analyses.get::<Dominators>(m);
         let pdom = analyses.get::<PostDominators>(m);
@@ -482,6 +573,12 @@ impl Pass for FuseBlockLoads {
             loops: &loops,
         };
         let facts = analyses.get::<KernelFacts>(m);
+        let lazy = OnDemand {
+            m,
+            analyses: RefCell::new(analyses),
+            alias: OnceCell::new(),
+            uni: OnceCell::new(),
+        };
         // Plan everything first (analyses describe the unmodified module), then rewrite.
         // (block of the fused operation, members in column order, position of the fused load)
         let mut plans: Vec<(BlockId, Vec<Candidate>, InstId)> = Vec::new();
@@ -503,9 +600,9 @@ impl Pass for FuseBlockLoads {
             let ctx = Ctx {
                 target,
                 sg: sg_fact.known(),
-                alias: &alias,
-                uni: &uni,
-                prov: &prov,
+                geo: &geo,
+                lazy: &lazy,
+                prov: geo.provenance(),
                 reasons: &reasons,
                 scan_budget: Cell::new(scan_budget(
                     m.function(f)
