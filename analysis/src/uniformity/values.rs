@@ -56,43 +56,44 @@ impl<'a> Solver<'a> {
             _ => {}
         }
         // Writes into private memory by other instructions.
-        self.private_writes(i);
-        if inst.is(Op::FunctionCall) {
+        self.private_writes(i, op);
+        if op == Some(Op::FunctionCall) {
             self.call_arguments(i);
         }
         let Some(r) = inst.result_id() else { return };
-        if inst.result_type().is_none() {
+        let Some(ty) = inst.result_type() else {
             return;
-        }
-        let mut mask = self.result_mask(i);
-        let long_vector = inst
-            .result_type()
-            .and_then(|t| m.def_inst(t))
-            .is_some_and(|t| t.is(Op::TypeVectorIdEXT));
-        if mask != 0 && long_vector {
+        };
+        let mut mask = self.result_mask(i, op);
+        // (The result type is looked at only for a divergent result.)
+        if mask != 0 && m.def_inst(ty).is_some_and(|t| t.is(Op::TypeVectorIdEXT)) {
             // SPV_EXT_long_vector: components are not tracked one by one.
             mask = ALL;
         }
         if mask != 0 && mask != ALL {
             // Keep partial masks to the components the type has.
-            let n = inst
-                .result_type()
-                .and_then(|t| vector_of(m, t))
-                .map_or(1, |(_, n)| n);
+            let n = vector_of(m, ty).map_or(1, |(_, n)| n);
             let full = if n >= 64 { ALL } else { (1u64 << n) - 1 };
             mask &= full;
             if mask == full {
                 mask = ALL;
             }
         }
-        self.force(r, mask);
+        if mask != 0 {
+            self.force(r, mask);
+            if self.mask(r) == ALL && op != Some(Op::FunctionCall) {
+                if let Some(st) = self.state.get_mut(i.index()) {
+                    *st = FINAL;
+                }
+            }
+        }
     }
 
     /// Variables written by instructions other than `OpStore`.
-    pub(super) fn private_writes(&mut self, i: InstId) {
+    pub(super) fn private_writes(&mut self, i: InstId, op: Option<Op>) {
         let m = self.m;
         let inst = m.inst(i);
-        let target = match op_of(inst) {
+        let target = match op {
             Some(op)
                 if matches!(op, Op::CopyMemory | Op::CopyMemorySized | Op::AtomicStore)
                     || op_class(op).intersects(OpClass::ATOMIC_RMW) =>
@@ -151,7 +152,7 @@ impl<'a> Solver<'a> {
     }
 
     /// The divergence of `i`'s result from its operands.
-    pub(super) fn result_mask(&self, i: InstId) -> u64 {
+    pub(super) fn result_mask(&self, i: InstId, op: Option<Op>) -> u64 {
         let m = self.m;
         let inst = m.inst(i);
         if inst.opcode() == OP_PREDICATED_LOAD_INTEL {
@@ -162,11 +163,12 @@ impl<'a> Solver<'a> {
             }
             return self.load_mask(i) | inst.operand_id(2).map_or(ALL, |d| self.mask(d));
         }
-        let Some(op) = op_of(inst) else {
+        let Some(op) = op else {
             return self.any_operand();
         };
         let ops = inst.operands();
-        let id = |k: usize| inst.operand_id(k);
+        // (`Inst::operand_id` on the slice already at hand.)
+        let id = |k: usize| ops.get(k).copied().and_then(Id::new);
         let mk = |k: usize| id(k).map_or(ALL, |x| self.mask(x));
         let uniform_scope = |k: usize| {
             id(k).and_then(|s| m.const_int_value(s)).is_some_and(|s| {
