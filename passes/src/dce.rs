@@ -19,6 +19,7 @@
 //! Cost: linear in module size (one mark worklist, one sweep).
 
 use spirv::Op;
+use spvopt_analysis::operands::for_each_value_operand;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::{FuncId, Id, InstId, Module, Section};
 
@@ -77,8 +78,13 @@ impl Marker {
             if let Some(f) = self.func_of_def[i.index()] {
                 self.activate_function(m, f);
             }
+            // The used ids: the result type and the value operands (the fast operand
+            // table; the same ids as `Module::for_each_used_id`).
+            if let Some(t) = m.inst(i).result_type() {
+                self.mark_id(m, t);
+            }
             let mut used: smallvec::SmallVec<[Id; 16]> = smallvec::SmallVec::new();
-            m.for_each_used_id(i, |id| used.push(id));
+            for_each_value_operand(m, i, |id| used.push(id));
             for id in used {
                 self.mark_id(m, id);
             }
