@@ -60,13 +60,18 @@ impl<'a> Solver<'a> {
         if op == Some(Op::FunctionCall) {
             self.call_arguments(i);
         }
-        let Some(r) = inst.result_id() else { return };
-        let Some(ty) = inst.result_type() else {
+        if !inst.has_result() || !inst.has_result_type() {
+            return;
+        }
+        let mut mask = self.result_mask(i, op);
+        if mask == 0 {
+            // Nothing to add (the result and its type are read only for a divergent result).
+            return;
+        }
+        let (Some(r), Some(ty)) = (inst.result_id(), inst.result_type()) else {
             return;
         };
-        let mut mask = self.result_mask(i, op);
-        // (The result type is looked at only for a divergent result.)
-        if mask != 0 && m.def_inst(ty).is_some_and(|t| t.is(Op::TypeVectorIdEXT)) {
+        if m.def_inst(ty).is_some_and(|t| t.is(Op::TypeVectorIdEXT)) {
             // SPV_EXT_long_vector: components are not tracked one by one.
             mask = ALL;
         }
