@@ -74,6 +74,23 @@ use spvopt_analysis::block_io::{BlockKind, BlockOperands, BlockShape};
 
 pub struct FuseBlockLoads;
 
+thread_local! {
+    /// Test hook ([`with_every_group_checked`]): uniformity asked for every group of two or
+    /// more candidates, adjacent or not.
+    static EVERY_GROUP_CHECKED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` (on this thread) with the pass filtering every group of two or more candidates by
+/// uniformity before clustering, as it did before it looked for an adjacent pair first: for
+/// the test that the shortcut changes no decision (`tests/tests/analyses_on_demand.rs`).
+#[doc(hidden)]
+pub fn with_every_group_checked<R>(f: impl FnOnce() -> R) -> R {
+    let old = EVERY_GROUP_CHECKED.with(|c| c.replace(true));
+    let r = f();
+    EVERY_GROUP_CHECKED.with(|c| c.set(old));
+    r
+}
+
 mod accounting;
 mod across_blocks;
 mod rewrite;
@@ -309,7 +326,7 @@ impl FuseBlockLoads {
     /// cluster are proved relative to its leader.
     fn runs(m: &Module, ctx: &Ctx<'_>, group: &[Candidate], stats: &mut Statistics) -> Vec<Run> {
         let mut pending: Vec<Candidate> = Vec::new();
-        if Self::may_form_run(m, ctx, group) {
+        if EVERY_GROUP_CHECKED.with(|c| c.get()) || Self::may_form_run(m, ctx, group) {
             for c in group {
                 if Self::uniform(ctx, c) {
                     pending.push(c.clone());
