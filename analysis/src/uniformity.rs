@@ -241,7 +241,6 @@ impl DivTable {
             _ => ALL,
         }
     }
-
 }
 
 fn bit(k: u32) -> u64 {

@@ -56,7 +56,11 @@ fn decisions_that_need_uniformity_still_get_it() {
     run("strip-prefetches", &mut m, &mut Analyses::new());
     let mut a = Analyses::new();
     let r = run("insert-prefetches", &mut m, &mut a);
-    assert!(r.changed && r.stats.get("loads_prefetched") == 3, "{}", r.stats);
+    assert!(
+        r.changed && r.stats.get("loads_prefetched") == 3,
+        "{}",
+        r.stats
+    );
     assert!(a.is_cached::<Uniformity>());
 
     // Loads split in two: the halves are adjacent, their fusion needs uniformity and alias.
@@ -110,7 +114,11 @@ fn the_adjacency_shortcut_changes_no_decision_on_the_corpus() {
                 run("fuse-block-loads", &mut every, &mut Analyses::new())
             });
             let name = f.display();
-            assert_eq!(shortcut.to_words(), every.to_words(), "{name}: output differs");
+            assert_eq!(
+                shortcut.to_words(),
+                every.to_words(),
+                "{name}: output differs"
+            );
             for c in ["loads_fused", "prefetches_fused", "loads_reused"] {
                 assert_eq!(r_short.stats.get(c), r_every.stats.get(c), "{name}: {c}");
             }
@@ -119,5 +127,8 @@ fn the_adjacency_shortcut_changes_no_decision_on_the_corpus() {
         }
     }
     assert!(compared >= 40, "only {compared} runs compared");
-    assert!(fused > 0, "no fusion in the corpus: the comparison says nothing");
+    assert!(
+        fused > 0,
+        "no fusion in the corpus: the comparison says nothing"
+    );
 }

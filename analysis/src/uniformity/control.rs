@@ -117,9 +117,11 @@ impl<'a> Solver<'a> {
         let m = self.m;
         // Stores and returns already evaluated must be revisited; later ones will see the
         // mark when they are evaluated.
-        let evaluated = m
-            .block_first(x)
-            .is_none_or(|i| self.state.get(i.index()).is_none_or(|&s| s != NOT_EVALUATED));
+        let evaluated = m.block_first(x).is_none_or(|i| {
+            self.state
+                .get(i.index())
+                .is_none_or(|&s| s != NOT_EVALUATED)
+        });
         if !evaluated {
             return;
         }

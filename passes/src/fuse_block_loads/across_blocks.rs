@@ -125,8 +125,7 @@ impl FuseBlockLoads {
                     if !Self::uniform(ctx, a) || !Self::uniform(ctx, b) {
                         continue;
                     }
-                    if ctx.uni().is_divergent_control(*ba) || ctx.uni().is_divergent_control(*bb)
-                    {
+                    if ctx.uni().is_divergent_control(*ba) || ctx.uni().is_divergent_control(*bb) {
                         ctx.reject(stats, "rejected_divergent_control", 1, &[a.inst, b.inst]);
                         continue;
                     }
