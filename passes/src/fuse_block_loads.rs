@@ -602,12 +602,15 @@ impl Pass for FuseBlockLoads {
         let mut reuses: Vec<(Candidate, Candidate)> = Vec::new();
         let reasons: RefCell<HashMap<InstId, &'static str>> = RefCell::new(HashMap::new());
         // Every load considered: each ends fused, reused, or kept with one reason.
-        let considered_loads: Vec<InstId> = m
-            .function_ids()
-            .flat_map(|f| m.function(f).blocks.clone())
-            .flat_map(|b| m.block_insts(b).collect::<Vec<_>>())
-            .filter(|&i| BlockKind::of(m.inst(i)).is_some_and(|k| k.is_load()))
-            .collect();
+        let mut considered_loads: Vec<InstId> = Vec::new();
+        for f in m.function_ids() {
+            for &b in &m.function(f).blocks {
+                considered_loads.extend(
+                    m.block_insts(b)
+                        .filter(|&i| BlockKind::of(m.inst(i)).is_some_and(|k| k.is_load())),
+                );
+            }
+        }
         for f in m.function_ids().collect::<Vec<_>>() {
             // Plans and reuses of this function start here (the cross-block search only
             // looks at this function's, keeping the whole pass linear).
