@@ -200,14 +200,7 @@ impl Provenance {
         }
     }
 
-    fn visit(
-        &mut self,
-        m: &Module,
-        dec: &Decorations,
-        ind: &Induction,
-        i: InstId,
-        op: Option<Op>,
-    ) {
+    fn visit(&mut self, m: &Module, dec: &Decorations, ind: &Induction, i: InstId, op: Option<Op>) {
         let inst = m.inst(i);
         if op.is_some_and(never_makes_pointers) {
             return;

@@ -22,6 +22,12 @@
 //!   of it (plus 65,536) in all; past that they fail (`rejected_scan_budget`), so hostile
 //!   repeats far apart cost linear time.
 //!
+//! Analyses: footprints come from `BlockGeometry` (provenance, induction, constants);
+//! uniformity is asked for only for a group with a column-adjacent pair (a group without one
+//! builds no run whichever of its loads are uniform; its loads are then clustered as if all
+//! were, recording `rejected_not_adjacent` where it applies, never `rejected_non_uniform`), and
+//! alias only for the "nothing between" checks of a planned fusion or reuse.
+//!
 //! Accounting: `rejected_*` count rejection events; in addition every load considered ends
 //! with exactly one `load_outcome_*` (`fused`, `reused`, or `kept_<reason>`, the last reason
 //! recorded for it, `kept_no_partner` when nothing it could merge with was in its block), and
@@ -57,7 +63,6 @@
 
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 
 use spirv::Op;
 use spvopt_analysis::alias::{Alias, BlockFootprint, BlockGeometry};
@@ -74,28 +79,14 @@ use spvopt_analysis::block_io::{BlockKind, BlockOperands, BlockShape};
 
 pub struct FuseBlockLoads;
 
-thread_local! {
-    /// Test hook ([`with_every_group_checked`]): uniformity asked for every group of two or
-    /// more candidates, adjacent or not.
-    static EVERY_GROUP_CHECKED: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f` (on this thread) with the pass filtering every group of two or more candidates by
-/// uniformity before clustering, as it did before it looked for an adjacent pair first: for
-/// the test that the shortcut changes no decision (`tests/tests/analyses_on_demand.rs`).
-#[doc(hidden)]
-pub fn with_every_group_checked<R>(f: impl FnOnce() -> R) -> R {
-    let old = EVERY_GROUP_CHECKED.with(|c| c.replace(true));
-    let r = f();
-    EVERY_GROUP_CHECKED.with(|c| c.set(old));
-    r
-}
-
 mod accounting;
 mod across_blocks;
+mod on_demand;
 mod rewrite;
 
 use accounting::account_for_loads;
+pub use on_demand::with_every_group_checked;
+use on_demand::{every_group_checked, OnDemand};
 use rewrite::{fuse_loads, fuse_prefetches, reuse_load};
 
 /// A 2D block load or prefetch considered for merging.
@@ -134,30 +125,6 @@ struct Ctx<'a> {
     /// Instructions the legality checks of this function may still scan (see
     /// [`scan_budget`]).
     scan_budget: Cell<usize>,
-}
-
-/// The analyses only some decisions need (alias for "may something between write their
-/// region", uniformity for "are all operands uniform"), taken from the cache on first use: a
-/// module whose 2D block operations have no possible partner (no two loads of one surface and
-/// shape side by side, no repeated load) never computes them. The cache's contract is kept:
-/// they come from [`Analyses::get`] on the unmodified module (planning does not edit it).
-struct OnDemand<'a> {
-    m: &'a Module,
-    analyses: RefCell<&'a mut Analyses>,
-    alias: OnceCell<Rc<Alias>>,
-    uni: OnceCell<Rc<Uniformity>>,
-}
-
-impl OnDemand<'_> {
-    fn alias(&self) -> &Alias {
-        self.alias
-            .get_or_init(|| self.analyses.borrow_mut().get::<Alias>(self.m))
-    }
-
-    fn uni(&self) -> &Uniformity {
-        self.uni
-            .get_or_init(|| self.analyses.borrow_mut().get::<Uniformity>(self.m))
-    }
 }
 
 impl Ctx<'_> {
@@ -271,62 +238,12 @@ impl FuseBlockLoads {
         .all(|&id| ctx.uni().is_uniform(id))
     }
 
-    /// Whether [`FuseBlockLoads::runs`] could build a run of two or more out of some subset of
-    /// `group`: whether, for some leader, two candidates placed in the leader's rows (the
-    /// leader itself at 0) have one starting where the other ends. `runs` clusters the uniform
-    /// candidates around leaders taken from them and joins a placed candidate to a run only
-    /// when it starts where the previous one ends, with the same relations as here; so with
-    /// no such pair here it builds no run whichever candidates are uniform, and the
-    /// uniformity analysis need not be asked.
-    fn may_form_run(m: &Module, ctx: &Ctx<'_>, group: &[Candidate]) -> bool {
-        use spvopt_analysis::alias::BlockRelation::*;
-        let mut starts: HashSet<i64> = HashSet::new();
-        let mut placed: Vec<(i64, u64)> = Vec::new();
-        for leader in group {
-            starts.clear();
-            placed.clear();
-            for c in group {
-                let dx = if c.inst == leader.inst {
-                    0
-                } else {
-                    match ctx.geo.block_relation_in_same_iteration(
-                        m,
-                        leader.inst,
-                        &leader.footprint,
-                        c.inst,
-                        &c.footprint,
-                    ) {
-                        Disjoint {
-                            dx_bytes,
-                            dy_rows: 0,
-                        }
-                        | Overlapping {
-                            dx_bytes,
-                            dy_rows: 0,
-                        } => dx_bytes,
-                        _ => continue,
-                    }
-                };
-                starts.insert(dx);
-                placed.push((dx, c.footprint.row_bytes));
-            }
-            if placed.len() >= 2
-                && placed
-                    .iter()
-                    .any(|&(dx, rb)| starts.contains(&dx.wrapping_add(rb as i64)))
-            {
-                return true;
-            }
-        }
-        false
-    }
-
     /// Splits one group (same key, program order) into runs of column-adjacent candidates.
     /// Candidates are clustered around a leader (the first not yet placed): offsets within a
     /// cluster are proved relative to its leader.
     fn runs(m: &Module, ctx: &Ctx<'_>, group: &[Candidate], stats: &mut Statistics) -> Vec<Run> {
         let mut pending: Vec<Candidate> = Vec::new();
-        if EVERY_GROUP_CHECKED.with(|c| c.get()) || Self::may_form_run(m, ctx, group) {
+        if every_group_checked() || Self::may_form_run(m, ctx, group) {
             for c in group {
                 if Self::uniform(ctx, c) {
                     pending.push(c.clone());

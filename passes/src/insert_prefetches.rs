@@ -38,7 +38,9 @@
 //! same step and is `k ≥ 1` steps ahead, up to a remainder smaller than one step or made of
 //! values the step does not mention (Triton's cooperative prefetches split a tile across
 //! subgroups with `SubgroupId`-dependent offsets). So Triton's output, already prefetched,
-//! comes out unchanged, and the pass is idempotent.
+//! comes out unchanged, and the pass is idempotent. (Coverage is checked before uniformity, and
+//! the preheader, under uniform control, is looked for only for a load that gets a plan: a
+//! loop whose loads are all prefetched already never computes the uniformity analysis.)
 //!
 //! Why correct: prefetches have no functional effect (SPV_INTEL_2d_block_io: out-of-bounds
 //! elements of a prefetch are ignored; SPV_INTEL_subgroup_buffer_prefetch: a prefetch "does
