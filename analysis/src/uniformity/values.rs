@@ -71,13 +71,19 @@ impl<'a> Solver<'a> {
         let (Some(r), Some(ty)) = (inst.result_id(), inst.result_type()) else {
             return;
         };
-        if m.def_inst(ty).is_some_and(|t| t.is(Op::TypeVectorIdEXT)) {
+        // (One look at the result type: `types::vector_of` would look it up again.)
+        let ty_inst = m.def_inst(ty);
+        if ty_inst.is_some_and(|t| t.is(Op::TypeVectorIdEXT)) {
             // SPV_EXT_long_vector: components are not tracked one by one.
             mask = ALL;
         }
         if mask != 0 && mask != ALL {
-            // Keep partial masks to the components the type has.
-            let n = vector_of(m, ty).map_or(1, |(_, n)| n);
+            // Keep partial masks to the components the type has (`vector_of`: an
+            // `OpTypeVector` with its component type and count).
+            let n = ty_inst
+                .filter(|t| t.is(Op::TypeVector) && t.operand_id(0).is_some())
+                .and_then(|t| t.operand_word(1))
+                .unwrap_or(1);
             let full = if n >= 64 { ALL } else { (1u64 << n) - 1 };
             mask &= full;
             if mask == full {
@@ -369,8 +375,9 @@ impl<'a> Solver<'a> {
                 for &x in self.value_operands() {
                     acc |= self.mask(x);
                 }
-                if acc == 0 {
-                    return 0;
+                if acc == 0 || acc == ALL {
+                    // (All components divergent: so is the result, whatever the types.)
+                    return acc;
                 }
                 let Some(ty) = inst.result_type() else {
                     return ALL;
