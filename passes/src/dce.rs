@@ -83,11 +83,7 @@ impl Marker {
             if let Some(t) = m.inst(i).result_type() {
                 self.mark_id(m, t);
             }
-            let mut used: smallvec::SmallVec<[Id; 16]> = smallvec::SmallVec::new();
-            for_each_value_operand(m, i, |id| used.push(id));
-            for id in used {
-                self.mark_id(m, id);
-            }
+            for_each_value_operand(m, i, |id| self.mark_id(m, id));
         }
     }
 }
