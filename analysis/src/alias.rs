@@ -127,86 +127,40 @@ enum Access {
 
 /// Alias analysis over provenance, induction, constants and uniformity.
 pub struct Alias {
-    prov: Rc<Provenance>,
-    ind: Rc<Induction>,
-    consts: Rc<Constants>,
+    geo: BlockGeometry,
     uni: Rc<Uniformity>,
-    callees: Rc<Callees>,
     dec: Rc<Decorations>,
 }
 
-/// Alias answers queries from the analyses it holds (each cached, and checked, on its own).
-impl std::fmt::Debug for Alias {
+/// The geometry of 2D block operations: their footprints and how two footprints relate
+/// ([`Alias::block_footprint`], [`Alias::block_relation_in_same_iteration`] without the rest
+/// of [`Alias`]). Built from provenance, induction, constants and callees alone: no
+/// uniformity, which only the may-write queries need (offsets of scalar accesses must be
+/// uniform). A pass that first looks for candidates (loads with an adjacent partner, loads
+/// not yet prefetched) asks for this, and for [`Alias`] and [`Uniformity`] only when it has
+/// some. The answers are the same as [`Alias`]'s (which delegates here).
+#[derive(Clone)]
+pub struct BlockGeometry {
+    prov: Rc<Provenance>,
+    ind: Rc<Induction>,
+    consts: Rc<Constants>,
+    callees: Rc<Callees>,
+}
+
+impl std::fmt::Debug for BlockGeometry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Alias").finish_non_exhaustive()
+        f.debug_struct("BlockGeometry").finish_non_exhaustive()
     }
 }
 
-impl Analysis for Alias {
-    const KIND: AnalysisSet = AnalysisSet::ALIAS;
-    const DEPENDS_ON: AnalysisSet = AnalysisSet(
-        AnalysisSet::CFG.0
-            | AnalysisSet::DOMINATORS.0
-            | AnalysisSet::LOOPS.0
-            | AnalysisSet::INDUCTION.0
-            | AnalysisSet::UNIFORMITY.0
-            | AnalysisSet::CONSTANTS.0
-            | AnalysisSet::DECORATIONS.0,
-    );
-    /// Nothing of its own: its facts are the held analyses', each compared on its own.
-    fn fingerprint(&self) -> Vec<String> {
-        Vec::new()
-    }
-    fn compute(m: &Module, analyses: &mut Analyses) -> Self {
-        let prov = analyses.get::<Provenance>(m);
-        let ind = analyses.get::<Induction>(m);
-        let consts = analyses.get::<Constants>(m);
-        let uni = analyses.get::<Uniformity>(m);
-        let dec = analyses.get::<Decorations>(m);
-        let callees = analyses.get::<Callees>(m);
-        Alias::with_facts(prov, ind, consts, uni, dec, callees)
-    }
-}
-
-/// Which loop-variant values may cancel when comparing two instructions.
-#[derive(Clone, Copy)]
-enum Context {
-    /// Any dynamic instances: only loop-invariant values and no counters.
-    AllInstances,
-    /// The same iteration of `common` (the innermost loop containing both), or no loop.
-    SameIteration(Option<LoopId>),
-}
-
-impl Alias {
-    /// Builds the analysis from its inputs.
-    pub fn new(
-        m: &Module,
-        prov: Rc<Provenance>,
-        ind: Rc<Induction>,
-        consts: Rc<Constants>,
-        uni: Rc<Uniformity>,
-    ) -> Alias {
-        let dec = Decorations::build(m);
-        let callees = Callees::build(m, &dec);
-        Alias::with_facts(prov, ind, consts, uni, Rc::new(dec), Rc::new(callees))
-    }
-
-    /// [`Alias::new`] with the module's decorations and callees already at hand (the cache's).
-    pub fn with_facts(
-        prov: Rc<Provenance>,
-        ind: Rc<Induction>,
-        consts: Rc<Constants>,
-        uni: Rc<Uniformity>,
-        dec: Rc<Decorations>,
-        callees: Rc<Callees>,
-    ) -> Alias {
-        Alias {
-            prov,
-            ind,
-            consts,
-            uni,
-            callees,
-            dec,
+impl BlockGeometry {
+    /// The geometry over the analyses of the cache (computed there on first request).
+    pub fn from_cache(m: &Module, analyses: &mut Analyses) -> BlockGeometry {
+        BlockGeometry {
+            prov: analyses.get::<Provenance>(m),
+            ind: analyses.get::<Induction>(m),
+            consts: analyses.get::<Constants>(m),
+            callees: analyses.get::<Callees>(m),
         }
     }
 
@@ -248,8 +202,9 @@ impl Alias {
         self.relation(a, b, Context::AllInstances)
     }
 
-    /// Like [`Alias::block_relation`], for operations `ia` and `ib` that execute in the same
-    /// iteration of their common innermost loop (loop counters and in-loop values cancel).
+    /// Like [`BlockGeometry::block_relation`], for operations `ia` and `ib` that execute in
+    /// the same iteration of their common innermost loop (loop counters and in-loop values
+    /// cancel).
     pub fn block_relation_in_same_iteration(
         &self,
         m: &Module,
@@ -264,191 +219,11 @@ impl Alias {
         }
     }
 
-    /// May `store` (any instruction) write memory that `load` (a 2D block load/prefetch, or an
-    /// `OpLoad`; anything else counts as reading everything) reads, in any of their dynamic
-    /// instances and invocations?
-    pub fn may_write_read_region(&self, m: &Module, store: InstId, load: InstId) -> bool {
-        self.may_write_read(m, store, load, Context::AllInstances)
-    }
-
-    /// Like [`Alias::may_write_read_region`], for two instructions that execute in the same
-    /// iteration of every loop containing them (the caller guarantees it, e.g. both are in one
-    /// block or the store is between the two loads being merged). Falls back to the general
-    /// query when they are not in the same innermost loop.
-    pub fn may_write_read_region_in_same_iteration(
-        &self,
-        m: &Module,
-        store: InstId,
-        load: InstId,
-    ) -> bool {
-        let ctx = self
-            .same_iteration_context(m, store, load)
-            .unwrap_or(Context::AllInstances);
-        self.may_write_read(m, store, load, ctx)
-    }
-
-    /// Whether `i` may write memory at all.
-    pub fn may_write(&self, m: &Module, i: InstId) -> bool {
-        !matches!(self.writes(m, i), Access::Nothing)
-    }
-
     fn same_iteration_context(&self, m: &Module, a: InstId, b: InstId) -> Option<Context> {
         let (ba, bb) = (m.inst_block(a)?, m.inst_block(b)?);
         let loops = self.ind.loops();
         let (la, lb) = (loops.innermost(ba), loops.innermost(bb));
         (la == lb).then_some(Context::SameIteration(la))
-    }
-
-    fn may_write_read(&self, m: &Module, store: InstId, load: InstId, ctx: Context) -> bool {
-        let writes = match self.writes(m, store) {
-            Access::Nothing => return false,
-            Access::Anything => return true,
-            Access::Regions(r) => r,
-        };
-        let reads = match self.reads(m, load) {
-            Access::Nothing => return false,
-            Access::Anything => return true,
-            Access::Regions(r) => r,
-        };
-        writes
-            .iter()
-            .any(|w| reads.iter().any(|r| self.regions_may_overlap(w, r, ctx)))
-    }
-
-    fn bytes(&self, m: &Module, ptr: Id) -> Region {
-        let base = self.prov.info(ptr).cloned().unwrap_or(PointerInfo {
-            root: crate::provenance::Root::Unknown,
-            offset: None,
-            storage: None,
-        });
-        let size = m
-            .type_of(ptr)
-            .and_then(|t| pointer_of(m, t))
-            .and_then(|(_, pointee)| size_of(m, &self.dec, pointee));
-        // Offsets that differ between invocations are not comparable across invocations.
-        let base = match &base.offset {
-            Some(o) if !self.expr_uniform(o) => PointerInfo {
-                offset: None,
-                ..base
-            },
-            _ => base,
-        };
-        Region::Bytes { base, size }
-    }
-
-    fn block_region(&self, m: &Module, i: InstId, b: &BlockIo) -> Region {
-        match self.block_footprint(m, i) {
-            Some(f) => Region::Block(f),
-            None => Region::Bytes {
-                base: self.prov.info(b.base).cloned().unwrap_or(PointerInfo {
-                    root: crate::provenance::Root::Unknown,
-                    offset: None,
-                    storage: None,
-                }),
-                size: None,
-            },
-        }
-    }
-
-    fn writes(&self, m: &Module, i: InstId) -> Access {
-        let inst = m.inst(i);
-        let one = |r: Region| Access::Regions(vec![r]);
-        if let Some(b) = self.block_io(m, i) {
-            return match b.kind {
-                BlockKind::Prefetch => Access::Nothing,
-                BlockKind::Store => one(self.block_region(m, i, &b)),
-                _ => match b.private {
-                    Some(p) => one(self.bytes(m, p).into_unsized()),
-                    None => Access::Anything,
-                },
-            };
-        }
-        // Plain and predicated loads and stores (a predicated access may access nothing; it
-        // is counted as accessing its pointee, as the plain one).
-        if let Some(ls) = load_store(inst.opcode()) {
-            return match (ls.direction, inst.operand_id(ls.pointer)) {
-                (AccessDirection::Read, _) => Access::Nothing,
-                (AccessDirection::Write, Some(p)) => one(self.bytes(m, p)),
-                (AccessDirection::Write, None) => Access::Anything,
-            };
-        }
-        let Some(op) = op_of(inst) else {
-            return Access::Anything;
-        };
-        match op {
-            op if matches!(op, Op::AtomicStore) || op_class(op).intersects(OpClass::ATOMIC_RMW) => {
-                match inst.operand_id(0) {
-                    Some(p) => one(self.bytes(m, p)),
-                    None => Access::Anything,
-                }
-            }
-            Op::CopyMemory | Op::CopyMemorySized | Op::SubgroupBlockWriteINTEL => {
-                match inst.operand_id(0) {
-                    Some(p) => one(self.bytes(m, p).into_unsized()),
-                    None => Access::Anything,
-                }
-            }
-            Op::FunctionCall => match self.callees.of_call(inst).map(|c| &c.kind) {
-                Some(
-                    CalleeKind::MatrixMad { .. }
-                    | CalleeKind::UniformQuery
-                    | CalleeKind::UniformCollective,
-                ) => Access::Nothing,
-                _ => Access::Anything,
-            },
-            Op::ExtInst | Op::ImageWrite | Op::SubgroupImageBlockWriteINTEL => Access::Anything,
-            _ => Access::Nothing,
-        }
-    }
-
-    fn reads(&self, m: &Module, i: InstId) -> Access {
-        let one = |r: Region| Access::Regions(vec![r]);
-        if let Some(b) = self.block_io(m, i) {
-            if b.kind.reads_region() {
-                return one(self.block_region(m, i, &b));
-            }
-            return Access::Anything;
-        }
-        let inst = m.inst(i);
-        let plain_read =
-            load_store(inst.opcode()).is_some_and(|ls| ls.direction == AccessDirection::Read);
-        if plain_read || inst.is(Op::AtomicLoad) {
-            if let Some(p) = inst.operand_id(0) {
-                return one(self.bytes(m, p));
-            }
-        }
-        Access::Anything
-    }
-
-    fn regions_may_overlap(&self, a: &Region, b: &Region, ctx: Context) -> bool {
-        let (ba, bb) = (a.base(), b.base());
-        if !self.prov.roots_may_alias(ba, bb) {
-            return false;
-        }
-        if ba.root != bb.root {
-            return true;
-        }
-        match (a, b) {
-            (Region::Block(fa), Region::Block(fb)) => !self.relation(fa, fb, ctx).is_disjoint(),
-            (Region::Bytes { base: pa, size: sa }, Region::Bytes { base: pb, size: sb }) => {
-                let (Some(oa), Some(ob), Some(sa), Some(sb)) = (&pa.offset, &pb.offset, sa, sb)
-                else {
-                    return true;
-                };
-                match self.constant_difference(ob, oa, ctx) {
-                    // b starts d bytes after a.
-                    Some(d) => {
-                        let (sa, sb) = (
-                            i64::try_from(*sa).unwrap_or(i64::MAX),
-                            i64::try_from(*sb).unwrap_or(i64::MAX),
-                        );
-                        !(d >= sa || d.saturating_add(sb) <= 0)
-                    }
-                    None => true,
-                }
-            }
-            _ => true,
-        }
     }
 
     fn relation(&self, a: &BlockFootprint, b: &BlockFootprint, ctx: Context) -> BlockRelation {
@@ -518,6 +293,305 @@ impl Alias {
             });
             value_ok && counter_ok
         })
+    }
+}
+
+/// Alias answers queries from the analyses it holds (each cached, and checked, on its own).
+impl std::fmt::Debug for Alias {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Alias").finish_non_exhaustive()
+    }
+}
+
+impl Analysis for Alias {
+    const KIND: AnalysisSet = AnalysisSet::ALIAS;
+    const DEPENDS_ON: AnalysisSet = AnalysisSet(
+        AnalysisSet::CFG.0
+            | AnalysisSet::DOMINATORS.0
+            | AnalysisSet::LOOPS.0
+            | AnalysisSet::INDUCTION.0
+            | AnalysisSet::UNIFORMITY.0
+            | AnalysisSet::CONSTANTS.0
+            | AnalysisSet::DECORATIONS.0,
+    );
+    /// Nothing of its own: its facts are the held analyses', each compared on its own.
+    fn fingerprint(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn compute(m: &Module, analyses: &mut Analyses) -> Self {
+        let prov = analyses.get::<Provenance>(m);
+        let ind = analyses.get::<Induction>(m);
+        let consts = analyses.get::<Constants>(m);
+        let uni = analyses.get::<Uniformity>(m);
+        let dec = analyses.get::<Decorations>(m);
+        let callees = analyses.get::<Callees>(m);
+        Alias::with_facts(prov, ind, consts, uni, dec, callees)
+    }
+}
+
+/// Which loop-variant values may cancel when comparing two instructions.
+#[derive(Clone, Copy)]
+enum Context {
+    /// Any dynamic instances: only loop-invariant values and no counters.
+    AllInstances,
+    /// The same iteration of `common` (the innermost loop containing both), or no loop.
+    SameIteration(Option<LoopId>),
+}
+
+impl Alias {
+    /// Builds the analysis from its inputs.
+    pub fn new(
+        m: &Module,
+        prov: Rc<Provenance>,
+        ind: Rc<Induction>,
+        consts: Rc<Constants>,
+        uni: Rc<Uniformity>,
+    ) -> Alias {
+        let dec = Decorations::build(m);
+        let callees = Callees::build(m, &dec);
+        Alias::with_facts(prov, ind, consts, uni, Rc::new(dec), Rc::new(callees))
+    }
+
+    /// [`Alias::new`] with the module's decorations and callees already at hand (the cache's).
+    pub fn with_facts(
+        prov: Rc<Provenance>,
+        ind: Rc<Induction>,
+        consts: Rc<Constants>,
+        uni: Rc<Uniformity>,
+        dec: Rc<Decorations>,
+        callees: Rc<Callees>,
+    ) -> Alias {
+        Alias {
+            geo: BlockGeometry {
+                prov,
+                ind,
+                consts,
+                callees,
+            },
+            uni,
+            dec,
+        }
+    }
+
+    /// The footprints and relations of 2D block operations (what needs no uniformity).
+    pub fn geometry(&self) -> &BlockGeometry {
+        &self.geo
+    }
+
+    /// The provenance of every pointer.
+    pub fn provenance(&self) -> &Provenance {
+        &self.geo.prov
+    }
+
+    /// The 2D block operation `i` performs, if any.
+    pub fn block_io(&self, m: &Module, i: InstId) -> Option<BlockIo> {
+        self.geo.block_io(m, i)
+    }
+
+    /// The footprint of the 2D block operation `i` (shape folded to constants, coordinate
+    /// with an affine form).
+    pub fn block_footprint(&self, m: &Module, i: InstId) -> Option<BlockFootprint> {
+        self.geo.block_footprint(m, i)
+    }
+
+    /// How footprint `b` relates to footprint `a`, comparing forms as valid for any dynamic
+    /// instances of the two operations.
+    pub fn block_relation(&self, a: &BlockFootprint, b: &BlockFootprint) -> BlockRelation {
+        self.geo.block_relation(a, b)
+    }
+
+    /// Like [`Alias::block_relation`], for operations `ia` and `ib` that execute in the same
+    /// iteration of their common innermost loop (loop counters and in-loop values cancel).
+    pub fn block_relation_in_same_iteration(
+        &self,
+        m: &Module,
+        ia: InstId,
+        a: &BlockFootprint,
+        ib: InstId,
+        b: &BlockFootprint,
+    ) -> BlockRelation {
+        self.geo.block_relation_in_same_iteration(m, ia, a, ib, b)
+    }
+
+    /// May `store` (any instruction) write memory that `load` (a 2D block load/prefetch, or an
+    /// `OpLoad`; anything else counts as reading everything) reads, in any of their dynamic
+    /// instances and invocations?
+    pub fn may_write_read_region(&self, m: &Module, store: InstId, load: InstId) -> bool {
+        self.may_write_read(m, store, load, Context::AllInstances)
+    }
+
+    /// Like [`Alias::may_write_read_region`], for two instructions that execute in the same
+    /// iteration of every loop containing them (the caller guarantees it, e.g. both are in one
+    /// block or the store is between the two loads being merged). Falls back to the general
+    /// query when they are not in the same innermost loop.
+    pub fn may_write_read_region_in_same_iteration(
+        &self,
+        m: &Module,
+        store: InstId,
+        load: InstId,
+    ) -> bool {
+        let ctx = self
+            .geo
+            .same_iteration_context(m, store, load)
+            .unwrap_or(Context::AllInstances);
+        self.may_write_read(m, store, load, ctx)
+    }
+
+    /// Whether `i` may write memory at all.
+    pub fn may_write(&self, m: &Module, i: InstId) -> bool {
+        !matches!(self.writes(m, i), Access::Nothing)
+    }
+
+    fn may_write_read(&self, m: &Module, store: InstId, load: InstId, ctx: Context) -> bool {
+        let writes = match self.writes(m, store) {
+            Access::Nothing => return false,
+            Access::Anything => return true,
+            Access::Regions(r) => r,
+        };
+        let reads = match self.reads(m, load) {
+            Access::Nothing => return false,
+            Access::Anything => return true,
+            Access::Regions(r) => r,
+        };
+        writes
+            .iter()
+            .any(|w| reads.iter().any(|r| self.regions_may_overlap(w, r, ctx)))
+    }
+
+    fn bytes(&self, m: &Module, ptr: Id) -> Region {
+        let base = self.geo.prov.info(ptr).cloned().unwrap_or(PointerInfo {
+            root: crate::provenance::Root::Unknown,
+            offset: None,
+            storage: None,
+        });
+        let size = m
+            .type_of(ptr)
+            .and_then(|t| pointer_of(m, t))
+            .and_then(|(_, pointee)| size_of(m, &self.dec, pointee));
+        // Offsets that differ between invocations are not comparable across invocations.
+        let base = match &base.offset {
+            Some(o) if !self.expr_uniform(o) => PointerInfo {
+                offset: None,
+                ..base
+            },
+            _ => base,
+        };
+        Region::Bytes { base, size }
+    }
+
+    fn block_region(&self, m: &Module, i: InstId, b: &BlockIo) -> Region {
+        match self.block_footprint(m, i) {
+            Some(f) => Region::Block(f),
+            None => Region::Bytes {
+                base: self.geo.prov.info(b.base).cloned().unwrap_or(PointerInfo {
+                    root: crate::provenance::Root::Unknown,
+                    offset: None,
+                    storage: None,
+                }),
+                size: None,
+            },
+        }
+    }
+
+    fn writes(&self, m: &Module, i: InstId) -> Access {
+        let inst = m.inst(i);
+        let one = |r: Region| Access::Regions(vec![r]);
+        if let Some(b) = self.block_io(m, i) {
+            return match b.kind {
+                BlockKind::Prefetch => Access::Nothing,
+                BlockKind::Store => one(self.block_region(m, i, &b)),
+                _ => match b.private {
+                    Some(p) => one(self.bytes(m, p).into_unsized()),
+                    None => Access::Anything,
+                },
+            };
+        }
+        // Plain and predicated loads and stores (a predicated access may access nothing; it
+        // is counted as accessing its pointee, as the plain one).
+        if let Some(ls) = load_store(inst.opcode()) {
+            return match (ls.direction, inst.operand_id(ls.pointer)) {
+                (AccessDirection::Read, _) => Access::Nothing,
+                (AccessDirection::Write, Some(p)) => one(self.bytes(m, p)),
+                (AccessDirection::Write, None) => Access::Anything,
+            };
+        }
+        let Some(op) = op_of(inst) else {
+            return Access::Anything;
+        };
+        match op {
+            op if matches!(op, Op::AtomicStore) || op_class(op).intersects(OpClass::ATOMIC_RMW) => {
+                match inst.operand_id(0) {
+                    Some(p) => one(self.bytes(m, p)),
+                    None => Access::Anything,
+                }
+            }
+            Op::CopyMemory | Op::CopyMemorySized | Op::SubgroupBlockWriteINTEL => {
+                match inst.operand_id(0) {
+                    Some(p) => one(self.bytes(m, p).into_unsized()),
+                    None => Access::Anything,
+                }
+            }
+            Op::FunctionCall => match self.geo.callees.of_call(inst).map(|c| &c.kind) {
+                Some(
+                    CalleeKind::MatrixMad { .. }
+                    | CalleeKind::UniformQuery
+                    | CalleeKind::UniformCollective,
+                ) => Access::Nothing,
+                _ => Access::Anything,
+            },
+            Op::ExtInst | Op::ImageWrite | Op::SubgroupImageBlockWriteINTEL => Access::Anything,
+            _ => Access::Nothing,
+        }
+    }
+
+    fn reads(&self, m: &Module, i: InstId) -> Access {
+        let one = |r: Region| Access::Regions(vec![r]);
+        if let Some(b) = self.block_io(m, i) {
+            if b.kind.reads_region() {
+                return one(self.block_region(m, i, &b));
+            }
+            return Access::Anything;
+        }
+        let inst = m.inst(i);
+        let plain_read =
+            load_store(inst.opcode()).is_some_and(|ls| ls.direction == AccessDirection::Read);
+        if plain_read || inst.is(Op::AtomicLoad) {
+            if let Some(p) = inst.operand_id(0) {
+                return one(self.bytes(m, p));
+            }
+        }
+        Access::Anything
+    }
+
+    fn regions_may_overlap(&self, a: &Region, b: &Region, ctx: Context) -> bool {
+        let (ba, bb) = (a.base(), b.base());
+        if !self.geo.prov.roots_may_alias(ba, bb) {
+            return false;
+        }
+        if ba.root != bb.root {
+            return true;
+        }
+        match (a, b) {
+            (Region::Block(fa), Region::Block(fb)) => !self.geo.relation(fa, fb, ctx).is_disjoint(),
+            (Region::Bytes { base: pa, size: sa }, Region::Bytes { base: pb, size: sb }) => {
+                let (Some(oa), Some(ob), Some(sa), Some(sb)) = (&pa.offset, &pb.offset, sa, sb)
+                else {
+                    return true;
+                };
+                match self.geo.constant_difference(ob, oa, ctx) {
+                    // b starts d bytes after a.
+                    Some(d) => {
+                        let (sa, sb) = (
+                            i64::try_from(*sa).unwrap_or(i64::MAX),
+                            i64::try_from(*sb).unwrap_or(i64::MAX),
+                        );
+                        !(d >= sa || d.saturating_add(sb) <= 0)
+                    }
+                    None => true,
+                }
+            }
+            _ => true,
+        }
     }
 
     fn expr_uniform(&self, e: &AffineExpr) -> bool {

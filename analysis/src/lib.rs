@@ -12,7 +12,9 @@
 //! - [`constants::Constants`]: constant folding of block shapes, MMA K, spec constants and
 //!   tensor layout/view state.
 //! - [`provenance::Provenance`]: the root and byte offset of every pointer, escapes, `NoAlias`.
-//! - [`alias::Alias`]: 2D block footprints and may-alias queries (`may_write_read_region`).
+//! - [`alias::Alias`]: 2D block footprints and may-alias queries (`may_write_read_region`);
+//!   [`alias::BlockGeometry`]: the footprints and their relations alone (no uniformity), for
+//!   passes that look for candidates before asking for alias and uniformity.
 //! - [`decorations::Decorations`], [`builtins::Callees`]: decorations, and the imported
 //!   functions named and classified (cached like the rest: no analysis rebuilds them).
 //! - [`call_graph::CallGraph`]: the static call graph (petgraph), strongly connected
@@ -58,7 +60,7 @@ pub mod tensor_layout;
 pub mod types;
 pub mod uniformity;
 
-pub use alias::Alias;
+pub use alias::{Alias, BlockGeometry};
 pub use cache::{Analyses, Analysis, AnalysisSet};
 pub use cfg::Cfg;
 pub use constants::Constants;

@@ -179,8 +179,10 @@ impl Provenance {
             // (handled by `merge`) is visited before its uses, so escapes are seen in time.
             for &b in cfg.rpo(f) {
                 for i in m.block_insts(b) {
-                    p.visit(m, dec, ind, i);
-                    p.visit_escapes(m, callees, i);
+                    // (The opcode table is read once per instruction.)
+                    let op = op_of(m.inst(i));
+                    p.visit(m, dec, ind, i, op);
+                    p.visit_escapes(m, callees, i, op);
                 }
             }
         }
@@ -198,9 +200,9 @@ impl Provenance {
         }
     }
 
-    fn visit(&mut self, m: &Module, dec: &Decorations, ind: &Induction, i: InstId) {
+    fn visit(&mut self, m: &Module, dec: &Decorations, ind: &Induction, i: InstId, op: Option<Op>) {
         let inst = m.inst(i);
-        if op_of(inst).is_some_and(never_makes_pointers) {
+        if op.is_some_and(never_makes_pointers) {
             return;
         }
         let (Some(r), Some(ty)) = (inst.result_id(), inst.result_type()) else {
@@ -210,7 +212,7 @@ impl Provenance {
             return;
         };
         let base = |k: usize| inst.operand_id(k).and_then(|x| self.info(x)).cloned();
-        let info = match op_of(inst) {
+        let info = match op {
             Some(Op::Variable) => {
                 self.variable_storage.insert(r, sc);
                 Some(PointerInfo {
@@ -345,7 +347,7 @@ impl Provenance {
         Some(Root::Unknown)
     }
 
-    fn visit_escapes(&mut self, m: &Module, callees: &Callees, i: InstId) {
+    fn visit_escapes(&mut self, m: &Module, callees: &Callees, i: InstId, op: Option<Op>) {
         let inst = m.inst(i);
         // Predicated loads and stores: a load (its result may also be the default value, which
         // escapes) and a store (the stored object escapes).
@@ -365,7 +367,7 @@ impl Provenance {
             }
             _ => {}
         }
-        let Some(op) = op_of(inst) else {
+        let Some(op) = op else {
             self.escape_all_pointer_operands(m, i);
             return;
         };

@@ -40,13 +40,19 @@
 //! Everything else is divergent as soon as an operand is (component-wise for vector
 //! arithmetic and composite instructions).
 //!
-//! Cost: one pass evaluates every instruction (functions callers-first, blocks in reverse
-//! post-order, so most values are final when first computed) and decodes its operands once;
-//! users are then indexed (CSR) and a worklist re-evaluates only what changed after its users
-//! ran (loop-header phis, forced facts such as sync dependence, call results). Masks only grow
-//! (at most 64 bits per value), so the total work is linear in the uses. Divergent-region walks
-//! are bounded by a budget per function; past it the function's phis, stores and loops are all
-//! treated as divergent.
+//! Cost: every function-body instruction's operands are decoded once (functions callers-first,
+//! blocks in reverse post-order) into a flat table, and its users indexed (CSR); masks are one
+//! word per id. Instructions are then evaluated in that order, and when a value gains
+//! divergence its users already evaluated are re-evaluated at once (a loop-header phi right
+//! after its back-edge value changes, so code after the loop is evaluated once, with final
+//! values). An instruction whose result is divergent in every component already (and that is
+//! no call) is never re-evaluated: nothing it does can change. Masks only grow (at most 64 bits
+//! per value), so the total work is linear in the uses. Divergent-region walks are bounded by
+//! a budget per function; past it the function's phis, stores and loops are all treated as
+//! divergent.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -78,6 +84,17 @@ mod control;
 mod values;
 
 const ALL: u64 = u64::MAX;
+
+/// Solver states of an instruction.
+const NOT_EVALUATED: u8 = 0;
+const EVALUATED: u8 = 1;
+const QUEUED: u8 = 2;
+/// Evaluated, and evaluating it again cannot change anything: its result is divergent in
+/// every component already and it is not a call (whose arguments flow into parameters); its
+/// other effects (private variables written by atomics, copies, 2D block loads) do not depend
+/// on masks and were applied when it was first evaluated. Such an instruction is never queued
+/// again (most re-evaluations in a loop whose values diverge were of those).
+const FINAL: u8 = 3;
 
 /// Per-value subgroup uniformity.
 #[derive(Clone, Debug, Default)]
@@ -168,7 +185,7 @@ impl Uniformity {
     fn solve(mut s: Solver<'_>) -> Uniformity {
         s.run();
         Uniformity {
-            div: s.div,
+            div: DivTable::from_masks(&s.div),
             divergent_branches: s.divergent_branches,
             divergent_control: s.divergent_control,
             divergent_exit_loops: s.divergent_exit_loops,
@@ -178,11 +195,11 @@ impl Uniformity {
 }
 
 /// Divergence masks by id: one byte per id (uniform / all components divergent / partial),
-/// with the rare partial masks of vectors in a side table.
+/// with the partial masks of vectors in a side table sorted by id (binary search).
 #[derive(Clone, Debug, Default)]
 struct DivTable {
     kind: Vec<u8>,
-    partial: HashMap<Id, u64>,
+    partial: Vec<(Id, u64)>,
 }
 
 const UNIFORM: u8 = 0;
@@ -193,37 +210,36 @@ impl DivTable {
     fn new(bound: usize) -> DivTable {
         DivTable {
             kind: vec![UNIFORM; bound],
-            partial: HashMap::default(),
+            partial: Vec::new(),
         }
     }
 
-    fn len(&self) -> usize {
-        self.kind.len()
+    /// The table of the solver's dense masks (index: id).
+    fn from_masks(masks: &[u64]) -> DivTable {
+        let mut t = DivTable::new(masks.len());
+        for (k, &mask) in masks.iter().enumerate() {
+            if mask == 0 {
+                continue;
+            }
+            if mask == ALL {
+                t.kind[k] = DIVERGENT;
+            } else if let Some(id) = Id::new(k as u32) {
+                t.kind[k] = PARTIAL;
+                t.partial.push((id, mask));
+            }
+        }
+        t
     }
 
     fn get(&self, id: Id) -> u64 {
         match self.kind.get(id.index()) {
             Some(&UNIFORM) => 0,
-            Some(&PARTIAL) => self.partial.get(&id).copied().unwrap_or(ALL),
+            Some(&PARTIAL) => self
+                .partial
+                .binary_search_by_key(&id, |&(x, _)| x)
+                .map_or(ALL, |k| self.partial[k].1),
             _ => ALL,
         }
-    }
-
-    /// Adds `mask` to `id`'s divergence; whether anything changed.
-    fn add(&mut self, id: Id, mask: u64) -> bool {
-        let old = self.get(id);
-        let new = old | mask;
-        if new == old || id.index() >= self.kind.len() {
-            return false;
-        }
-        if new == ALL {
-            self.kind[id.index()] = DIVERGENT;
-            self.partial.remove(&id);
-        } else {
-            self.kind[id.index()] = PARTIAL;
-            self.partial.insert(id, new);
-        }
-        true
     }
 }
 
@@ -239,12 +255,25 @@ struct Solver<'a> {
     loops: &'a Loops,
     prov: &'a Provenance,
     callees: &'a Callees,
-    div: DivTable,
+    /// Divergence mask per id (dense: one word per id while solving; the result keeps one
+    /// byte per id, [`DivTable`]).
+    div: Vec<u64>,
+    /// Per instruction (arena index): its position in `insts` (evaluation order), whose
+    /// operands `op_start`/`op_ids` hold decoded; `u32::MAX` for instructions not in a
+    /// function body.
+    pos: Vec<u32>,
+    /// Instructions with an operand id past the bound (malformed input): left out of the
+    /// decoded operands, seen (divergent) when re-evaluated, which decodes them again.
+    past_bound: HashSet<InstId>,
     // Users (CSR by id) of every value, among function-body instructions.
     user_start: Vec<u32>,
     users: Vec<InstId>,
-    worklist: Vec<InstId>,
-    /// Per instruction: 0 not evaluated yet, 1 evaluated, 2 queued for re-evaluation.
+    /// Instructions to re-evaluate, by position (`pos`): taken in program order, so a value
+    /// is re-evaluated after everything it depends on that is queued too (a chain of
+    /// `OpCompositeInsert`s over eight phis that all change runs once, not eight times).
+    worklist: BinaryHeap<Reverse<u32>>,
+    /// Per instruction: [`NOT_EVALUATED`], [`EVALUATED`], [`QUEUED`] for re-evaluation, or
+    /// [`FINAL`].
     state: Vec<u8>,
     builtin_masks: HashMap<Id, u64>,
     /// `GlobalInvocationId`/`LocalInvocationId`-like variables (component count).
@@ -267,18 +296,10 @@ struct Solver<'a> {
     stamp: u32,
     /// Function-body instructions, their value operands (flat), and each one's position.
     insts: Vec<InstId>,
-    param_func: HashMap<Id, FuncId>,
-    func_started: Vec<bool>,
-    first_pass: bool,
-    /// Set once the first pass evaluates its first instruction.
-    started: bool,
-    current: Option<Id>,
-    late: Vec<Id>,
-    pending_loop_exits: Vec<LoopId>,
     op_start: Vec<u32>,
     op_ids: Vec<Id>,
-    /// Operands of the instruction being evaluated: a range of `op_ids` in the first pass,
-    /// `scratch` afterwards (range start `u32::MAX`).
+    /// Operands of the instruction being evaluated: a range of `op_ids` (decoded once), or
+    /// `scratch` (range start `u32::MAX`) for an instruction with an operand past the bound.
     ops_range: (u32, u32),
     scratch: Vec<Id>,
     region_buf: Vec<BlockId>,
@@ -307,10 +328,12 @@ impl<'a> Solver<'a> {
             loops,
             prov,
             callees,
-            div: DivTable::new(bound),
+            div: vec![0; bound],
+            pos: vec![u32::MAX; arena],
+            past_bound: HashSet::default(),
             user_start: Vec::new(),
             users: Vec::new(),
-            worklist: Vec::new(),
+            worklist: BinaryHeap::new(),
             state: vec![0; arena],
             builtin_masks: HashMap::default(),
             divergent_x: HashMap::default(),
@@ -329,13 +352,6 @@ impl<'a> Solver<'a> {
             block_stamp: vec![0; cfg.block_slots()],
             stamp: 0,
             insts: Vec::new(),
-            param_func: HashMap::default(),
-            func_started: vec![false; m.functions.len()],
-            first_pass: true,
-            started: false,
-            current: None,
-            late: Vec::new(),
-            pending_loop_exits: Vec::new(),
             op_start: Vec::new(),
             op_ids: Vec::new(),
             ops_range: (u32::MAX, 0),
@@ -439,9 +455,6 @@ impl<'a> Solver<'a> {
                 .filter(|&&p| m.inst(p).is(Op::FunctionParameter))
                 .filter_map(|&p| m.inst(p).result_id())
                 .collect();
-            for &p in &self.params[f.index()] {
-                self.param_func.insert(p, f);
-            }
         }
         // Calls (recorded by provenance), loads of private variables, region budgets.
         let mut nblocks_edges = vec![0i64; nf];
@@ -492,8 +505,22 @@ impl<'a> Solver<'a> {
         sc == Some(StorageClass::Function as u32) || sc == Some(StorageClass::Private as u32)
     }
 
+    #[inline]
     fn mask(&self, id: Id) -> u64 {
-        self.div.get(id)
+        self.div.get(id.index()).copied().unwrap_or(ALL)
+    }
+
+    /// Adds `mask` to `id`'s divergence; whether anything changed (ids past the table are
+    /// divergent already).
+    #[inline]
+    fn add(&mut self, id: Id, mask: u64) -> bool {
+        match self.div.get_mut(id.index()) {
+            Some(d) if *d | mask != *d => {
+                *d |= mask;
+                true
+            }
+            _ => false,
+        }
     }
 
     fn users_of(&self, id: Id) -> &[InstId] {
@@ -508,44 +535,19 @@ impl<'a> Solver<'a> {
     /// the initial sweep reaches them).
     fn push(&mut self, i: InstId) {
         if let Some(st) = self.state.get_mut(i.index()) {
-            if *st == 1 {
-                *st = 2;
-                self.worklist.push(i);
+            if *st == EVALUATED {
+                *st = QUEUED;
+                self.worklist.push(Reverse(self.pos[i.index()]));
             }
         }
     }
 
     /// Adds divergence bits to `id`; queues its users when something changed.
     fn force(&mut self, id: Id, mask: u64) {
-        if !self.div.add(id, mask) {
-            return;
-        }
-        if self.first_pass {
-            // Users are not indexed yet. An instruction's own result only has later users
-            // (phis are re-evaluated after the pass); anything else is revisited then.
-            if self.current != Some(id) && self.may_have_evaluated_users(id) {
-                self.late.push(id);
-            }
+        if !self.add(id, mask) {
             return;
         }
         self.push_users(id);
-    }
-
-    /// During the first pass: whether some user of `id` (other than a phi, which is revisited
-    /// anyway) may have been evaluated already. Users come after their definition in the
-    /// traversal, so only values whose definition was evaluated (or parameters of a function
-    /// already started) qualify.
-    fn may_have_evaluated_users(&self, id: Id) -> bool {
-        if !self.started {
-            return false;
-        }
-        let Some(d) = self.m.def(id) else {
-            return true;
-        };
-        if let Some(&f) = self.param_func.get(&id) {
-            return self.func_started.get(f.index()).copied().unwrap_or(true);
-        }
-        self.state.get(d.index()).is_none_or(|&s| s != 0)
     }
 
     fn push_users(&mut self, id: Id) {
@@ -570,11 +572,15 @@ impl<'a> Solver<'a> {
 
     fn run(&mut self) {
         let m = self.m;
-        // Entry-point parameters and everything else start uniform. First pass: callers
-        // before callees (so parameters are final before their functions are evaluated),
-        // blocks in reverse post-order; decode each instruction's operands once and evaluate
-        // it. Then build the users lists and re-evaluate what the first pass may have seen too
-        // early: users of values forced after their users ran, and loop-header phis.
+        // Entry-point parameters and everything else start uniform. Decode every function-body
+        // instruction's operands once, in evaluation order (callers before callees, so
+        // parameters are final before their functions are evaluated; blocks in reverse
+        // post-order), and index the users (CSR by id). Then evaluate in that order; whenever
+        // a value gains divergence, its users evaluated already are queued and re-evaluated
+        // at the end of the block, in program order (a loop-header phi right after the block
+        // that changes its back-edge value, so the code after the loop sees final values and
+        // is evaluated once). Masks only grow and every
+        // evaluation is monotone in them, so any order reaches the same (least) fixed point.
         let bound = self.div.len();
         let mut counts = vec![0u32; bound + 1];
         let approx = m.arena_len();
@@ -582,39 +588,32 @@ impl<'a> Solver<'a> {
         self.op_start.reserve(approx + 1);
         self.op_ids.reserve(approx * 2);
         self.op_start.push(0);
-        let mut phis: Vec<InstId> = Vec::new();
+        let mut block_ends: Vec<usize> = Vec::new();
         for f in self.callers_first_order() {
-            if let Some(x) = self.func_started.get_mut(f.index()) {
-                *x = true;
-            }
             for &b in self.cfg.rpo(f) {
                 for i in m.block_insts(b) {
                     self.insts.push(i);
                     let op_ids = &mut self.op_ids;
+                    let mut past_bound = false;
                     for_each_value_operand(m, i, |id| {
                         if id.index() < bound {
                             counts[id.index() + 1] += 1;
                             op_ids.push(id);
+                        } else {
+                            past_bound = true;
                         }
                     });
                     self.op_start.push(self.op_ids.len() as u32);
-                    let inst = m.inst(i);
-                    if inst.is(Op::Phi) {
-                        phis.push(i);
+                    if let Some(x) = self.pos.get_mut(i.index()) {
+                        *x = (self.insts.len() - 1) as u32;
                     }
-                    if let Some(st) = self.state.get_mut(i.index()) {
-                        *st = 1;
+                    if past_bound {
+                        self.past_bound.insert(i);
                     }
-                    self.started = true;
-                    self.current = inst.result_id();
-                    let p = self.insts.len() - 1;
-                    self.ops_range = (self.op_start[p], self.op_start[p + 1]);
-                    self.evaluate(i);
-                    self.current = None;
                 }
+                block_ends.push(self.insts.len());
             }
         }
-        // Users (CSR by id) from the decoded operands.
         for k in 1..=bound {
             counts[k] += counts[k - 1];
         }
@@ -633,27 +632,45 @@ impl<'a> Solver<'a> {
         }
         self.user_start = counts;
         self.users = users;
-        self.first_pass = false;
-        for l in std::mem::take(&mut self.pending_loop_exits) {
-            self.force_live_outs(l);
-        }
-        for id in std::mem::take(&mut self.late) {
-            self.push_users(id);
-        }
-        for p in phis {
-            self.push(p);
-        }
-        while let Some(i) = self.worklist.pop() {
-            if let Some(st) = self.state.get_mut(i.index()) {
-                *st = 1;
+        let mut p = 0;
+        for end in block_ends {
+            while p < end {
+                let i = self.insts[p];
+                if let Some(st) = self.state.get_mut(i.index()) {
+                    *st = EVALUATED;
+                }
+                self.ops_range = (self.op_start[p], self.op_start[p + 1]);
+                self.evaluate(i);
+                p += 1;
             }
-            // Re-evaluations decode their operands again (few; the flat copy is indexed by
-            // first-pass position only).
-            let mut scratch = std::mem::take(&mut self.scratch);
-            scratch.clear();
-            for_each_value_operand(m, i, |x| scratch.push(x));
-            self.scratch = scratch;
-            self.ops_range = (u32::MAX, 0);
+            // At the end of each block, what changed in it (or before) is re-evaluated.
+            self.drain();
+        }
+    }
+
+    /// Re-evaluates the queued instructions (and what their changes queue).
+    fn drain(&mut self) {
+        let m = self.m;
+        while let Some(Reverse(p)) = self.worklist.pop() {
+            let p = p as usize;
+            let i = self.insts[p];
+            if let Some(st) = self.state.get_mut(i.index()) {
+                *st = EVALUATED;
+            }
+            // Re-evaluations read the operands decoded before (every queued instruction was
+            // evaluated, so decoded).
+            match self.past_bound.contains(&i) {
+                false => {
+                    self.ops_range = (self.op_start[p], self.op_start[p + 1]);
+                }
+                true => {
+                    let mut scratch = std::mem::take(&mut self.scratch);
+                    scratch.clear();
+                    for_each_value_operand(m, i, |x| scratch.push(x));
+                    self.scratch = scratch;
+                    self.ops_range = (u32::MAX, 0);
+                }
+            }
             self.evaluate(i);
         }
     }

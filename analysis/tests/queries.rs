@@ -471,3 +471,39 @@ fn quadratic_coordinate_is_not_affine() {
     assert_eq!(f.x_bytes.terms().len(), 1);
     assert!(!alias.may_write_read_region(&m, ld, ld));
 }
+
+#[test]
+fn loop_carried_divergence_reaches_partial_vectors_and_the_code_after_the_loop() {
+    // %51 is uniform when its block is first evaluated (its back-edge value %60, an atomic's
+    // result, comes later); the vectors built from it are divergent in component 0 only, and
+    // the code after the loop sees the final masks.
+    let body = "\
+               OpBranch %50
+         %50 = OpLabel
+         %51 = OpPhi %4 %20 %40 %60 %50
+         %52 = OpPhi %4 %20 %40 %61 %50
+         %53 = OpCompositeConstruct %7 %51 %52
+         %54 = OpCompositeInsert %7 %52 %53 1
+         %55 = OpCompositeInsert %7 %51 %30 1
+         %60 = OpAtomicIAdd %4 %91 %21 %20 %21
+         %61 = OpIAdd %4 %52 %21
+               OpBranchConditional %94 %50 %58
+         %58 = OpLabel
+         %62 = OpCompositeExtract %4 %54 0
+         %63 = OpCompositeExtract %4 %54 1
+         %64 = OpCompositeExtract %4 %55 1
+               OpReturn";
+    let m = kernel("", body);
+    let mut a = Analyses::new();
+    let uni = a.get::<Uniformity>(&m);
+    assert!(!uni.is_uniform(id(51)) && !uni.is_uniform(id(60)));
+    assert!(uni.is_uniform(id(52)) && uni.is_uniform(id(61)));
+    for v in [53, 54] {
+        assert_eq!(uni.divergent_mask(id(v)), 0b01, "%{v}");
+    }
+    assert_eq!(uni.divergent_mask(id(55)), 0b10);
+    assert!(!uni.is_uniform(id(62)) && uni.is_uniform(id(63)) && !uni.is_uniform(id(64)));
+    let loops = a.get::<Loops>(&m);
+    let l = loops.ids().next().expect("one loop");
+    assert!(!uni.has_divergent_exit(l));
+}

@@ -19,6 +19,7 @@
 //! Cost: linear in module size (one mark worklist, one sweep).
 
 use spirv::Op;
+use spvopt_analysis::operands::for_each_value_operand;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
 use spvopt_ir::{FuncId, Id, InstId, Module, Section};
 
@@ -77,11 +78,12 @@ impl Marker {
             if let Some(f) = self.func_of_def[i.index()] {
                 self.activate_function(m, f);
             }
-            let mut used: smallvec::SmallVec<[Id; 16]> = smallvec::SmallVec::new();
-            m.for_each_used_id(i, |id| used.push(id));
-            for id in used {
-                self.mark_id(m, id);
+            // The used ids: the result type and the value operands (the fast operand
+            // table; the same ids as `Module::for_each_used_id`).
+            if let Some(t) = m.inst(i).result_type() {
+                self.mark_id(m, t);
             }
+            for_each_value_operand(m, i, |id| self.mark_id(m, id));
         }
     }
 }

@@ -22,6 +22,12 @@
 //!   of it (plus 65,536) in all; past that they fail (`rejected_scan_budget`), so hostile
 //!   repeats far apart cost linear time.
 //!
+//! Analyses: footprints come from `BlockGeometry` (provenance, induction, constants);
+//! uniformity is asked for only for a group with a column-adjacent pair (a group without one
+//! builds no run whichever of its loads are uniform; its loads are then clustered as if all
+//! were, recording `rejected_not_adjacent` where it applies, never `rejected_non_uniform`), and
+//! alias only for the "nothing between" checks of a planned fusion or reuse.
+//!
 //! Accounting: `rejected_*` count rejection events; in addition every load considered ends
 //! with exactly one `load_outcome_*` (`fused`, `reused`, or `kept_<reason>`, the last reason
 //! recorded for it, `kept_no_partner` when nothing it could merge with was in its block), and
@@ -55,11 +61,11 @@
 //! one reuse (a repeated load becoming a copy), fusions first, each in plan order; loads left
 //! by the limit are counted as `load_outcome_kept_change_limit`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 
 use spirv::Op;
-use spvopt_analysis::alias::{Alias, BlockFootprint};
+use spvopt_analysis::alias::{Alias, BlockFootprint, BlockGeometry};
 use spvopt_analysis::provenance::{Provenance, Root};
 use spvopt_analysis::uniformity::Uniformity;
 use spvopt_analysis::{
@@ -75,9 +81,12 @@ pub struct FuseBlockLoads;
 
 mod accounting;
 mod across_blocks;
+mod on_demand;
 mod rewrite;
 
 use accounting::account_for_loads;
+pub use on_demand::with_every_group_checked;
+use on_demand::{every_group_checked, OnDemand};
 use rewrite::{fuse_loads, fuse_prefetches, reuse_load};
 
 /// A 2D block load or prefetch considered for merging.
@@ -107,8 +116,9 @@ struct GroupKey {
 struct Ctx<'a> {
     target: &'a Target,
     sg: Option<u32>,
-    alias: &'a Alias,
-    uni: &'a Uniformity,
+    geo: &'a BlockGeometry,
+    /// Alias and uniformity, asked for only by a decision that needs them.
+    lazy: &'a OnDemand<'a>,
     prov: &'a Provenance,
     /// Why each considered operation was not merged (the last reason recorded wins).
     reasons: &'a RefCell<HashMap<InstId, &'static str>>,
@@ -118,6 +128,14 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    fn alias(&self) -> &Alias {
+        self.lazy.alias()
+    }
+
+    fn uni(&self) -> &Uniformity {
+        self.lazy.uni()
+    }
+
     /// Counts a rejection event under `key` and records it as the reason of `insts`.
     fn reject(&self, stats: &mut Statistics, key: &'static str, n: u64, insts: &[InstId]) {
         stats.add(key, n);
@@ -175,7 +193,7 @@ impl FuseBlockLoads {
                 ctx.reject(stats, "rejected_non_constant_shape", 1, &[i]);
                 continue;
             };
-            let Some(footprint) = ctx.alias.block_footprint(m, i) else {
+            let Some(footprint) = ctx.geo.block_footprint(m, i) else {
                 ctx.reject(stats, "rejected_non_affine_coordinate", 1, &[i]);
                 continue;
             };
@@ -217,7 +235,7 @@ impl FuseBlockLoads {
             o.coordinate,
         ]
         .iter()
-        .all(|&id| ctx.uni.is_uniform(id))
+        .all(|&id| ctx.uni().is_uniform(id))
     }
 
     /// Splits one group (same key, program order) into runs of column-adjacent candidates.
@@ -225,12 +243,19 @@ impl FuseBlockLoads {
     /// cluster are proved relative to its leader.
     fn runs(m: &Module, ctx: &Ctx<'_>, group: &[Candidate], stats: &mut Statistics) -> Vec<Run> {
         let mut pending: Vec<Candidate> = Vec::new();
-        for c in group {
-            if Self::uniform(ctx, c) {
-                pending.push(c.clone());
-            } else {
-                ctx.reject(stats, "rejected_non_uniform", 1, &[c.inst]);
+        if every_group_checked() || Self::may_form_run(m, ctx, group) {
+            for c in group {
+                if Self::uniform(ctx, c) {
+                    pending.push(c.clone());
+                } else {
+                    ctx.reject(stats, "rejected_non_uniform", 1, &[c.inst]);
+                }
             }
+        } else {
+            // No run can form (see `may_form_run`): uniformity is not asked; the clustering
+            // below only records which candidates are not adjacent (as it would if all were
+            // uniform).
+            pending = group.to_vec();
         }
         let mut runs: Vec<Run> = Vec::new();
         while pending.len() >= 2 {
@@ -239,7 +264,7 @@ impl FuseBlockLoads {
             let mut unrelated: Vec<Candidate> = Vec::new();
             for c in &pending {
                 use spvopt_analysis::alias::BlockRelation::*;
-                let rel = ctx.alias.block_relation_in_same_iteration(
+                let rel = ctx.geo.block_relation_in_same_iteration(
                     m,
                     leader.inst,
                     &leader.footprint,
@@ -402,9 +427,9 @@ impl FuseBlockLoads {
                 ctx.reject(stats, "rejected_barrier_between", 1, &member_insts);
                 return false;
             }
-            if ctx.alias.may_write(m, i)
+            if ctx.alias().may_write(m, i)
                 && members.iter().any(|c| {
-                    ctx.alias
+                    ctx.alias()
                         .may_write_read_region_in_same_iteration(m, i, c.inst)
                 })
             {
@@ -468,9 +493,9 @@ impl Pass for FuseBlockLoads {
         if !any_block_io {
             return Ok(PassResult::unchanged(stats));
         }
-        let alias = analyses.get::<Alias>(m);
-        let uni = analyses.get::<Uniformity>(m);
-        let prov = analyses.get::<Provenance>(m);
+        // Footprints need provenance, induction and constants; alias and uniformity are asked
+        // for only by the decisions that need them (`OnDemand`).
+        let geo = BlockGeometry::from_cache(m, analyses);
         let cfg = analyses.get::<Cfg>(m);
         let dom = analyses.get::<Dominators>(m);
         let pdom = analyses.get::<PostDominators>(m);
@@ -482,18 +507,27 @@ impl Pass for FuseBlockLoads {
             loops: &loops,
         };
         let facts = analyses.get::<KernelFacts>(m);
+        let lazy = OnDemand {
+            m,
+            analyses: RefCell::new(analyses),
+            alias: OnceCell::new(),
+            uni: OnceCell::new(),
+        };
         // Plan everything first (analyses describe the unmodified module), then rewrite.
         // (block of the fused operation, members in column order, position of the fused load)
         let mut plans: Vec<(BlockId, Vec<Candidate>, InstId)> = Vec::new();
         let mut reuses: Vec<(Candidate, Candidate)> = Vec::new();
         let reasons: RefCell<HashMap<InstId, &'static str>> = RefCell::new(HashMap::new());
         // Every load considered: each ends fused, reused, or kept with one reason.
-        let considered_loads: Vec<InstId> = m
-            .function_ids()
-            .flat_map(|f| m.function(f).blocks.clone())
-            .flat_map(|b| m.block_insts(b).collect::<Vec<_>>())
-            .filter(|&i| BlockKind::of(m.inst(i)).is_some_and(|k| k.is_load()))
-            .collect();
+        let mut considered_loads: Vec<InstId> = Vec::new();
+        for f in m.function_ids() {
+            for &b in &m.function(f).blocks {
+                considered_loads.extend(
+                    m.block_insts(b)
+                        .filter(|&i| BlockKind::of(m.inst(i)).is_some_and(|k| k.is_load())),
+                );
+            }
+        }
         for f in m.function_ids().collect::<Vec<_>>() {
             // Plans and reuses of this function start here (the cross-block search only
             // looks at this function's, keeping the whole pass linear).
@@ -503,9 +537,9 @@ impl Pass for FuseBlockLoads {
             let ctx = Ctx {
                 target,
                 sg: sg_fact.known(),
-                alias: &alias,
-                uni: &uni,
-                prov: &prov,
+                geo: &geo,
+                lazy: &lazy,
+                prov: geo.provenance(),
                 reasons: &reasons,
                 scan_budget: Cell::new(scan_budget(
                     m.function(f)

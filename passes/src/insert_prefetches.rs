@@ -38,7 +38,9 @@
 //! same step and is `k ≥ 1` steps ahead, up to a remainder smaller than one step or made of
 //! values the step does not mention (Triton's cooperative prefetches split a tile across
 //! subgroups with `SubgroupId`-dependent offsets). So Triton's output, already prefetched,
-//! comes out unchanged, and the pass is idempotent.
+//! comes out unchanged, and the pass is idempotent. (Coverage is checked before uniformity, and
+//! the preheader, under uniform control, is looked for only for a load that gets a plan: a
+//! loop whose loads are all prefetched already never computes the uniformity analysis.)
 //!
 //! Why correct: prefetches have no functional effect (SPV_INTEL_2d_block_io: out-of-bounds
 //! elements of a prefetch are ignored; SPV_INTEL_subgroup_buffer_prefetch: a prefetch "does
@@ -73,11 +75,13 @@
 //! One rewrite (`--max-changes`): prefetching one load (its in-loop prefetches and prologue),
 //! in plan order (loops in preorder, loads in block order).
 
+use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use spirv::{BuiltIn, Capability, Op, StorageClass};
 use spvopt_analysis::affine::AffineExpr;
-use spvopt_analysis::alias::Alias;
+use spvopt_analysis::alias::BlockGeometry;
 use spvopt_analysis::builtins::{builtin_of_variable, debug_names};
 use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::dominators::Dominators;
@@ -240,13 +244,17 @@ impl Pass for InsertPrefetches {
         let dom = analyses.get::<Dominators>(m);
         let loops = analyses.get::<Loops>(m);
         let ind = analyses.get::<Induction>(m);
-        let uni = analyses.get::<Uniformity>(m);
-        let alias = analyses.get::<Alias>(m);
+        let geo = BlockGeometry::from_cache(m, analyses);
         let facts = analyses.get::<KernelFacts>(m);
         let coop = self.cooperative.then(|| {
             let dec = analyses.get::<Decorations>(m);
             CoopInfo::build(m, &facts, &dec)
         });
+        let uni = OnDemandUniformity {
+            m,
+            analyses: RefCell::new(analyses),
+            uni: OnceCell::new(),
+        };
         let ctx = Ctx {
             target,
             cfg: &cfg,
@@ -254,7 +262,7 @@ impl Pass for InsertPrefetches {
             loops: &loops,
             ind: &ind,
             uni: &uni,
-            alias: &alias,
+            geo: &geo,
             coop: coop.as_ref(),
         };
         let addresses = has_capability(m, Capability::Addresses);
@@ -281,7 +289,8 @@ impl Pass for InsertPrefetches {
                 continue;
             }
             let existing = ctx.existing(m, l);
-            let mut pre = ctx.preheader(m, l);
+            // Found when a load of the loop gets a plan (it needs uniformity).
+            let mut pre: Option<Option<Preheader>> = None;
             let mut done_2d = Vec::new();
             let mut done_1d = Vec::new();
             for i in candidates {
@@ -319,7 +328,7 @@ impl Pass for InsertPrefetches {
                     Err(reason) => stats.add(reason, 1),
                 }
             }
-            preheaders.insert(l, pre.map(|p| p.at));
+            preheaders.insert(l, pre.flatten().map(|p| p.at));
         }
         plans.truncate(changes.allow_up_to(plans.len()));
         if plans.is_empty() {

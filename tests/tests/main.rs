@@ -9,6 +9,7 @@
 //! `fuzz_regressions` installs the process's global allocator: any single allocation above
 //! 1 GiB aborts this binary, in every module.
 
+mod analyses_on_demand;
 mod architecture;
 mod builtin_form_passes;
 mod corpus_block_passes;

@@ -116,10 +116,12 @@ impl<'a> Solver<'a> {
         }
         let m = self.m;
         // Stores and returns already evaluated must be revisited; later ones will see the
-        // mark when the first pass reaches them.
-        let evaluated = m
-            .block_first(x)
-            .is_none_or(|i| self.state.get(i.index()).is_none_or(|&s| s != 0));
+        // mark when they are evaluated.
+        let evaluated = m.block_first(x).is_none_or(|i| {
+            self.state
+                .get(i.index())
+                .is_none_or(|&s| s != NOT_EVALUATED)
+        });
         if !evaluated {
             return;
         }
@@ -143,11 +145,6 @@ impl<'a> Solver<'a> {
         }
         for e in self.loops.exit_blocks(l, self.cfg) {
             self.force_phis(e);
-        }
-        if self.first_pass {
-            // Users are indexed after the first pass; finish then.
-            self.pending_loop_exits.push(l);
-            return;
         }
         self.force_live_outs(l);
     }

@@ -56,43 +56,55 @@ impl<'a> Solver<'a> {
             _ => {}
         }
         // Writes into private memory by other instructions.
-        self.private_writes(i);
-        if inst.is(Op::FunctionCall) {
+        self.private_writes(i, op);
+        if op == Some(Op::FunctionCall) {
             self.call_arguments(i);
         }
-        let Some(r) = inst.result_id() else { return };
-        if inst.result_type().is_none() {
+        if !inst.has_result() || !inst.has_result_type() {
             return;
         }
-        let mut mask = self.result_mask(i);
-        let long_vector = inst
-            .result_type()
-            .and_then(|t| m.def_inst(t))
-            .is_some_and(|t| t.is(Op::TypeVectorIdEXT));
-        if mask != 0 && long_vector {
+        let mut mask = self.result_mask(i, op);
+        if mask == 0 {
+            // Nothing to add (the result and its type are read only for a divergent result).
+            return;
+        }
+        let (Some(r), Some(ty)) = (inst.result_id(), inst.result_type()) else {
+            return;
+        };
+        // (One look at the result type: `types::vector_of` would look it up again.)
+        let ty_inst = m.def_inst(ty);
+        if ty_inst.is_some_and(|t| t.is(Op::TypeVectorIdEXT)) {
             // SPV_EXT_long_vector: components are not tracked one by one.
             mask = ALL;
         }
         if mask != 0 && mask != ALL {
-            // Keep partial masks to the components the type has.
-            let n = inst
-                .result_type()
-                .and_then(|t| vector_of(m, t))
-                .map_or(1, |(_, n)| n);
+            // Keep partial masks to the components the type has (`vector_of`: an
+            // `OpTypeVector` with its component type and count).
+            let n = ty_inst
+                .filter(|t| t.is(Op::TypeVector) && t.operand_id(0).is_some())
+                .and_then(|t| t.operand_word(1))
+                .unwrap_or(1);
             let full = if n >= 64 { ALL } else { (1u64 << n) - 1 };
             mask &= full;
             if mask == full {
                 mask = ALL;
             }
         }
-        self.force(r, mask);
+        if mask != 0 {
+            self.force(r, mask);
+            if self.mask(r) == ALL && op != Some(Op::FunctionCall) {
+                if let Some(st) = self.state.get_mut(i.index()) {
+                    *st = FINAL;
+                }
+            }
+        }
     }
 
     /// Variables written by instructions other than `OpStore`.
-    pub(super) fn private_writes(&mut self, i: InstId) {
+    pub(super) fn private_writes(&mut self, i: InstId, op: Option<Op>) {
         let m = self.m;
         let inst = m.inst(i);
-        let target = match op_of(inst) {
+        let target = match op {
             Some(op)
                 if matches!(op, Op::CopyMemory | Op::CopyMemorySized | Op::AtomicStore)
                     || op_class(op).intersects(OpClass::ATOMIC_RMW) =>
@@ -151,7 +163,7 @@ impl<'a> Solver<'a> {
     }
 
     /// The divergence of `i`'s result from its operands.
-    pub(super) fn result_mask(&self, i: InstId) -> u64 {
+    pub(super) fn result_mask(&self, i: InstId, op: Option<Op>) -> u64 {
         let m = self.m;
         let inst = m.inst(i);
         if inst.opcode() == OP_PREDICATED_LOAD_INTEL {
@@ -162,11 +174,12 @@ impl<'a> Solver<'a> {
             }
             return self.load_mask(i) | inst.operand_id(2).map_or(ALL, |d| self.mask(d));
         }
-        let Some(op) = op_of(inst) else {
+        let Some(op) = op else {
             return self.any_operand();
         };
         let ops = inst.operands();
-        let id = |k: usize| inst.operand_id(k);
+        // (`Inst::operand_id` on the slice already at hand.)
+        let id = |k: usize| ops.get(k).copied().and_then(Id::new);
         let mk = |k: usize| id(k).map_or(ALL, |x| self.mask(x));
         let uniform_scope = |k: usize| {
             id(k).and_then(|s| m.const_int_value(s)).is_some_and(|s| {
@@ -362,8 +375,9 @@ impl<'a> Solver<'a> {
                 for &x in self.value_operands() {
                     acc |= self.mask(x);
                 }
-                if acc == 0 {
-                    return 0;
+                if acc == 0 || acc == ALL {
+                    // (All components divergent: so is the result, whatever the types.)
+                    return acc;
                 }
                 let Some(ty) = inst.result_type() else {
                     return ALL;

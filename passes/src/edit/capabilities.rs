@@ -163,14 +163,21 @@ fn collect_needs(m: &Module) -> Vec<Need> {
     let arbitrary = cap("ArbitraryPrecisionIntegersALTERA");
     let int4 = cap("Int4TypeINTEL");
     let (int64_atomics, linkage) = (cap("Int64Atomics"), cap("Linkage"));
+    // Opcodes whose requirements are recorded already (one bit per opcode): an opcode's
+    // requirements are recorded at its first instruction, as `Needs::grammar` would keep them.
+    let mut opcode_seen = vec![0u64; (usize::from(u16::MAX) + 1) / 64];
     for i in m.all_insts() {
         let inst = m.inst(i);
         let op = inst.opcode();
         if op == Op::Capability as u16 || op == Op::Extension as u16 {
             continue;
         }
-        if let Some(r) = inst_requirements(op) {
-            needs.grammar(r, i);
+        let (word, bit) = (usize::from(op) / 64, 1u64 << (op % 64));
+        if opcode_seen[word] & bit == 0 {
+            opcode_seen[word] |= bit;
+            if let Some(r) = inst_requirements(op) {
+                needs.grammar(r, i);
+            }
         }
         // DPC++ joint_matrix's translator-internal instructions: not in the grammar, their
         // capabilities neither (spvopt_ir::grammar::internal).
@@ -352,7 +359,8 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<Diagnostic>)
     let mut removed = 0;
     m.retain_section(Section::Extension, |m, i| {
         let name = decode_string(m.inst(i).operands()).unwrap_or("");
-        let k = !is_known_extension(name) || required_exts.contains(&name);
+        // (The grammar's list is searched only for an extension nothing requires.)
+        let k = required_exts.contains(&name) || !is_known_extension(name);
         if !k {
             removed += 1;
         }

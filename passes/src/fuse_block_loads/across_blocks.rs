@@ -99,11 +99,10 @@ impl FuseBlockLoads {
                     {
                         continue;
                     }
-                    if !Self::uniform(ctx, a) || !Self::uniform(ctx, b) {
-                        continue;
-                    }
+                    // Adjacency (geometry) before uniformity: both only skip the pair, and
+                    // uniformity is computed only for a pair that is adjacent.
                     use spvopt_analysis::alias::BlockRelation::*;
-                    let dx = match ctx.alias.block_relation_in_same_iteration(
+                    let dx = match ctx.geo.block_relation_in_same_iteration(
                         m,
                         a.inst,
                         &a.footprint,
@@ -123,7 +122,10 @@ impl FuseBlockLoads {
                     } else {
                         continue;
                     };
-                    if ctx.uni.is_divergent_control(*ba) || ctx.uni.is_divergent_control(*bb) {
+                    if !Self::uniform(ctx, a) || !Self::uniform(ctx, b) {
+                        continue;
+                    }
+                    if ctx.uni().is_divergent_control(*ba) || ctx.uni().is_divergent_control(*bb) {
                         ctx.reject(stats, "rejected_divergent_control", 1, &[a.inst, b.inst]);
                         continue;
                     }

@@ -135,7 +135,7 @@ impl Ctx<'_> {
     /// The prefetches of loop `l` (2D and 1D).
     pub(super) fn existing(&self, m: &Module, l: LoopId) -> Existing {
         let mut e = Existing::default();
-        let prov = self.alias.provenance();
+        let prov = self.geo.provenance();
         for &b in self.loops.blocks(l) {
             for i in m.block_insts(b) {
                 let inst = m.inst(i);
@@ -153,13 +153,13 @@ impl Ctx<'_> {
                     }
                     continue;
                 }
-                let Some(bio) = self.alias.block_io(m, i) else {
+                let Some(bio) = self.geo.block_io(m, i) else {
                     continue;
                 };
                 if bio.kind != BlockKind::Prefetch {
                     continue;
                 }
-                let Some(fp) = self.alias.block_footprint(m, i) else {
+                let Some(fp) = self.geo.block_footprint(m, i) else {
                     continue;
                 };
                 let xy = match (

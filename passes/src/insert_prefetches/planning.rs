@@ -10,10 +10,28 @@ pub(super) struct Ctx<'a> {
     pub(super) dom: &'a Dominators,
     pub(super) loops: &'a Loops,
     pub(super) ind: &'a Induction,
-    pub(super) uni: &'a Uniformity,
-    pub(super) alias: &'a Alias,
+    /// Uniformity, computed on first need (a loop whose loads are all already prefetched,
+    /// Triton's output, never needs it).
+    pub(super) uni: &'a OnDemandUniformity<'a>,
+    /// Footprints and provenance (no uniformity needed).
+    pub(super) geo: &'a BlockGeometry,
     /// Present with `prefetch-cooperative`.
     pub(super) coop: Option<&'a CoopInfo>,
+}
+
+/// The uniformity analysis, taken from the cache the first time a decision needs it
+/// ([`Analyses::get`] on the module being planned, which planning does not edit).
+pub(super) struct OnDemandUniformity<'a> {
+    pub(super) m: &'a Module,
+    pub(super) analyses: RefCell<&'a mut Analyses>,
+    pub(super) uni: OnceCell<Rc<Uniformity>>,
+}
+
+impl OnDemandUniformity<'_> {
+    pub(super) fn get(&self) -> &Uniformity {
+        self.uni
+            .get_or_init(|| self.analyses.borrow_mut().get::<Uniformity>(self.m))
+    }
 }
 
 /// Where a loop's prologue goes and what has been planned to be cloned there.
@@ -107,7 +125,7 @@ impl<'a> Ctx<'a> {
         load: InstId,
     ) -> Result<(), &'static str> {
         let vals = self.expr_values(m, e).ok_or("skipped_not_affine")?;
-        if vals.iter().any(|&v| !self.uni.is_uniform(v)) {
+        if vals.iter().any(|&v| !self.uni.get().is_uniform(v)) {
             return Err("skipped_not_uniform");
         }
         if vals.iter().any(|&v| !self.available_at(m, v, load)) {
@@ -137,10 +155,21 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// The preheader of `l` (see [`Ctx::preheader`]), found on first need: `pre` is `None`
+    /// until then.
+    pub(super) fn preheader_mut<'p>(
+        &self,
+        m: &Module,
+        l: LoopId,
+        pre: &'p mut Option<Option<Preheader>>,
+    ) -> Option<&'p mut Preheader> {
+        pre.get_or_insert_with(|| self.preheader(m, l)).as_mut()
+    }
+
     /// The preheader of `l` where a prologue may go.
     pub(super) fn preheader(&self, m: &Module, l: LoopId) -> Option<Preheader> {
         let block = self.loops.preheader(l, self.cfg)?;
-        if self.uni.is_divergent_control(block) {
+        if self.uni.get().is_divergent_control(block) {
             return None;
         }
         let term = m.block_terminator(block)?;
@@ -291,7 +320,7 @@ impl<'a> Ctx<'a> {
         l: LoopId,
         i: InstId,
         existing: &Existing,
-        pre: &mut Option<Preheader>,
+        pre: &mut Option<Option<Preheader>>,
         done: &mut Vec<BlockOperands>,
         not_applied: &mut Option<&'static str>,
     ) -> Result<Plan, &'static str> {
@@ -311,9 +340,6 @@ impl<'a> Ctx<'a> {
             ops.memory_pitch,
             ops.coordinate,
         ];
-        if uniform.iter().any(|&v| !self.uni.is_uniform(v)) {
-            return Err("skipped_not_uniform");
-        }
         if uniform[..8]
             .iter()
             .any(|&v| !self.ind.is_invariant_in(v, l))
@@ -328,10 +354,10 @@ impl<'a> Ctx<'a> {
         if comps.iter().all(|c| c.step.as_constant() == Some(0)) {
             return Err("skipped_invariant_coordinate");
         }
-        for c in &comps {
-            self.check_step(m, &c.step, i)?;
-        }
         // Covered by an existing prefetch of the loop, or by one planned for an identical load.
+        // (Checked before uniformity: every check only rejects, so their order changes only
+        // which reason a load rejected for several is counted under, and a loop whose loads
+        // are all prefetched already never computes uniformity.)
         let key = BlockOperands {
             private: None,
             kind: BlockKind::Prefetch,
@@ -340,12 +366,18 @@ impl<'a> Ctx<'a> {
         if done.contains(&key) {
             return Err("skipped_already_prefetched");
         }
-        if let Some(fp) = self.alias.block_footprint(m, i) {
+        if let Some(fp) = self.geo.block_footprint(m, i) {
             match self.covered_2d(m, &fp, &ops, l, existing) {
                 Coverage::Region(_) => return Err("skipped_already_prefetched"),
                 Coverage::Object(_) => return Err("skipped_already_prefetched_object"),
                 Coverage::None(_) => {}
             }
+        }
+        if uniform.iter().any(|&v| !self.uni.get().is_uniform(v)) {
+            return Err("skipped_not_uniform");
+        }
+        for c in &comps {
+            self.check_step(m, &c.step, i)?;
         }
         let pieces = pieces(
             self.target,
@@ -355,8 +387,8 @@ impl<'a> Ctx<'a> {
             shape.height,
         )
         .ok_or("skipped_unsupported_shape")?;
-        let prologue = pre
-            .as_mut()
+        let prologue = self
+            .preheader_mut(m, l, pre)
             .filter(|_| self.runs_every_entry(m, l, i))
             .and_then(|p| {
                 let steps: Vec<&AffineExpr> = comps.iter().map(|c| &c.step).collect();
@@ -508,7 +540,7 @@ impl<'a> Ctx<'a> {
             )
         } else {
             match (
-                self.alias.block_footprint(m, i),
+                self.geo.block_footprint(m, i),
                 BlockOperands::read(m.inst(i)),
             ) {
                 (Some(fp), Some(ops)) => match self.covered_2d(m, &fp, &ops, l, existing) {
@@ -526,7 +558,7 @@ impl<'a> Ctx<'a> {
         l: LoopId,
         i: InstId,
         existing: &Existing,
-        pre: &mut Option<Preheader>,
+        pre: &mut Option<Option<Preheader>>,
         done: &mut Vec<Id>,
     ) -> Result<Plan, &'static str> {
         if !self.target.features.buffer_prefetch || self.target.prefetch_byte_sizes().is_empty() {
@@ -553,11 +585,11 @@ impl<'a> Ctx<'a> {
         if sc != StorageClass::CrossWorkgroup as u32 || elem_bits < 8 {
             return Err("skipped_unsupported_shape");
         }
-        if !self.uni.is_uniform(ptr) {
+        if !self.uni.get().is_uniform(ptr) {
             return Err("skipped_not_uniform");
         }
         let info = self
-            .alias
+            .geo
             .provenance()
             .info(ptr)
             .ok_or("skipped_not_affine")?;
@@ -584,8 +616,8 @@ impl<'a> Ctx<'a> {
         {
             return Err("skipped_already_prefetched");
         }
-        let prologue = pre
-            .as_mut()
+        let prologue = self
+            .preheader_mut(m, l, pre)
             .filter(|_| self.runs_every_entry(m, l, i))
             .and_then(|p| self.plan_prologue(m, l, p, &[ptr], &[&step]));
         done.push(ptr);

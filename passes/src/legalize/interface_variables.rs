@@ -12,6 +12,7 @@
 
 use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use spvopt_analysis::operands::for_each_value_operand;
 use spvopt_ir::{Id, Inst, InstId, Module, Section};
 
 use crate::edit::variables::interface_start;
@@ -35,6 +36,13 @@ fn missing(m: &Module) -> Vec<(InstId, Vec<Id>)> {
     if globals.is_empty() {
         return Vec::new();
     }
+    // The same set, dense (one flag per id): looked up for every operand of every function.
+    let mut is_global = vec![false; m.id_capacity()];
+    for g in &globals {
+        if let Some(x) = is_global.get_mut(g.index()) {
+            *x = true;
+        }
+    }
     // Per function (by result id): the globals it uses and the functions it calls.
     let mut uses: HashMap<Id, (Vec<Id>, Vec<Id>)> = HashMap::default();
     for f in m.function_ids() {
@@ -48,8 +56,10 @@ fn missing(m: &Module) -> Vec<(InstId, Vec<Id>)> {
                 if m.inst(i).is(Op::FunctionCall) {
                     callees.extend(m.inst(i).operand_id(0));
                 }
-                m.for_each_used_id(i, |id| {
-                    if globals.contains(&id) {
+                // Value operands: the only other used id, the result type, is never a
+                // variable.
+                for_each_value_operand(m, i, |id| {
+                    if is_global.get(id.index()).copied().unwrap_or(false) {
                         vars.push(id);
                     }
                 });

@@ -22,6 +22,7 @@
 //! Cost: linear (one walk of the global section with a hash map, one walk of all uses).
 
 use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
 
 use spirv::Op;
 use spvopt_ir::opcode_class::{op_class, scope_operands, OpClass, ScopeOperands};
@@ -110,7 +111,9 @@ fn check_rest(m: &Module, v: &mut Vec<Diagnostic>) {
     for f in m.function_ids() {
         for &b in &m.function(f).blocks {
             for i in m.block_insts(b) {
-                check_body_inst(m, i, v);
+                if worth_checking(m.inst(i).opcode()) {
+                    check_body_inst(m, i, v);
+                }
             }
         }
     }
@@ -153,6 +156,28 @@ fn check_image_type(m: &Module, i: InstId, v: &mut Vec<Diagnostic>) {
 fn int_width(m: &Module, ty: Option<Id>) -> Option<u32> {
     let t = m.def_inst(ty?)?;
     t.is(Op::TypeInt).then(|| t.operand_word(0)).flatten()
+}
+
+/// Whether [`check_body_inst`] checks anything for `opcode`: image reads and writes, atomics,
+/// instructions with scope operands. Decided once per opcode and process, on first use (as
+/// `spvopt_ir::inst::op_of`); opcodes past the table are checked.
+fn worth_checking(opcode: u16) -> bool {
+    const SIZE: usize = 8192;
+    static TABLE: [OnceLock<bool>; SIZE] = [const { OnceLock::new() }; SIZE];
+    let decide = || {
+        let Some(op) = spvopt_ir::inst::op_of(opcode) else {
+            return false; // `check_body_inst` skips opcodes `spirv` does not know
+        };
+        matches!(
+            op,
+            Op::ImageWrite | Op::ImageRead | Op::ImageSampleExplicitLod
+        ) || op_class(op).intersects(OpClass::ATOMIC)
+            || scope_operands(opcode) != ScopeOperands::default()
+    };
+    match TABLE.get(usize::from(opcode)) {
+        Some(slot) => *slot.get_or_init(decide),
+        None => true,
+    }
 }
 
 fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<Diagnostic>) {
