@@ -10,16 +10,14 @@
 //! stale by an in-place edit is never returned. [`Interner`] is the handle passes use; new types
 //! and constants are appended to the global section, after everything they use.
 
-use std::collections::HashMap;
-
 use smallvec::SmallVec;
 use spirv::Op;
 
 use crate::id::Id;
 use crate::inst::Inst;
+pub use crate::intern_table::is_internable;
+use crate::intern_table::{InternTable, Key};
 use crate::module::{Module, Section};
-
-type Key = (u16, SmallVec<[u32; 6]>);
 
 /// The handle passes intern types and constants through; the table itself lives in the
 /// module (see the module docs), so any number of handles see the same one.
@@ -28,21 +26,7 @@ pub struct Interner {
     _handle: (),
 }
 
-/// A module's interning table: what [`Interner`] reads and extends.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct InternTable {
-    map: HashMap<Key, Id>,
-    /// Entries of the global section scanned so far.
-    scanned: usize,
-}
-
 impl InternTable {
-    /// Forgets everything: the next use scans the global section again.
-    pub(crate) fn invalidate(&mut self) {
-        self.map.clear();
-        self.scanned = 0;
-    }
-
     /// Scans what was appended to the global section since the last use.
     fn sync(&mut self, m: &Module) {
         let list = m.section(Section::Global);
@@ -67,39 +51,6 @@ impl InternTable {
         let inst = m.def_inst(id)?;
         (inst.opcode() == key.0 && key_of(inst) == *key).then_some(id)
     }
-}
-
-/// Whether instructions of `op` are interned: types and constants that are equal exactly when
-/// their opcode and operands are (so two such declarations with equal words may be merged).
-pub fn is_internable(op: Option<Op>) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        Some(
-            TypeVoid
-                | TypeBool
-                | TypeInt
-                | TypeFloat
-                | TypeVector
-                | TypeMatrix
-                | TypeArray
-                | TypeRuntimeArray
-                | TypePointer
-                | TypeFunction
-                | TypeEvent
-                | TypeDeviceEvent
-                | TypeReserveId
-                | TypeQueue
-                | TypePipe
-                | TypeSampler
-                | TypeCooperativeMatrixKHR
-                | ConstantTrue
-                | ConstantFalse
-                | Constant
-                | ConstantComposite
-                | ConstantNull
-        )
-    )
 }
 
 fn key_from(op: Op, result_type: Option<Id>, operands: &[u32]) -> Key {

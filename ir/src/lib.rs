@@ -26,6 +26,7 @@ mod global_order;
 pub mod grammar;
 pub mod id;
 pub mod inst;
+mod intern_table;
 pub mod interning;
 pub mod layout;
 pub mod loader;

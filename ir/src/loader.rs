@@ -149,6 +149,8 @@ struct Loader {
     pending: Vec<InstId>,
     /// The structural invariants, checked as instructions are placed.
     checks: LoadChecks,
+    /// The links table starts at the first function ([`crate::module::Links`]).
+    links_started: bool,
 }
 
 /// How the loader checks the structural invariants.
@@ -211,8 +213,15 @@ fn load_pool(words: Vec<u32>, mode: CheckMode) -> Result<Module, LoadError> {
         id_limit: id_limit(n_words),
         pending: Vec::new(),
         checks: LoadChecks::new(estimate, mode == CheckMode::WhileLoadingAsBits),
+        links_started: false,
     };
+    // Until the first function, instructions get no link (the table starts there).
+    l.m.links.start_at(usize::MAX);
     l.run()?;
+    if !l.links_started {
+        let n = l.m.recs.len();
+        l.m.links.start_at(n);
+    }
     let Loader { mut m, checks, .. } = l;
     m.header.bound = header.bound;
     match mode {
@@ -277,6 +286,11 @@ impl Loader {
                         LoadErrorKind::DuplicateDefinition(r.word()),
                     ));
                 }
+            }
+            if opcode == spirv::Op::Function as u16 && !self.links_started {
+                // Instructions before the first function never sit in a block: no links.
+                self.m.links.start_at(self.m.recs.len());
+                self.links_started = true;
             }
             let i = self.m.alloc_pooled(pos as u32, wc as u32, result);
             self.place(i, opcode, &mut place, offset)?;

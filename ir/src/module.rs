@@ -182,6 +182,69 @@ pub(crate) struct Link {
     pub block: Option<BlockId>,
 }
 
+/// The links of the instructions by `InstId`, without the module-level instructions a loaded
+/// module starts with (on a large module mostly names, which no block ever holds): the table
+/// starts at `base`, and reads below it see no link. A write below it (only a misuse that
+/// moves a module-level instruction into a block makes one) widens the table first.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Links {
+    base: usize,
+    links: Vec<Link>,
+}
+
+const NO_LINK: Link = Link {
+    prev: None,
+    next: None,
+    block: None,
+};
+
+impl Links {
+    /// Adds the (empty) link of the instruction just allocated as `i`.
+    #[inline]
+    pub(crate) fn push_default(&mut self, i: InstId) {
+        if i.index() >= self.base {
+            debug_assert_eq!(i.index() - self.base, self.links.len());
+            self.links.push(NO_LINK);
+        }
+    }
+
+    /// Makes the table start at instruction index `base` (the loader, before the first
+    /// instruction that can be in a block; nothing may be stored yet).
+    pub(crate) fn start_at(&mut self, base: usize) {
+        debug_assert!(self.links.is_empty());
+        self.base = base;
+    }
+
+    /// Room for `n` more links.
+    pub(crate) fn reserve(&mut self, n: usize) {
+        self.links.reserve(n);
+    }
+}
+
+impl std::ops::Index<InstId> for Links {
+    type Output = Link;
+    #[inline]
+    fn index(&self, i: InstId) -> &Link {
+        match i.index().checked_sub(self.base) {
+            Some(k) => &self.links[k],
+            None => &NO_LINK,
+        }
+    }
+}
+
+impl std::ops::IndexMut<InstId> for Links {
+    #[inline]
+    fn index_mut(&mut self, i: InstId) -> &mut Link {
+        if i.index() < self.base {
+            let mut all = vec![NO_LINK; self.base];
+            all.append(&mut self.links);
+            self.links = all;
+            self.base = 0;
+        }
+        &mut self.links[i.index() - self.base]
+    }
+}
+
 /// A basic block: its `OpLabel` instruction and the linked list of its body.
 #[derive(Clone, Debug)]
 pub struct BlockData {
@@ -220,7 +283,7 @@ pub struct Module {
     /// The instructions' words, each instruction a head word and its words (see
     /// [`crate::inst`]); an instruction that grows is copied to the end, its old words left.
     pub(crate) pool: Vec<u32>,
-    pub(crate) links: PrimaryMap<InstId, Link>,
+    pub(crate) links: Links,
     pub(crate) sections: [Vec<InstId>; 9],
     /// Functions in module order.
     pub functions: PrimaryMap<FuncId, Function>,
@@ -231,7 +294,7 @@ pub struct Module {
     pub(crate) defs: SecondaryMap<Id, Option<InstId>>,
     pub(crate) ext_sets: Vec<(Id, ExtSet)>,
     /// The types and constants by value, for [`crate::Interner`] (kept across passes).
-    pub(crate) interned: crate::interning::InternTable,
+    pub(crate) interned: crate::intern_table::InternTable,
 }
 
 impl Module {
@@ -247,7 +310,7 @@ impl Module {
             },
             recs: PrimaryMap::new(),
             pool: Vec::new(),
-            links: PrimaryMap::new(),
+            links: Links::default(),
             sections: Default::default(),
             functions: PrimaryMap::new(),
             blocks: PrimaryMap::new(),
@@ -282,7 +345,7 @@ impl Module {
         let r = self.recs[i];
         let inst =
             Inst::from_slice_mut(&mut self.pool[r.start as usize..(r.start + r.len) as usize]);
-        if crate::interning::is_internable(inst.op()) {
+        if crate::intern_table::is_internable(inst.op()) {
             self.interned.invalidate();
         }
         inst
@@ -293,8 +356,8 @@ impl Module {
     /// words go to the end of the pool.
     pub fn replace_inst(&mut self, i: InstId, inst: impl AsRef<Inst>) {
         let inst = inst.as_ref();
-        if crate::interning::is_internable(inst.op())
-            || crate::interning::is_internable(self.inst(i).op())
+        if crate::intern_table::is_internable(inst.op())
+            || crate::intern_table::is_internable(self.inst(i).op())
         {
             self.interned.invalidate();
         }
@@ -342,7 +405,7 @@ impl Module {
             self.set_def(r, Some(id));
         }
         self.recs.push(InstRec { start, len });
-        self.links.push(Link::default());
+        self.links.push_default(id);
         id
     }
 
@@ -355,7 +418,7 @@ impl Module {
         }
         let rec = self.push_words(inst.as_slice());
         self.recs.push(rec);
-        self.links.push(Link::default());
+        self.links.push_default(id);
         id
     }
 

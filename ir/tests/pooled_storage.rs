@@ -122,3 +122,33 @@ fn function_of_answers_for_function_params_labels_and_bodies() {
         None
     );
 }
+
+#[test]
+fn links_start_at_the_first_function_and_widen_on_demand() {
+    let (_, mut m) = load(KERNEL);
+    let body: Vec<_> = m
+        .function_ids()
+        .flat_map(|f| m.function(f).blocks.clone())
+        .flat_map(|b| m.block_insts(b).collect::<Vec<_>>())
+        .collect();
+    let before: Vec<_> = body
+        .iter()
+        .map(|&i| (m.prev_inst(i), m.next_inst(i), m.inst_block(i)))
+        .collect();
+    // A module-level instruction (before the first function: no link stored) reads as
+    // unlinked; placing it in a block (a misuse, but it must not corrupt the links) widens
+    // the table.
+    let name = m.section(spvopt_ir::Section::Debug)[0];
+    assert_eq!(m.inst_block(name), None);
+    let at = body[body.len() / 2];
+    let b = m.inst_block(at).unwrap();
+    m.move_before(name, at);
+    assert_eq!(m.inst_block(name), Some(b));
+    assert_eq!(m.next_inst(name), Some(at));
+    m.erase(name);
+    let after: Vec<_> = body
+        .iter()
+        .map(|&i| (m.prev_inst(i), m.next_inst(i), m.inst_block(i)))
+        .collect();
+    assert_eq!(before, after, "every body link is as it was");
+}
