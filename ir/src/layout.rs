@@ -239,6 +239,7 @@ impl Module {
         i
     }
 
+    #[inline]
     pub(crate) fn link_at_end(&mut self, b: BlockId, i: InstId) {
         let last = self.blocks[b].last;
         self.links[i] = Link {

@@ -264,7 +264,7 @@ impl Loader {
             // Plain-word operands (most instructions): each use word's range and its
             // definition checked in one loop, against where the instruction will sit if it
             // can be placed (a placement error wins over what the loop found, as before).
-            let fused = desc.fits(wc - 1);
+            let fused = desc.fits(&inst.words);
             let mut walked_uses = SmallVec::new();
             let uses_ok = if fused {
                 let (scope, section) = self.site_ahead(&place, opcode, &desc);

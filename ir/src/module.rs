@@ -215,6 +215,16 @@ impl Links {
         self.base = base;
     }
 
+    /// Makes the table start at instruction 0 (a write below `base`: rare, linear once).
+    #[cold]
+    #[inline(never)]
+    fn widen(&mut self) {
+        let mut all = vec![NO_LINK; self.base];
+        all.append(&mut self.links);
+        self.links = all;
+        self.base = 0;
+    }
+
     /// Room for `n` more links.
     pub(crate) fn reserve(&mut self, n: usize) {
         self.links.reserve(n);
@@ -223,7 +233,7 @@ impl Links {
 
 impl std::ops::Index<InstId> for Links {
     type Output = Link;
-    #[inline]
+    #[inline(always)]
     fn index(&self, i: InstId) -> &Link {
         match i.index().checked_sub(self.base) {
             Some(k) => &self.links[k],
@@ -233,13 +243,10 @@ impl std::ops::Index<InstId> for Links {
 }
 
 impl std::ops::IndexMut<InstId> for Links {
-    #[inline]
+    #[inline(always)]
     fn index_mut(&mut self, i: InstId) -> &mut Link {
         if i.index() < self.base {
-            let mut all = vec![NO_LINK; self.base];
-            all.append(&mut self.links);
-            self.links = all;
-            self.base = 0;
+            self.widen();
         }
         &mut self.links[i.index() - self.base]
     }

@@ -758,6 +758,40 @@ fn compute_fast_shape(desc: &InstDesc) -> Option<FastShape> {
     })
 }
 
+/// For an opcode whose operands are single words and then one string, last (`OpName`,
+/// `OpMemberName`, `OpString`, `OpExtension`, `OpExtInstImport`, …): which prefix words are
+/// used ids (bit mask) and how many words the prefix has. With a well-formed string tail
+/// (see [`is_exact_string`]) the grammar walk has nothing else to find.
+pub fn string_tail_shape(opcode: u16) -> Option<(u32, u8)> {
+    let desc = inst_desc(opcode)?;
+    let (last, prefix) = desc.operands.split_last()?;
+    if *last != (OperandKind::String, Quantifier::One) || prefix.len() >= 32 {
+        return None;
+    }
+    let mut use_mask = 0u32;
+    for (n, &(kind, quant)) in prefix.iter().enumerate() {
+        if quant != Quantifier::One {
+            return None;
+        }
+        if single_word_kind(kind)? {
+            use_mask |= 1 << n;
+        }
+    }
+    Some((use_mask, prefix.len() as u8))
+}
+
+/// Whether `words` are exactly one nul-terminated UTF-8 string (what the grammar walk accepts
+/// for a string operand that ends the instruction).
+#[inline]
+pub fn is_exact_string(words: &[u32]) -> bool {
+    let Some((&last, init)) = words.split_last() else {
+        return false;
+    };
+    !init.iter().any(|w| w.to_le_bytes().contains(&0))
+        && last.to_le_bytes().contains(&0)
+        && std::str::from_utf8(string_bytes(words)).is_ok()
+}
+
 /// Whether words of this operand kind (with every enumerant's parameters) can never hold an
 /// id.
 fn never_holds_id(kind: OperandKind) -> bool {

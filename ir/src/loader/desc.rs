@@ -9,6 +9,8 @@ use crate::module::Section;
 
 /// No fast shape: the loader walks the grammar.
 pub(super) const NOT_FAST: u8 = 3;
+/// The fixed prefix is followed by exactly one string (checked by `grammar::is_exact_string`).
+pub(super) const STRING: u8 = 4;
 const NO_SECTION: u8 = 0xff;
 
 /// The loader's facts about one opcode.
@@ -20,7 +22,7 @@ pub(super) struct LoadDesc {
     pub use_mask: u32,
     /// Words in the fixed prefix.
     pub fixed: u8,
-    /// `FastTail` as 0 (nothing), 1 (ids), 2 (literals), or [`NOT_FAST`].
+    /// `FastTail` as 0 (nothing), 1 (ids), 2 (literals), [`STRING`], or [`NOT_FAST`].
     pub tail: u8,
     /// `Section` index of a module-level opcode, or none.
     section: u8,
@@ -35,11 +37,17 @@ impl LoadDesc {
         Section::ALL.get(usize::from(self.section)).copied()
     }
 
-    /// Whether the fast shape covers an instruction with `len` words after the first word.
+    /// Whether the fast shape covers an instruction whose words after the first are `words`.
     #[inline]
-    pub fn fits(&self, len: usize) -> bool {
+    pub fn fits(&self, words: &[u32]) -> bool {
         let fixed = usize::from(self.fixed);
-        self.tail != NOT_FAST && len >= fixed && (len == fixed || self.tail != 0)
+        let len = words.len();
+        match self.tail {
+            NOT_FAST => false,
+            STRING => len > fixed && grammar::is_exact_string(&words[fixed..]),
+            0 => len == fixed,
+            _ => len >= fixed,
+        }
     }
 
     /// The entry of an opcode the grammar does not know.
@@ -65,6 +73,10 @@ impl LoadDesc {
                 FastTail::Ids => 1,
                 FastTail::Literals => 2,
             };
+        } else if let Some((use_mask, fixed)) = grammar::string_tail_shape(opcode) {
+            d.use_mask = use_mask;
+            d.fixed = fixed;
+            d.tail = STRING;
         }
         d
     }
