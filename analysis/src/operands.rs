@@ -9,9 +9,8 @@
 //! (enums that may carry id parameters, ext-inst sets, strings) fall back to the grammar walk
 //! when they have words beyond their leading ids, so results are always the same as the walk's.
 
-use std::sync::OnceLock;
-
 use spvopt_ir::grammar::{enum_kind, inst_desc, OperandKind, Quantifier};
+use spvopt_ir::opcode_table::PerOpcode;
 use spvopt_ir::{Id, InstId, Module};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -97,24 +96,11 @@ fn shape_of(opcode: u16) -> Shape {
     Shape::IdsThenWalk(n8)
 }
 
-fn shapes() -> &'static [Shape] {
-    static SHAPES: OnceLock<Vec<Shape>> = OnceLock::new();
-    // Opcodes the grammar does not know are walked (`shape_of` says so for each of them).
-    // Only the grammar's opcode range: a table over all 65,536 opcodes was 512 KiB, and its
-    // pages alone cost a fresh process's first analysis about 150 µs.
-    SHAPES.get_or_init(|| {
-        (0..spvopt_ir::grammar::opcode_table_len())
-            .map(|op| shape_of(op as u16))
-            .collect()
-    })
-}
-
-/// The shape of `opcode`: a table lookup, [`Shape::Walk`] beyond the grammar's opcodes.
+/// The shape of `opcode` (computed on the opcode's first use: a fresh process pays only for
+/// the opcodes its module has).
 fn shape(opcode: u16) -> Shape {
-    shapes()
-        .get(usize::from(opcode))
-        .copied()
-        .unwrap_or(Shape::Walk)
+    static SHAPES: PerOpcode<Shape> = PerOpcode::new();
+    SHAPES.get(opcode, shape_of)
 }
 
 /// Calls `f` with every id operand of instruction `i` after its result type and result id (the

@@ -32,6 +32,7 @@ pub mod layout;
 pub mod loader;
 pub mod module;
 pub mod opcode_class;
+pub mod opcode_table;
 #[cfg(feature = "spirv-tools")]
 pub mod text;
 pub mod verify;

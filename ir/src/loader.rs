@@ -319,12 +319,12 @@ impl Loader {
             let uses_ok = uses_ok || {
                 // The walked instruction's uses, now that its place is known.
                 let rule = UseRule::new(scope, seq, section, opcode == spirv::Op::Phi as u16);
-                let (defs, types) = self.checks.defs_and_types();
+                let defs = self.checks.defs();
                 let words = &self.m.inst(i).words;
                 !fused
                     && walked_uses
                         .iter()
-                        .all(|&(k, is_type)| rule.ok(defs, types, words[usize::from(k)], is_type))
+                        .all(|&(k, is_type)| rule.ok(defs, words[usize::from(k)], is_type))
             };
             self.checks
                 .record(&self.m, site, opcode, result, forward_pointer, uses_ok);
@@ -375,7 +375,7 @@ impl Loader {
     ) -> Result<bool, LoadError> {
         let limit = self.id_limit;
         let words = &inst.words;
-        let (defs, types) = self.checks.defs_and_types();
+        let defs = self.checks.defs();
         let has_type = inst.has_result_type();
         let mut all_ok = true;
         let mut bad_word = None;
@@ -384,7 +384,7 @@ impl Loader {
             if w == 0 || w >= bound || w >= limit {
                 bad_word = bad_word.or(Some(w));
             } else {
-                all_ok &= rule.ok(defs, types, w, has_type && k == 0);
+                all_ok &= rule.ok(defs, w, has_type && k == 0);
             }
         };
         let mut mask = desc.use_mask;

@@ -80,7 +80,6 @@ fn verify_with(m: &Module, fast: bool) -> Result<(), LoadError> {
         defs: vec![UNDEFINED; m.id_capacity()],
         forward_pointers: Vec::new(),
         reachable: Vec::new(),
-        type_decls: type_decl_table(),
     };
     v.define()?;
     v.forward_pointers.sort_unstable();
@@ -96,10 +95,10 @@ fn verify_with(m: &Module, fast: bool) -> Result<(), LoadError> {
 /// allowed), in scope, a type where a type is wanted. `false` sends the instruction to the
 /// full check, which tells a legal forward reference from an error.
 #[inline]
-fn uses_ok(m: &Module, inst: &crate::Inst, site: &Site, defs: &[Def], types: &[bool]) -> bool {
+fn uses_ok(m: &Module, inst: &crate::Inst, site: &Site, defs: &[Def]) -> bool {
     let words: &[u32] = &inst.words;
     let rule = UseRule::new(site.scope, site.seq, site.section, inst.is(Op::Phi));
-    let use_ok = |word: u32, is_type: bool| rule.ok(defs, types, word, is_type);
+    let use_ok = |word: u32, is_type: bool| rule.ok(defs, word, is_type);
     let has_type = inst.has_result_type();
     let mut all_ok = true;
     let known = grammar::for_each_use_known(inst.opcode(), words, |k| {
@@ -147,14 +146,14 @@ impl UseRule {
 
     /// Whether the use of `word` (a type use if `is_type`) passes without the full check.
     #[inline]
-    pub(crate) fn ok(&self, defs: &[Def], types: &[bool], word: u32, is_type: bool) -> bool {
+    pub(crate) fn ok(&self, defs: &[Def], word: u32, is_type: bool) -> bool {
         let Some(d) = defs.get(word as usize) else {
             return false;
         };
         let same_scope = d.scope == self.scope;
         d.seq != NONE
             && (d.scope == GLOBAL || same_scope || self.names)
-            && (!is_type || is_type_decl(types, d.op))
+            && (!is_type || is_type_decl(d.op))
             && (d.seq <= self.seq
                 || self.anywhere
                 // The cheap ones of `forward_ok`'s legal forward references.
@@ -173,7 +172,6 @@ pub(crate) struct LoadChecks {
     forward_pointers: Vec<u32>,
     /// The instructions [`LoadChecks::finish`] checks.
     waiting: Waiting,
-    type_decls: &'static [bool],
 }
 
 /// The instructions waiting for [`LoadChecks::finish`]: a list of their sites in load order
@@ -236,7 +234,6 @@ impl LoadChecks {
             } else {
                 Waiting::List(Vec::new())
             },
-            type_decls: type_decl_table(),
         }
     }
 
@@ -266,10 +263,10 @@ impl LoadChecks {
         })
     }
 
-    /// The definitions seen so far (for [`UseRule::ok`]) and the type-declaration table.
+    /// The definitions seen so far (for [`UseRule::ok`]).
     #[inline]
-    pub(crate) fn defs_and_types(&self) -> (&[Def], &'static [bool]) {
-        (&self.defs, self.type_decls)
+    pub(crate) fn defs(&self) -> &[Def] {
+        &self.defs
     }
 
     /// `site.inst` (of `opcode`, defining `result`) has just been placed, and the loader found
@@ -319,7 +316,6 @@ impl LoadChecks {
             defs: self.defs,
             forward_pointers: self.forward_pointers,
             reachable: Vec::new(),
-            type_decls: self.type_decls,
         };
         match self.waiting {
             Waiting::List(list) => {
@@ -455,8 +451,6 @@ struct Verifier<'a> {
     forward_pointers: Vec<u32>,
     /// Per block (arena index), lazily per function: reachable from the function's entry?
     reachable: Vec<u8>,
-    /// Per opcode: declares a type.
-    type_decls: &'static [bool],
 }
 
 impl Verifier<'_> {
@@ -500,7 +494,7 @@ impl Verifier<'_> {
         let inst = m.inst(site.inst);
         // Fast path: every use defined earlier, in scope, of the right kind. Anything else
         // (a legal forward reference, or an error) is decided by the full check below.
-        let all_ok = uses_ok(m, inst, &site, &self.defs, self.type_decls);
+        let all_ok = uses_ok(m, inst, &site, &self.defs);
         if !all_ok {
             self.check_uses(site)?;
         }
@@ -563,7 +557,7 @@ impl Verifier<'_> {
                 used_in: (site.scope != GLOBAL).then(|| self.function_desc(site.scope)),
             });
         }
-        if is_type && !is_type_decl(self.type_decls, def_op) {
+        if is_type && !is_type_decl(def_op) {
             return Err(self.wrong_kind(word, "a type", def_op));
         }
         if d.seq > site.seq && !anywhere && !self.forward_ok(site, word, d, def_op) {
@@ -762,26 +756,13 @@ const UNKNOWN: u8 = 0;
 const REACHABLE: u8 = 1;
 const UNREACHABLE: u8 = 2;
 
-/// Per opcode (all 65,536, so that any `u16` indexes it): whether it declares a type
-/// (`OpType*` with a result). Only the grammar's opcodes are looked up; the rest are `false`.
-fn type_decl_table() -> &'static [bool] {
-    static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
-    // The grammar's opcode range only (see `is_type_decl` for the rest): a fresh process's
-    // first load should not fault in 64 KiB for opcodes no grammar has.
-    TABLE.get_or_init(|| {
-        (0..grammar::opcode_table_len())
-            .map(|op| {
-                grammar::inst_desc(op as u16)
-                    .is_some_and(|d| d.name.starts_with("OpType") && d.has_result())
-            })
-            .collect()
-    })
-}
-
-/// Whether `op` declares a type, from [`type_decl_table`] (opcodes beyond it do not).
+/// Whether `op` declares a type (`OpType*` with a result; computed on the opcode's first use).
 #[inline]
-fn is_type_decl(types: &[bool], op: u16) -> bool {
-    types.get(usize::from(op)).copied().unwrap_or(false)
+fn is_type_decl(op: u16) -> bool {
+    static TABLE: crate::opcode_table::PerOpcode<bool> = crate::opcode_table::PerOpcode::new();
+    TABLE.get(op, |op| {
+        grammar::inst_desc(op).is_some_and(|d| d.name.starts_with("OpType") && d.has_result())
+    })
 }
 
 /// Whether [`Verifier::check_operand_kinds`] has anything to check for `opcode`.

@@ -9,6 +9,7 @@ pub mod internal;
 pub(crate) mod tables;
 
 use crate::id::Id;
+use crate::opcode_table::PerOpcode;
 
 /// How an operand word (or run of words) is interpreted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -857,13 +858,8 @@ fn compute_use_shape(desc: &InstDesc) -> Option<FastShape> {
 /// caller must walk the grammar.
 #[inline]
 pub fn for_each_use_known(opcode: u16, words: &[u32], f: impl FnMut(usize)) -> bool {
-    static TABLE: std::sync::OnceLock<Vec<Option<FastShape>>> = std::sync::OnceLock::new();
-    let t = TABLE.get_or_init(|| {
-        (0..tables::OPCODE_INDEX.len())
-            .map(|op| inst_desc(op as u16).and_then(compute_use_shape))
-            .collect()
-    });
-    match t.get(opcode as usize).copied().flatten() {
+    static TABLE: PerOpcode<Option<FastShape>> = PerOpcode::new();
+    match TABLE.get(opcode, |op| inst_desc(op).and_then(compute_use_shape)) {
         Some(shape) => visit_shape(shape, words, f),
         None => false,
     }
@@ -873,25 +869,20 @@ pub fn for_each_use_known(opcode: u16, words: &[u32], f: impl FnMut(usize)) -> b
 /// when none of its operands is an enum (or an operand whose grammar comes from elsewhere:
 /// ext-inst sets, `OpSpecConstantOp`). Unknown opcodes answer `true`. A table lookup.
 pub fn may_have_enum_operands(opcode: u16) -> bool {
-    static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
-    let t = TABLE.get_or_init(|| {
-        (0..tables::OPCODE_INDEX.len())
-            .map(|op| {
-                inst_desc(op as u16).is_none_or(|d| {
-                    d.operands.iter().any(|&(k, _)| {
-                        matches!(
-                            k,
-                            OperandKind::ValueEnum(_)
-                                | OperandKind::BitEnum(_)
-                                | OperandKind::ExtInstNumber
-                                | OperandKind::SpecConstantOp
-                        )
-                    })
-                })
+    static TABLE: PerOpcode<bool> = PerOpcode::new();
+    TABLE.get(opcode, |op| {
+        inst_desc(op).is_none_or(|d| {
+            d.operands.iter().any(|&(k, _)| {
+                matches!(
+                    k,
+                    OperandKind::ValueEnum(_)
+                        | OperandKind::BitEnum(_)
+                        | OperandKind::ExtInstNumber
+                        | OperandKind::SpecConstantOp
+                )
             })
-            .collect()
-    });
-    t.get(opcode as usize).copied().unwrap_or(true)
+        })
+    })
 }
 
 /// One past the highest opcode the grammar knows: per-opcode tables need no more entries
@@ -900,16 +891,10 @@ pub fn opcode_table_len() -> usize {
     tables::OPCODE_INDEX.len()
 }
 
-/// The fast shape of `opcode`, if it has one (table built once).
+/// The fast shape of `opcode`, if it has one (computed on the opcode's first use).
 pub fn fast_shape(opcode: u16) -> Option<FastShape> {
-    static TABLE: std::sync::OnceLock<Vec<Option<FastShape>>> = std::sync::OnceLock::new();
-    let t = TABLE.get_or_init(|| {
-        let max = tables::OPCODE_INDEX.len();
-        (0..max)
-            .map(|op| inst_desc(op as u16).and_then(compute_fast_shape))
-            .collect()
-    });
-    t.get(opcode as usize).copied().flatten()
+    static TABLE: PerOpcode<Option<FastShape>> = PerOpcode::new();
+    TABLE.get(opcode, |op| inst_desc(op).and_then(compute_fast_shape))
 }
 
 /// Calls `f(word_index)` for every used-id word (result type and id operands) of an

@@ -6,6 +6,7 @@
 use crate::grammar::{self, FastTail};
 use crate::inst::head_of;
 use crate::module::Section;
+use crate::opcode_table::PerOpcode;
 
 /// No fast shape: the loader walks the grammar.
 pub(super) const NOT_FAST: u8 = 3;
@@ -82,17 +83,9 @@ impl LoadDesc {
     }
 }
 
-/// The entry of `opcode` (built once for the grammar's opcode range).
+/// The entry of `opcode` (computed on its first use).
 #[inline]
 pub(super) fn load_desc(opcode: u16) -> LoadDesc {
-    static TABLE: std::sync::OnceLock<Vec<LoadDesc>> = std::sync::OnceLock::new();
-    let t = TABLE.get_or_init(|| {
-        (0..grammar::opcode_table_len())
-            .map(|op| LoadDesc::of(op as u16))
-            .collect()
-    });
-    match t.get(usize::from(opcode)) {
-        Some(d) => *d,
-        None => LoadDesc::unknown(opcode),
-    }
+    static TABLE: PerOpcode<LoadDesc> = PerOpcode::new();
+    TABLE.get(opcode, LoadDesc::of)
 }
