@@ -85,6 +85,22 @@ pub enum BlockRelation {
 }
 
 impl BlockRelation {
+    /// How many bytes right of `a`'s first column `b` starts, when both start in the same row
+    /// of the same surface (disjoint or overlapping); `None` otherwise.
+    pub fn dx_in_same_rows(self) -> Option<i64> {
+        match self {
+            BlockRelation::Disjoint {
+                dx_bytes,
+                dy_rows: 0,
+            }
+            | BlockRelation::Overlapping {
+                dx_bytes,
+                dy_rows: 0,
+            } => Some(dx_bytes),
+            _ => None,
+        }
+    }
+
     /// Whether the two footprints share no byte.
     pub fn is_disjoint(self) -> bool {
         matches!(

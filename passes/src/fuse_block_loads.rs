@@ -128,6 +128,24 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// Bytes right of `leader`'s first column where `c` starts, when both start in the same
+    /// row of the same surface in the same loop iteration (0 for the leader itself); `None`
+    /// otherwise. How candidates are placed around a leader, for `runs` and `may_form_run`.
+    fn dx_from(&self, m: &Module, leader: &Candidate, c: &Candidate) -> Option<i64> {
+        if c.inst == leader.inst {
+            return Some(0);
+        }
+        self.geo
+            .block_relation_in_same_iteration(
+                m,
+                leader.inst,
+                &leader.footprint,
+                c.inst,
+                &c.footprint,
+            )
+            .dx_in_same_rows()
+    }
+
     fn alias(&self) -> &Alias {
         self.lazy.alias()
     }
@@ -263,25 +281,9 @@ impl FuseBlockLoads {
             let mut placed: Vec<(i64, Candidate)> = Vec::new();
             let mut unrelated: Vec<Candidate> = Vec::new();
             for c in &pending {
-                use spvopt_analysis::alias::BlockRelation::*;
-                let rel = ctx.geo.block_relation_in_same_iteration(
-                    m,
-                    leader.inst,
-                    &leader.footprint,
-                    c.inst,
-                    &c.footprint,
-                );
-                match rel {
-                    _ if c.inst == leader.inst => placed.push((0, c.clone())),
-                    Disjoint {
-                        dx_bytes,
-                        dy_rows: 0,
-                    }
-                    | Overlapping {
-                        dx_bytes,
-                        dy_rows: 0,
-                    } => placed.push((dx_bytes, c.clone())),
-                    _ => unrelated.push(c.clone()),
+                match ctx.dx_from(m, &leader, c) {
+                    Some(dx) => placed.push((dx, c.clone())),
+                    None => unrelated.push(c.clone()),
                 }
             }
             if placed.len() < 2 {

@@ -68,33 +68,14 @@ impl FuseBlockLoads {
     /// no such pair here it builds no run whichever candidates are uniform, and the
     /// uniformity analysis need not be asked.
     pub(super) fn may_form_run(m: &Module, ctx: &Ctx<'_>, group: &[Candidate]) -> bool {
-        use spvopt_analysis::alias::BlockRelation::*;
         let mut starts: HashSet<i64> = HashSet::new();
         let mut placed: Vec<(i64, u64)> = Vec::new();
         for leader in group {
             starts.clear();
             placed.clear();
             for c in group {
-                let dx = if c.inst == leader.inst {
-                    0
-                } else {
-                    match ctx.geo.block_relation_in_same_iteration(
-                        m,
-                        leader.inst,
-                        &leader.footprint,
-                        c.inst,
-                        &c.footprint,
-                    ) {
-                        Disjoint {
-                            dx_bytes,
-                            dy_rows: 0,
-                        }
-                        | Overlapping {
-                            dx_bytes,
-                            dy_rows: 0,
-                        } => dx_bytes,
-                        _ => continue,
-                    }
+                let Some(dx) = ctx.dx_from(m, leader, c) else {
+                    continue;
                 };
                 starts.insert(dx);
                 placed.push((dx, c.footprint.row_bytes));
