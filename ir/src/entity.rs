@@ -315,6 +315,11 @@ impl<K: EntityRef> EntitySet<K> {
         new
     }
 
+    /// Removes every key (keeping the memory).
+    pub fn clear(&mut self) {
+        self.bits.iter_mut().for_each(|w| *w = 0);
+    }
+
     /// Removes `k`.
     pub fn remove(&mut self, k: K) {
         let i = k.index();

@@ -105,6 +105,14 @@ impl Module {
             .map(|(k, _)| k)
     }
 
+    /// The function whose `OpFunction` defines `id` (a function's own id), if any.
+    pub fn function_with_id(&self, id: Id) -> Option<FuncId> {
+        self.def_inst(id)
+            .is_some_and(|i| i.is(spirv::Op::Function))
+            .then(|| self.function_of(id))
+            .flatten()
+    }
+
     /// The block `b`.
     pub fn block(&self, b: BlockId) -> &BlockData {
         &self.blocks[b]

@@ -152,3 +152,19 @@ fn links_start_at_the_first_function_and_widen_on_demand() {
         .collect();
     assert_eq!(before, after, "every body link is as it was");
 }
+
+#[test]
+fn function_with_id_names_functions_only() {
+    let (_, m) = load(KERNEL);
+    for f in m.function_ids() {
+        let id = m.function_result(f).unwrap();
+        assert_eq!(m.function_with_id(id), Some(f));
+        for &b in &m.function(f).blocks {
+            assert_eq!(
+                m.function_with_id(m.block_label(b)),
+                None,
+                "a label is no function"
+            );
+        }
+    }
+}

@@ -353,10 +353,7 @@ impl Pass for LowerBuiltins {
             if !body_less.contains(&l.target) {
                 continue;
             }
-            let Some(f) = m
-                .function_ids()
-                .find(|&f| m.function_result(f) == Some(l.target))
-            else {
+            let Some(f) = m.function_with_id(l.target) else {
                 continue;
             };
             let params: Vec<Id> = m

@@ -45,6 +45,7 @@ use spirv::{Capability, Op, StorageClass};
 use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_ir::entity::{EntitySet, SecondaryMap};
 use spvopt_ir::{FuncId, Id, Inst, InstId, Interner, Module, Section};
 
 use crate::builtin_mangling::{
@@ -117,14 +118,14 @@ fn genisa_kept_text(reason: &str) -> &'static str {
 /// functions whose `Import` linkage name (from the cached `Decorations`) parses as a 2D block or
 /// MMA builtin, or as one of IGC's GenISA 2D block intrinsics.
 struct ImportedBuiltins {
-    by_id: Vec<Option<(Builtin, FuncId)>>,
-    genisa: Vec<Option<(GenIsaBlock, FuncId)>>,
+    by_id: SecondaryMap<Id, Option<(Builtin, FuncId)>>,
+    genisa: SecondaryMap<Id, Option<(GenIsaBlock, FuncId)>>,
 }
 
 impl ImportedBuiltins {
     fn build(m: &Module, dec: &Decorations) -> ImportedBuiltins {
-        let mut by_id = vec![None; m.id_capacity()];
-        let mut genisa = vec![None; m.id_capacity()];
+        let mut by_id = SecondaryMap::with_default(None);
+        let mut genisa = SecondaryMap::with_default(None);
         for f in m.function_ids() {
             if !m.function(f).blocks.is_empty() {
                 continue;
@@ -135,27 +136,27 @@ impl ImportedBuiltins {
             let Some(l) = dec.linkage(r).filter(|l| l.import) else {
                 continue;
             };
-            if let (Some(b), Some(slot)) = (parse_builtin(&l.name), by_id.get_mut(r.index())) {
-                *slot = Some((b, f));
+            if let Some(b) = parse_builtin(&l.name) {
+                by_id.set(r, Some((b, f)));
             }
-            if let (Some(g), Some(slot)) = (parse_genisa_block(&l.name), genisa.get_mut(r.index()))
-            {
-                *slot = Some((g, f));
+            if let Some(g) = parse_genisa_block(&l.name) {
+                genisa.set(r, Some((g, f)));
             }
         }
         ImportedBuiltins { by_id, genisa }
     }
 
     fn get(&self, id: Id) -> Option<(Builtin, FuncId)> {
-        self.by_id.get(id.index()).copied().flatten()
+        self.by_id[id]
     }
 
     fn get_genisa(&self, id: Id) -> Option<(GenIsaBlock, FuncId)> {
-        self.genisa.get(id.index()).copied().flatten()
+        self.genisa[id]
     }
 
     fn is_empty(&self) -> bool {
-        self.by_id.iter().all(Option::is_none) && self.genisa.iter().all(Option::is_none)
+        self.by_id.as_slice().iter().all(Option::is_none)
+            && self.genisa.as_slice().iter().all(Option::is_none)
     }
 }
 
@@ -395,7 +396,7 @@ impl Pass for RaiseBuiltins {
             m.erase(call);
         }
         // 3. Declarations nothing calls any more.
-        let mut used = vec![false; m.id_capacity()];
+        let mut used: EntitySet<Id> = EntitySet::with_capacity(m.id_capacity());
         let all: Vec<InstId> = m.all_insts().collect();
         for &i in &all {
             let op = m.inst(i).op();
@@ -408,15 +409,13 @@ impl Pass for RaiseBuiltins {
                 continue;
             }
             m.for_each_used_id(i, |id| {
-                if let Some(u) = used.get_mut(id.index()) {
-                    *u = true;
-                }
+                used.insert(id);
             });
         }
         let mut dead_decls: Vec<FuncId> = (0..raised_decl.len())
             .filter(|&f| raised_decl[f])
             .map(FuncId::from_index)
-            .filter(|&f| m.function_result(f).is_some_and(|r| !used[r.index()]))
+            .filter(|&f| m.function_result(f).is_some_and(|r| !used.contains(r)))
             .collect();
         dead_decls.sort_by_key(|f| std::cmp::Reverse(f.index()));
         for f in dead_decls {
@@ -435,17 +434,12 @@ impl Pass for RaiseBuiltins {
             stats.add("declarations_removed", 1);
         }
         // Names and decorations of removed ids (call results, declarations).
-        let mut gone = vec![false; m.id_capacity()];
-        for r in &removed_ids {
-            if let Some(g) = gone.get_mut(r.index()) {
-                *g = true;
-            }
+        let mut gone: EntitySet<Id> = EntitySet::with_capacity(m.id_capacity());
+        for &r in &removed_ids {
+            gone.insert(r);
         }
-        let targets_gone = |m: &Module, i: InstId| {
-            m.inst(i)
-                .operand_id(0)
-                .is_some_and(|t| gone.get(t.index()).copied().unwrap_or(false))
-        };
+        let targets_gone =
+            |m: &Module, i: InstId| m.inst(i).operand_id(0).is_some_and(|t| gone.contains(t));
         let mut names = 0;
         m.retain_section(Section::Debug, |m, i| {
             let drop = matches!(m.inst(i).op(), Some(Op::Name)) && targets_gone(m, i);

@@ -13,6 +13,7 @@
 
 use spirv::Op;
 use spvopt_analysis::{Analyses, AnalysisSet, Target};
+use spvopt_ir::entity::EntitySet;
 use spvopt_ir::{InstId, Module, Section};
 
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
@@ -68,15 +69,13 @@ impl Pass for StripDebug {
         // 2. Keep candidates still used by kept instructions (to a fixed point; in a valid
         //    module nothing is rescued and this is one walk). The last walk's use set also tells
         //    which ext-inst imports are still used (step 4).
-        let mut used_by_kept = vec![false; m.id_capacity()];
+        let mut used_by_kept: EntitySet<spvopt_ir::Id> = EntitySet::with_capacity(m.id_capacity());
         loop {
-            used_by_kept.iter_mut().for_each(|u| *u = false);
+            used_by_kept.clear();
             for &i in &all {
                 if !remove[i.index()] {
                     m.for_each_used_id(i, |id| {
-                        if let Some(u) = used_by_kept.get_mut(id.index()) {
-                            *u = true;
-                        }
+                        used_by_kept.insert(id);
                     });
                 }
             }
@@ -85,7 +84,7 @@ impl Pass for StripDebug {
                 for &i in &all {
                     if remove[i.index()] {
                         if let Some(r) = m.inst(i).result_id() {
-                            if used_by_kept[r.index()] {
+                            if used_by_kept.contains(r) {
                                 remove[i.index()] = false;
                                 rescued = true;
                             }
@@ -144,7 +143,7 @@ impl Pass for StripDebug {
             let Some(r) = inst.result_id() else { continue };
             let Some(set) = m.ext_set(r) else { continue };
             if set.is_debug_or_non_semantic() {
-                if still_used[r.index()] || !changes.allow() {
+                if still_used.contains(r) || !changes.allow() {
                     if set == spvopt_ir::grammar::ExtSet::NonSemantic {
                         non_semantic_left = true;
                     }

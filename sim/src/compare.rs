@@ -126,10 +126,7 @@ pub fn param_elem_types(m: &Module, kernel: &str) -> Vec<Option<Elem>> {
     }) else {
         return Vec::new();
     };
-    let Some(f) = m
-        .function_ids()
-        .find(|&f| m.function_result(f).map(Id::word) == Some(func))
-    else {
+    let Some(f) = Id::new(func).and_then(|id| m.function_with_id(id)) else {
         return Vec::new();
     };
     m.function(f)

@@ -18,9 +18,7 @@ pub fn launch_for(m: &Module, sel: &[u8; 8]) -> Option<Launch> {
     let (_, ep) = m.section_insts(spvopt_ir::Section::EntryPoint).next()?;
     let func_id = ep.operand_id(1)?;
     let name = spvopt_ir::grammar::decode_string(&ep.operands()[2..])?.to_string();
-    let f = m
-        .function_ids()
-        .find(|&f| m.function_result(f) == Some(func_id))?;
+    let f = m.function_with_id(func_id)?;
     let mut args = Vec::new();
     let mut seed = u64::from(sel[7]) | 1;
     for &p in &m.function(f).header {

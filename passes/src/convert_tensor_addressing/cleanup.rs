@@ -3,6 +3,7 @@
 
 use spirv::Op;
 use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use spvopt_ir::entity::SecondaryMap;
 use spvopt_ir::{Id, Inst, InstId, Module, Section};
 
 use crate::util::is_side_effect_free;
@@ -11,18 +12,20 @@ use crate::util::is_side_effect_free;
 /// `seeds` and following their operands (layout chains the loads no longer read, conditions
 /// that folded, the constants only a removed type named). Linear in the module.
 pub(super) fn remove_dead(m: &mut Module, seeds: Vec<Id>) {
-    let mut uses = vec![0u32; m.id_capacity()];
+    // Uses per id (ids the module never defines read as used: nothing to remove there).
+    let mut uses: SecondaryMap<Id, u32> = SecondaryMap::with_capacity(m.id_capacity(), 0);
+    uses.resize(m.id_capacity());
     for i in m.all_insts() {
         m.for_each_used_id(i, |id| {
-            if let Some(n) = uses.get_mut(id.index()) {
-                *n += 1;
+            if id.index() < m.id_capacity() {
+                uses[id] += 1;
             }
         });
     }
     let mut dead_globals: HashSet<Id> = HashSet::default();
     let mut work = seeds;
     while let Some(v) = work.pop() {
-        if uses.get(v.index()).copied().unwrap_or(1) != 0 || dead_globals.contains(&v) {
+        if v.index() >= uses.len() || uses[v] != 0 || dead_globals.contains(&v) {
             continue;
         }
         let Some(i) = m.def(v) else { continue };
@@ -44,7 +47,8 @@ pub(super) fn remove_dead(m: &mut Module, seeds: Vec<Id>) {
             dead_globals.insert(v);
         }
         for o in operands {
-            if let Some(n) = uses.get_mut(o.index()) {
+            if o.index() < uses.len() {
+                let n = &mut uses[o];
                 *n = n.saturating_sub(1);
                 if *n == 0 {
                     work.push(o);

@@ -13,6 +13,7 @@
 use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use spvopt_analysis::operands::for_each_value_operand;
+use spvopt_ir::entity::EntitySet;
 use spvopt_ir::{Id, Inst, InstId, Module, Section};
 
 use crate::edit::variables::interface_start;
@@ -37,11 +38,9 @@ fn missing(m: &Module) -> Vec<(InstId, Vec<Id>)> {
         return Vec::new();
     }
     // The same set, dense (one flag per id): looked up for every operand of every function.
-    let mut is_global = vec![false; m.id_capacity()];
-    for g in &globals {
-        if let Some(x) = is_global.get_mut(g.index()) {
-            *x = true;
-        }
+    let mut is_global: EntitySet<Id> = EntitySet::with_capacity(m.id_capacity());
+    for &g in &globals {
+        is_global.insert(g);
     }
     // Per function (by result id): the globals it uses and the functions it calls.
     let mut uses: HashMap<Id, (Vec<Id>, Vec<Id>)> = HashMap::default();
@@ -59,7 +58,7 @@ fn missing(m: &Module) -> Vec<(InstId, Vec<Id>)> {
                 // Value operands: the only other used id, the result type, is never a
                 // variable.
                 for_each_value_operand(m, i, |id| {
-                    if is_global.get(id.index()).copied().unwrap_or(false) {
+                    if is_global.contains(id) {
                         vars.push(id);
                     }
                 });

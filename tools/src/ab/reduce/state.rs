@@ -175,10 +175,7 @@ pub fn entry_points(m: &Module) -> Vec<(InstId, String, Id)> {
 
 /// The function whose result id is `id`.
 pub fn function_of(m: &Module, id: Id) -> Option<FuncId> {
-    m.def_inst(id)
-        .is_some_and(|i| i.is(spvopt_ir::spirv::Op::Function))
-        .then(|| m.function_of(id))
-        .flatten()
+    m.function_with_id(id)
 }
 
 /// The clean-up after every edit: unreachable blocks go, straight-line blocks merge, dead code
