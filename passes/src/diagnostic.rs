@@ -1,6 +1,6 @@
 //! Diagnostics as values: what a pass (or the pass manager) has to tell a person about the
 //! module, with where it is, as cranelift's `VerifierError { location, context, message }` and
-//! naga's `WithSpan` do. Passes record warnings as [`Diagnostic`]s in their [`Statistics`]
+//! naga's `WithSpan` do. Passes record warnings as [`Diagnostic`]s in their [`crate::pass::Statistics`]
 //! (crate::pass::Statistics), and a failing pass returns its errors as diagnostics
 //! ([`crate::PassError::Failed`]); the pass manager groups warnings by message without reading
 //! text back ([`crate::manager::WarningGroup`]). One rendering module, [`render`], makes every

@@ -1,7 +1,7 @@
 //! Editing helpers several passes share, in one home so that no pass imports another (the
 //! architecture test forbids it): where an instruction is, for messages ([`location`]); the
 //! module's capabilities, extensions and version ([`capabilities`]); control-flow surgery
-//! ([`cfg`]); built-in Input variables and entry point interfaces ([`variables`]).
+//! ([`cfg`](mod@cfg)); built-in Input variables and entry point interfaces ([`variables`]).
 
 pub mod capabilities;
 pub mod cfg;

@@ -10,7 +10,7 @@
 //!   N > K: invocation `(r mod (N/K))·K + k`, own slot `r / (N/K)`). The MMA is executed by
 //!   the whole subgroup in convergent code, so a broadcast gives what a shuffle from that lane
 //!   would, and Intel's CPU runtime compiles it an order of magnitude faster
-//!   ([`Builder::broadcast`](super::build::Builder::broadcast)).
+//!   (`Builder::broadcast`).
 //! * `C[r][n]` is component r of C.
 //!
 //! Integers: elements are sign- or zero-extended (Signed bits) to the Result width and the

@@ -18,7 +18,7 @@ pub struct PassRecord {
     pub info: &'static PassInfo,
     pub options: PassOptions,
     pub changed: bool,
-    /// Rewrites the pass made (see [`Changes`]).
+    /// Rewrites the pass made (see [`crate::pass::Changes`]).
     pub changes: u64,
     /// The `max-changes` limit it ran with.
     pub max_changes: Option<u64>,

@@ -2,7 +2,7 @@
 //! problem — the pipeline changes its results on spv-sim, a device disagrees with spv-sim, a
 //! command fails on it, or a pass fails on it ([`predicate`]).
 //!
-//! How: the reductions of [`edits`] (launch size, entry points, branches, inlining, functions,
+//! How: the reductions of `edits` (launch size, entry points, branches, inlining, functions,
 //! instructions, kernel parameters, debug info, decorations, execution modes, capabilities,
 //! constants, buffers) are tried in turn, each to exhaustion, and the whole round again until
 //! a round changes nothing. Within a reduction the opportunities are tried as delta debugging
