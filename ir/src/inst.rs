@@ -293,16 +293,6 @@ pub struct InstBuf {
 }
 
 impl InstBuf {
-    /// Appends a word at the end of the instruction.
-    pub fn push(&mut self, word: u32) {
-        self.words.push(word);
-    }
-
-    /// Appends words at the end of the instruction.
-    pub fn extend_from_slice(&mut self, words: &[u32]) {
-        self.words.extend_from_slice(words);
-    }
-
     /// Keeps the first `len` words after the head.
     pub fn truncate(&mut self, len: usize) {
         self.words.truncate(len + 1);
