@@ -102,15 +102,14 @@ impl JointMatrix<'_> {
     ) -> Result<(), String> {
         let inst = m.inst(at).to_owned();
         let load = inst.opcode() == LOAD;
-        let ops = inst.operands().to_vec();
-        let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
+        let id = |k: usize| inst.operand_id(k);
         let pointer = id(0).ok_or("Pointer")?;
         let (x, y) = (id(1).ok_or("X offset")?, id(2).ok_or("Y offset")?);
         let lo = if load { 3 } else { 4 };
         let column_major = layout(m, id(lo))?;
         let (height, width) = (id(lo + 1).ok_or("Height")?, id(lo + 2).ok_or("Width")?);
         let stride = id(lo + 3).ok_or("no Stride (RowMajor and ColumnMajor need one)")?;
-        let mo = memory_operands(ops.get(lo + 4..).unwrap_or(&[]));
+        let mo = memory_operands(inst.operands().get(lo + 4..).unwrap_or(&[]));
         let (mat, dir) = if load {
             let ty = inst.result_type().ok_or("no type")?;
             let mat = self.matrix(Some(ty))?;
@@ -189,8 +188,7 @@ impl JointMatrix<'_> {
         at: InstId,
     ) -> Result<(), String> {
         let inst = m.inst(at).to_owned();
-        let ops = inst.operands().to_vec();
-        let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
+        let id = |k: usize| inst.operand_id(k);
         let [x, y, height, width, value] = [0, 1, 2, 3, 4].map(id);
         let (x, y) = (x.ok_or("X offset")?, y.ok_or("Y offset")?);
         let (height, width) = (height.ok_or("Height")?, width.ok_or("Width")?);
@@ -302,8 +300,7 @@ impl JointMatrix<'_> {
     /// 2D block prefetches where legal, else nothing.
     fn prefetch(&mut self, m: &mut Module, types: &mut Interner, at: InstId) -> Result<(), String> {
         let inst = m.inst(at).to_owned();
-        let ops = inst.operands().to_vec();
-        let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
+        let id = |k: usize| inst.operand_id(k);
         let pointer = id(0).ok_or("Pointer")?;
         let (x, y) = (id(1).ok_or("X offset")?, id(2).ok_or("Y offset")?);
         let here = location(m, at);
