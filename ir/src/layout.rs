@@ -262,6 +262,41 @@ impl Module {
         self.blocks[b].last = Some(i);
     }
 
+    /// Records the instruction of `len` pooled words at `start` (defining `result`) and links
+    /// it at the end of block `b`: [`Module::alloc_pooled`] then [`Module::link_at_end`] in
+    /// one step, its link written once (the loader, for most body instructions).
+    #[inline]
+    pub(crate) fn alloc_pooled_at_block_end(
+        &mut self,
+        b: BlockId,
+        start: u32,
+        len: u32,
+        result: Option<Id>,
+    ) -> InstId {
+        let i = InstId::from_index(self.recs.len());
+        if let Some(r) = result {
+            self.set_def(r, Some(i));
+        }
+        self.recs.push(crate::module::InstRec { start, len });
+        let block = &mut self.blocks[b];
+        let last = block.last.replace(i);
+        if last.is_none() {
+            block.first = Some(i);
+        }
+        self.links.push_linked(
+            i,
+            Link {
+                prev: last,
+                next: None,
+                block: Some(b),
+            },
+        );
+        if let Some(l) = last {
+            self.links[l].next = Some(i);
+        }
+        i
+    }
+
     /// Inserts a new instruction immediately before `at` (a function-body instruction).
     pub fn insert_before(&mut self, at: InstId, inst: impl AsRef<Inst>) -> InstId {
         let i = self.alloc_inst(inst);

@@ -260,6 +260,16 @@ impl Loader {
             let desc = load_desc(opcode);
             // The first word becomes the head; the words stay where they are.
             self.m.pool[pos] = desc.head;
+            if let Place::Block(f, b) = place {
+                if desc.plain_body && desc.fits(&self.m.pool[pos + 1..pos + wc]) {
+                    // The common case, decided here without `place`: a body instruction
+                    // whose operands fit the fast shape, appended to the current block.
+                    self.load_in_block(f, b, pos, wc, seq, &desc)?;
+                    seq += 1;
+                    pos += wc;
+                    continue;
+                }
+            }
             let inst = Inst::from_slice(&self.m.pool[pos..pos + wc]);
             // Plain-word operands (most instructions): each use word's range and its
             // definition checked in one loop, against where the instruction will sit if it
@@ -341,6 +351,52 @@ impl Loader {
         Ok(())
     }
 
+    /// Loads the instruction of `wc` words at `pos`, a plain body instruction (see
+    /// [`LoadDesc::plain_body`]) whose operands fit its fast shape, into block `b` of
+    /// function `f`: what the general path of [`Loader::run`] does for it, in the same order
+    /// (the range errors, then a duplicate definition), without its placement match.
+    #[inline]
+    fn load_in_block(
+        &mut self,
+        f: FuncId,
+        b: BlockId,
+        pos: usize,
+        wc: usize,
+        seq: u32,
+        desc: &LoadDesc,
+    ) -> Result<(), LoadError> {
+        let offset = pos * 4;
+        let scope = f.index() as u32;
+        let opcode = (desc.head & 0xffff) as u16;
+        let inst = Inst::from_slice(&self.m.pool[pos..pos + wc]);
+        let rule = UseRule::new(scope, seq, None, opcode == spirv::Op::Phi as u16);
+        let uses_ok = self.check_fast(inst, desc, rule, offset, self.m.header.bound)?;
+        let result = inst.result_id();
+        if let Some(r) = result {
+            if self.m.def(r).is_some() {
+                return Err(err(
+                    offset,
+                    Some(opcode_display(opcode).into_owned()),
+                    LoadErrorKind::DuplicateDefinition(r.word()),
+                ));
+            }
+        }
+        let i = self
+            .m
+            .alloc_pooled_at_block_end(b, pos as u32, wc as u32, result);
+        let site = Site {
+            inst: i,
+            offset,
+            seq,
+            scope,
+            section: None,
+            block: Some(b),
+        };
+        self.checks
+            .record(&self.m, site, opcode, result, None, uses_ok);
+        Ok(())
+    }
+
     /// Scope and section the instruction of `opcode` gets if `place` can take it (what the
     /// loop after placement computes, known ahead for the fused check).
     #[inline]
@@ -363,7 +419,8 @@ impl Loader {
     /// The fused check of an instruction whose operands fit its fast shape: every use word in
     /// range (else the error, exactly as [`Loader::check_operands`] reports it) and, in the
     /// same loop, whether every use passes `rule` (`Ok(false)` sends the instruction to the
-    /// full check at the end).
+    /// full check at the end). One comparison per word for the range; the error, if any, is
+    /// found again in order by [`Loader::range_error`].
     #[inline]
     fn check_fast(
         &self,
@@ -373,54 +430,81 @@ impl Loader {
         offset: usize,
         bound: u32,
     ) -> Result<bool, LoadError> {
-        let limit = self.id_limit;
         let words = &inst.words;
+        // `w` in 1..min(bound, limit) as one comparison: `w - 1` wraps for 0.
+        let span = bound.min(self.id_limit).saturating_sub(1);
+        let in_range = |w: u32| w.wrapping_sub(1) < span;
         let defs = self.checks.defs();
         let has_type = inst.has_result_type();
         let mut all_ok = true;
-        let mut bad_word = None;
-        let mut check = |k: usize| {
-            let w = words[k];
-            if w == 0 || w >= bound || w >= limit {
-                bad_word = bad_word.or(Some(w));
-            } else {
-                all_ok &= rule.ok(defs, w, has_type && k == 0);
-            }
-        };
+        let mut all_in_range = true;
         let mut mask = desc.use_mask;
+        if has_type && mask & 1 != 0 {
+            let w = words[0];
+            all_in_range &= in_range(w);
+            all_ok &= rule.ok(defs, w, true);
+            mask &= !1;
+        }
         while mask != 0 {
-            let k = mask.trailing_zeros() as usize;
+            let w = words[mask.trailing_zeros() as usize];
             mask &= mask - 1;
-            check(k);
+            all_in_range &= in_range(w);
+            all_ok &= rule.ok(defs, w, false);
         }
         if desc.tail == 1 {
-            for k in usize::from(desc.fixed)..words.len() {
-                check(k);
+            for &w in &words[usize::from(desc.fixed)..] {
+                all_in_range &= in_range(w);
+                all_ok &= rule.ok(defs, w, false);
             }
         }
-        if bad_word.is_none() && inst.has_result() {
-            let r = words[usize::from(has_type)];
-            if r == 0 || r >= bound || r >= limit {
-                bad_word = Some(r);
-            }
+        if inst.has_result() {
+            all_in_range &= in_range(words[usize::from(has_type)]);
         }
-        match bad_word {
-            None => Ok(all_ok),
-            Some(w) => {
-                let kind = if w == 0 {
-                    LoadErrorKind::IdZero
-                } else if w >= bound {
-                    LoadErrorKind::IdOutOfBound { id: w, bound }
-                } else {
-                    LoadErrorKind::IdTooLargeForSize {
-                        id: w,
-                        limit,
-                        words: self.n_words,
-                    }
-                };
-                Err(err(offset, Some(inst.name().into_owned()), kind))
-            }
+        if all_in_range {
+            Ok(all_ok)
+        } else {
+            Err(self.range_error(inst, desc, offset, bound))
         }
+    }
+
+    /// The error [`Loader::check_fast`] found: the first use word out of range (in the order
+    /// of the fast shape), else the result.
+    #[cold]
+    #[inline(never)]
+    fn range_error(&self, inst: &Inst, desc: &LoadDesc, offset: usize, bound: u32) -> LoadError {
+        let limit = self.id_limit;
+        let words = &inst.words;
+        let has_type = inst.has_result_type();
+        let bad = |w: u32| w == 0 || w >= bound || w >= limit;
+        let mut uses = (0..32)
+            .filter(|k| desc.use_mask & (1 << k) != 0)
+            .map(|k| words[k])
+            .chain(if desc.tail == 1 {
+                words[usize::from(desc.fixed)..].iter().copied()
+            } else {
+                [].iter().copied()
+            });
+        let bad_word = uses
+            .find(|&w| bad(w))
+            .or_else(|| {
+                inst.has_result()
+                    .then(|| words[usize::from(has_type)])
+                    .filter(|&r| bad(r))
+            })
+            .expect("check_fast found a word out of range");
+        let w = bad_word;
+        let kind = if w == 0 {
+            LoadErrorKind::IdZero
+        } else if w >= bound {
+            LoadErrorKind::IdOutOfBound { id: w, bound }
+        } else {
+            LoadErrorKind::IdTooLargeForSize {
+                id: w,
+                limit,
+                words: self.n_words,
+            }
+        };
+        err(offset, Some(inst.name().into_owned()), kind)
     }
 
     /// The structural check of an instruction whose operands the fast shape does not cover:

@@ -208,6 +208,17 @@ impl Links {
         }
     }
 
+    /// Adds the link of the instruction just allocated as `i`, which sits in a block (so the
+    /// table has started: `i` is at or above `base`).
+    #[inline]
+    pub(crate) fn push_linked(&mut self, i: InstId, link: Link) {
+        if i.index() < self.base {
+            self.widen();
+        }
+        debug_assert_eq!(i.index() - self.base, self.links.len());
+        self.links.push(link);
+    }
+
     /// Makes the table start at instruction index `base` (the loader, before the first
     /// instruction that can be in a block; nothing may be stored yet).
     pub(crate) fn start_at(&mut self, base: usize) {

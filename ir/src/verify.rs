@@ -45,6 +45,21 @@ pub(crate) struct Def {
     /// Opcode of the defining instruction (0: not defined), kept here so that checking a use
     /// does not touch the defining instruction.
     op: u16,
+    /// The defining instruction declares a type ([`is_type_decl`] of `op`, asked once per
+    /// definition instead of once per use).
+    is_type: bool,
+}
+
+impl Def {
+    #[inline]
+    fn new(seq: u32, scope: u32, op: u16) -> Def {
+        Def {
+            seq,
+            scope,
+            op,
+            is_type: is_type_decl(op),
+        }
+    }
 }
 
 /// Where an instruction sits.
@@ -153,7 +168,7 @@ impl UseRule {
         let same_scope = d.scope == self.scope;
         d.seq != NONE
             && (d.scope == GLOBAL || same_scope || self.names)
-            && (!is_type || is_type_decl(d.op))
+            && (!is_type || d.is_type)
             && (d.seq <= self.seq
                 || self.anywhere
                 // The cheap ones of `forward_ok`'s legal forward references.
@@ -297,11 +312,7 @@ impl LoadChecks {
             if i >= self.defs.len() {
                 self.defs.resize(i + 1, UNDEFINED);
             }
-            self.defs[i] = Def {
-                seq: site.seq,
-                scope: site.scope,
-                op: opcode,
-            };
+            self.defs[i] = Def::new(site.seq, site.scope, opcode);
         }
     }
 
@@ -393,6 +404,7 @@ const UNDEFINED: Def = Def {
     seq: NONE,
     scope: GLOBAL,
     op: 0,
+    is_type: false,
 };
 
 /// Calls `f` with every live instruction in emission order and where it sits.
@@ -480,11 +492,7 @@ impl Verifier<'_> {
                     LoadErrorKind::DuplicateDefinition(r.word()),
                 ));
             }
-            *d = Def {
-                seq: site.seq,
-                scope: site.scope,
-                op: inst.opcode(),
-            };
+            *d = Def::new(site.seq, site.scope, inst.opcode());
             Ok(())
         })
     }

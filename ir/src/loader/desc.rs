@@ -29,6 +29,10 @@ pub(super) struct LoadDesc {
     section: u8,
     /// The grammar knows the opcode.
     pub known: bool,
+    /// A known opcode that goes in a block as is: no module-level section, and none of the
+    /// instructions that open or close a function or block (`OpFunction`,
+    /// `OpFunctionParameter`, `OpLabel`, `OpFunctionEnd`).
+    pub plain_body: bool,
 }
 
 impl LoadDesc {
@@ -60,12 +64,24 @@ impl LoadDesc {
             tail: NOT_FAST,
             section: Section::of_opcode(opcode).map_or(NO_SECTION, |s| s as u8),
             known: false,
+            plain_body: false,
         }
     }
 
     fn of(opcode: u16) -> LoadDesc {
         let mut d = LoadDesc::unknown(opcode);
         d.known = grammar::inst_desc(opcode).is_some();
+        use spirv::Op;
+        d.plain_body = d.known
+            && d.section == NO_SECTION
+            && ![
+                Op::Function,
+                Op::FunctionParameter,
+                Op::Label,
+                Op::FunctionEnd,
+            ]
+            .iter()
+            .any(|&o| o as u16 == opcode);
         if let Some(shape) = grammar::fast_shape(opcode) {
             d.use_mask = shape.use_mask;
             d.fixed = shape.fixed;
