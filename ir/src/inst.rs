@@ -136,6 +136,7 @@ impl Inst {
     }
 
     /// The opcode, if the `spirv` crate knows it (a table lookup).
+    #[inline]
     pub fn op(&self) -> Option<spirv::Op> {
         op_of(self.opcode())
     }
@@ -347,6 +348,7 @@ pub fn opcode_display(opcode: u16) -> std::borrow::Cow<'static, str> {
 /// `spirv::Op` of a raw opcode through a table filled lazily, one opcode at a time
 /// (`Op::from_u32` is a large match and passes ask for every instruction; filling the whole
 /// table up front cost a tenth of a process's first `-O` call).
+#[inline]
 pub fn op_of(opcode: u16) -> Option<spirv::Op> {
     const SIZE: usize = 8192;
     static TABLE: [std::sync::OnceLock<Option<spirv::Op>>; SIZE] =

@@ -341,6 +341,12 @@ impl Module {
 
     // ---- instructions -------------------------------------------------------------------
 
+    /// The word count of instruction `i` (without touching its words).
+    #[inline]
+    pub(crate) fn inst_len(&self, i: InstId) -> usize {
+        self.recs[i].len as usize
+    }
+
     /// The instruction `i`.
     #[inline]
     pub fn inst(&self, i: InstId) -> &Inst {

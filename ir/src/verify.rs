@@ -424,7 +424,7 @@ fn walk(m: &Module, mut f: impl FnMut(Site) -> Result<(), LoadError>) -> Result<
             section,
             block,
         };
-        offset += m.inst(inst).word_count() * 4;
+        offset += m.inst_len(inst) * 4;
         seq += 1;
         f(site)
     };
@@ -603,6 +603,9 @@ impl Verifier<'_> {
     fn check_operand_kinds(&mut self, site: Site) -> Result<(), LoadErrorKind> {
         let inst = self.m.inst(site.inst);
         let ops = inst.operands();
+        if !needs_kind_check(inst.opcode()) {
+            return Ok(());
+        }
         let Some(op) = inst.op() else { return Ok(()) };
         match op {
             Op::Function => self.expect(ops.get(1), Op::TypeFunction, "an OpTypeFunction"),
