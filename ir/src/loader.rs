@@ -261,10 +261,14 @@ impl Loader {
             // The first word becomes the head; the words stay where they are.
             self.m.pool[pos] = desc.head;
             if let Place::Block(f, b) = place {
-                if desc.plain_body && desc.fits(&self.m.pool[pos + 1..pos + wc]) {
+                let tail_uses = match desc.plain_body {
+                    true => desc.fit(&self.m.pool[pos + 1..pos + wc]),
+                    false => None,
+                };
+                if let Some(tail_uses) = tail_uses {
                     // The common case, decided here without `place`: a body instruction
                     // whose operands fit the fast shape, appended to the current block.
-                    self.load_in_block(f, b, pos, wc, seq, &desc)?;
+                    self.load_in_block((f, b), pos, wc, seq, &desc, tail_uses)?;
                     seq += 1;
                     pos += wc;
                     continue;
@@ -274,12 +278,13 @@ impl Loader {
             // Plain-word operands (most instructions): each use word's range and its
             // definition checked in one loop, against where the instruction will sit if it
             // can be placed (a placement error wins over what the loop found, as before).
-            let fused = desc.fits(&inst.words);
+            let fit = desc.fit(&inst.words);
+            let fused = fit.is_some();
             let mut walked_uses = SmallVec::new();
-            let uses_ok = if fused {
+            let uses_ok = if let Some(tail_uses) = fit {
                 let (scope, section) = self.site_ahead(&place, opcode, &desc);
                 let rule = UseRule::new(scope, seq, section, opcode == spirv::Op::Phi as u16);
-                self.check_fast(inst, &desc, rule, offset, bound)?
+                self.check_fast(inst, &desc, tail_uses, rule, offset, bound)?
             } else {
                 walked_uses = self.check_operands(inst, offset, bound)?;
                 false
@@ -358,19 +363,19 @@ impl Loader {
     #[inline]
     fn load_in_block(
         &mut self,
-        f: FuncId,
-        b: BlockId,
+        (f, b): (FuncId, BlockId),
         pos: usize,
         wc: usize,
         seq: u32,
         desc: &LoadDesc,
+        tail_uses: u32,
     ) -> Result<(), LoadError> {
         let offset = pos * 4;
         let scope = f.index() as u32;
         let opcode = (desc.head & 0xffff) as u16;
         let inst = Inst::from_slice(&self.m.pool[pos..pos + wc]);
         let rule = UseRule::new(scope, seq, None, opcode == spirv::Op::Phi as u16);
-        let uses_ok = self.check_fast(inst, desc, rule, offset, self.m.header.bound)?;
+        let uses_ok = self.check_fast(inst, desc, tail_uses, rule, offset, self.m.header.bound)?;
         let result = inst.result_id();
         if let Some(r) = result {
             if self.m.def(r).is_some() {
@@ -419,13 +424,16 @@ impl Loader {
     /// The fused check of an instruction whose operands fit its fast shape: every use word in
     /// range (else the error, exactly as [`Loader::check_operands`] reports it) and, in the
     /// same loop, whether every use passes `rule` (`Ok(false)` sends the instruction to the
-    /// full check at the end). One comparison per word for the range; the error, if any, is
-    /// found again in order by [`Loader::range_error`].
+    /// full check at the end). `tail_uses` marks further used ids after the fixed prefix (bit
+    /// k: word `fixed + k`, from [`LoadDesc::fit`]). One comparison per word for the range;
+    /// the error, if any, is found again by [`Loader::range_error`].
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn check_fast(
         &self,
         inst: &Inst,
         desc: &LoadDesc,
+        tail_uses: u32,
         rule: UseRule,
         offset: usize,
         bound: u32,
@@ -457,54 +465,38 @@ impl Loader {
                 all_ok &= rule.ok(defs, w, false);
             }
         }
+        let mut tail_uses = tail_uses;
+        while tail_uses != 0 {
+            let w = words[usize::from(desc.fixed) + tail_uses.trailing_zeros() as usize];
+            tail_uses &= tail_uses - 1;
+            all_in_range &= in_range(w);
+            all_ok &= rule.ok(defs, w, false);
+        }
         if inst.has_result() {
             all_in_range &= in_range(words[usize::from(has_type)]);
         }
         if all_in_range {
             Ok(all_ok)
         } else {
-            Err(self.range_error(inst, desc, offset, bound))
+            Err(self.range_error(inst, offset, bound))
         }
     }
 
-    /// The error [`Loader::check_fast`] found: the first use word out of range (in the order
-    /// of the fast shape), else the result.
+    /// The error [`Loader::check_fast`] found: the one the grammar walk reports (the first id
+    /// word out of range in operand order), so that an instruction's error does not depend on
+    /// which path checked it.
     #[cold]
     #[inline(never)]
-    fn range_error(&self, inst: &Inst, desc: &LoadDesc, offset: usize, bound: u32) -> LoadError {
-        let limit = self.id_limit;
-        let words = &inst.words;
-        let has_type = inst.has_result_type();
-        let bad = |w: u32| w == 0 || w >= bound || w >= limit;
-        let mut uses = (0..32)
-            .filter(|k| desc.use_mask & (1 << k) != 0)
-            .map(|k| words[k])
-            .chain(if desc.tail == 1 {
-                words[usize::from(desc.fixed)..].iter().copied()
-            } else {
-                [].iter().copied()
-            });
-        let bad_word = uses
-            .find(|&w| bad(w))
-            .or_else(|| {
-                inst.has_result()
-                    .then(|| words[usize::from(has_type)])
-                    .filter(|&r| bad(r))
-            })
-            .expect("check_fast found a word out of range");
-        let w = bad_word;
-        let kind = if w == 0 {
-            LoadErrorKind::IdZero
-        } else if w >= bound {
-            LoadErrorKind::IdOutOfBound { id: w, bound }
-        } else {
-            LoadErrorKind::IdTooLargeForSize {
-                id: w,
-                limit,
-                words: self.n_words,
-            }
-        };
-        err(offset, Some(inst.name().into_owned()), kind)
+    fn range_error(&self, inst: &Inst, offset: usize, bound: u32) -> LoadError {
+        match self.check_operands(inst, offset, bound) {
+            Err(e) => e,
+            // Not reached: a word out of range is one the walk finds too.
+            Ok(_) => err(
+                offset,
+                Some(inst.name().into_owned()),
+                LoadErrorKind::Operands("an id out of range".into()),
+            ),
+        }
     }
 
     /// The structural check of an instruction whose operands the fast shape does not cover:

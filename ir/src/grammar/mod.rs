@@ -704,6 +704,50 @@ pub enum FastTail {
     Ids,
     /// Every remaining word is a literal.
     Literals,
+    /// The last operand is a value enum (index for [`enum_kind`]) whose enumerants carry
+    /// parameters (`OpDecorate`'s decoration, `OpExecutionMode`'s mode): fast when the
+    /// enumerant is known and its parameters are single words filling the instruction
+    /// exactly ([`enum_tail_uses`]).
+    Enum(u16),
+    /// The last operand is an optional bit enum (`OpLoad`'s memory access, a multiply-
+    /// accumulate's operands mask): fast when absent, or when every set bit is known and the
+    /// bits' parameters are single words filling the instruction exactly ([`enum_tail_uses`]).
+    Bits(u16),
+}
+
+/// For the words of an enum operand that ends an instruction (`words[0]` the enum's value or
+/// bit mask, the enumerants' parameters after it): bit k set for each parameter word k that
+/// is a used id, if every enumerant is known and its parameters are single words that fill
+/// `words` exactly (what the grammar walk then finds). `None` otherwise (the caller walks).
+#[inline]
+pub fn enum_tail_uses(kind: u16, bits: bool, words: &[u32]) -> Option<u32> {
+    let (&value, _) = words.split_first()?;
+    let kind = enum_kind(kind);
+    let mut uses = 0u32;
+    let mut pos = 1usize;
+    let mut take = |params: &[(OperandKind, Quantifier)]| -> Option<()> {
+        for &(p, q) in params {
+            if q != Quantifier::One || pos >= 32 {
+                return None;
+            }
+            if single_word_kind(p)? {
+                uses |= 1 << pos;
+            }
+            pos += 1;
+        }
+        Some(())
+    };
+    if bits {
+        let mut rest = value;
+        while rest != 0 {
+            let bit = rest & rest.wrapping_neg();
+            rest &= rest - 1;
+            take(kind.get(bit)?.params)?;
+        }
+    } else {
+        take(kind.get(value)?.params)?;
+    }
+    (pos == words.len()).then_some(uses)
 }
 
 fn single_word_kind(kind: OperandKind) -> Option<bool> {
@@ -728,7 +772,22 @@ fn compute_fast_shape(desc: &InstDesc) -> Option<FastShape> {
         let last = n + 1 == desc.operands.len();
         match quant {
             Quantifier::One => {
-                let is_use = single_word_kind(kind)?;
+                let Some(is_use) = single_word_kind(kind) else {
+                    return match kind {
+                        OperandKind::ValueEnum(k) if last => Some(FastShape {
+                            use_mask,
+                            fixed,
+                            tail: FastTail::Enum(k),
+                        }),
+                        // `OpConstant`'s value: at least one literal word, all the rest.
+                        OperandKind::ContextNumber if last && fixed < 32 => Some(FastShape {
+                            use_mask,
+                            fixed: fixed + 1,
+                            tail: FastTail::Literals,
+                        }),
+                        _ => None,
+                    };
+                };
                 if fixed >= 32 {
                     return None;
                 }
@@ -745,6 +804,7 @@ fn compute_fast_shape(desc: &InstDesc) -> Option<FastShape> {
                 tail = match kind {
                     OperandKind::Id | OperandKind::PairIdId => FastTail::Ids,
                     OperandKind::Literal => FastTail::Literals,
+                    OperandKind::BitEnum(k) if quant == Quantifier::Optional => FastTail::Bits(k),
                     // Other optional tails (memory operands, loop controls, …): fast only
                     // when absent.
                     _ => FastTail::Nothing,
@@ -829,6 +889,14 @@ fn compute_use_shape(desc: &InstDesc) -> Option<FastShape> {
                 let rest = &desc.operands[n..];
                 let tail = if rest.iter().all(|&(k, _)| never_holds_id(k)) {
                     FastTail::Literals
+                } else if let (true, Quantifier::One, OperandKind::ValueEnum(k)) =
+                    (last, quant, kind)
+                {
+                    FastTail::Enum(k)
+                } else if let (true, Quantifier::Optional, OperandKind::BitEnum(k)) =
+                    (last, quant, kind)
+                {
+                    FastTail::Bits(k)
                 } else if last
                     && quant != Quantifier::One
                     && matches!(kind, OperandKind::Id | OperandKind::PairIdId)
@@ -915,6 +983,18 @@ fn visit_shape(shape: FastShape, words: &[u32], mut f: impl FnMut(usize)) -> boo
     if words.len() < fixed || (words.len() > fixed && shape.tail == FastTail::Nothing) {
         return false;
     }
+    let tail_uses = match shape.tail {
+        FastTail::Enum(k) => match enum_tail_uses(k, false, &words[fixed..]) {
+            Some(u) => u,
+            None => return false,
+        },
+        FastTail::Bits(_) if words.len() == fixed => 0,
+        FastTail::Bits(k) => match enum_tail_uses(k, true, &words[fixed..]) {
+            Some(u) => u,
+            None => return false,
+        },
+        _ => 0,
+    };
     let mut mask = shape.use_mask;
     while mask != 0 {
         let i = mask.trailing_zeros() as usize;
@@ -925,6 +1005,12 @@ fn visit_shape(shape: FastShape, words: &[u32], mut f: impl FnMut(usize)) -> boo
         for i in fixed..words.len() {
             f(i);
         }
+    }
+    let mut tail_uses = tail_uses;
+    while tail_uses != 0 {
+        let i = tail_uses.trailing_zeros() as usize;
+        tail_uses &= tail_uses - 1;
+        f(fixed + i);
     }
     true
 }

@@ -12,6 +12,11 @@ use crate::opcode_table::PerOpcode;
 pub(super) const NOT_FAST: u8 = 3;
 /// The fixed prefix is followed by exactly one string (checked by `grammar::is_exact_string`).
 pub(super) const STRING: u8 = 4;
+/// The fixed prefix is followed by a value enum and its parameters (`FastTail::Enum`).
+const ENUM: u8 = 5;
+/// The fixed prefix is followed by an optional bit enum and its bits' parameters
+/// (`FastTail::Bits`).
+const BITS: u8 = 6;
 const NO_SECTION: u8 = 0xff;
 
 /// The loader's facts about one opcode.
@@ -23,8 +28,11 @@ pub(super) struct LoadDesc {
     pub use_mask: u32,
     /// Words in the fixed prefix.
     pub fixed: u8,
-    /// `FastTail` as 0 (nothing), 1 (ids), 2 (literals), [`STRING`], or [`NOT_FAST`].
+    /// `FastTail` as 0 (nothing), 1 (ids), 2 (literals), [`STRING`], `ENUM`, `BITS`, or
+    /// [`NOT_FAST`].
     pub tail: u8,
+    /// The enum kind of an `ENUM` or `BITS` tail.
+    enum_kind: u16,
     /// `Section` index of a module-level opcode, or none.
     section: u8,
     /// The grammar knows the opcode.
@@ -42,17 +50,32 @@ impl LoadDesc {
         Section::ALL.get(usize::from(self.section)).copied()
     }
 
-    /// Whether the fast shape covers an instruction whose words after the first are `words`.
+    /// Whether the fast shape covers an instruction whose words after the first are `words`,
+    /// and if so, which words after the fixed prefix are used ids besides an ids tail (bit k:
+    /// word `fixed + k`; only enum tails have such words).
     #[inline]
-    pub fn fits(&self, words: &[u32]) -> bool {
+    pub fn fit(&self, words: &[u32]) -> Option<u32> {
         let fixed = usize::from(self.fixed);
         let len = words.len();
-        match self.tail {
+        let fits = match self.tail {
             NOT_FAST => false,
             STRING => len > fixed && grammar::is_exact_string(&words[fixed..]),
             0 => len == fixed,
+            ENUM => return self.enum_tail(words, false),
+            BITS if len == fixed => true,
+            BITS => return self.enum_tail(words, true),
             _ => len >= fixed,
+        };
+        fits.then_some(0)
+    }
+
+    #[cold]
+    fn enum_tail(&self, words: &[u32], bits: bool) -> Option<u32> {
+        let fixed = usize::from(self.fixed);
+        if words.len() <= fixed {
+            return None;
         }
+        grammar::enum_tail_uses(self.enum_kind, bits, &words[fixed..])
     }
 
     /// The entry of an opcode the grammar does not know.
@@ -62,6 +85,7 @@ impl LoadDesc {
             use_mask: 0,
             fixed: 0,
             tail: NOT_FAST,
+            enum_kind: 0,
             section: Section::of_opcode(opcode).map_or(NO_SECTION, |s| s as u8),
             known: false,
             plain_body: false,
@@ -89,6 +113,14 @@ impl LoadDesc {
                 FastTail::Nothing => 0,
                 FastTail::Ids => 1,
                 FastTail::Literals => 2,
+                FastTail::Enum(k) => {
+                    d.enum_kind = k;
+                    ENUM
+                }
+                FastTail::Bits(k) => {
+                    d.enum_kind = k;
+                    BITS
+                }
             };
         } else if let Some((use_mask, fixed)) = grammar::string_tail_shape(opcode) {
             d.use_mask = use_mask;
