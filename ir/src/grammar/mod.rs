@@ -980,20 +980,12 @@ pub fn for_each_use_fast(opcode: u16, words: &[u32], f: impl FnMut(usize)) -> bo
 #[inline]
 fn visit_shape(shape: FastShape, words: &[u32], mut f: impl FnMut(usize)) -> bool {
     let fixed = shape.fixed as usize;
-    if words.len() < fixed || (words.len() > fixed && shape.tail == FastTail::Nothing) {
-        return false;
-    }
-    let tail_uses = match shape.tail {
-        FastTail::Enum(k) => match enum_tail_uses(k, false, &words[fixed..]) {
-            Some(u) => u,
-            None => return false,
-        },
-        FastTail::Bits(_) if words.len() == fixed => 0,
-        FastTail::Bits(k) => match enum_tail_uses(k, true, &words[fixed..]) {
-            Some(u) => u,
-            None => return false,
-        },
-        _ => 0,
+    let ids_tail = match shape.tail {
+        FastTail::Nothing if words.len() == fixed => false,
+        FastTail::Ids if words.len() >= fixed => true,
+        FastTail::Literals if words.len() >= fixed => false,
+        FastTail::Enum(_) | FastTail::Bits(_) => return visit_enum_tail(shape, words, f),
+        _ => return false,
     };
     let mut mask = shape.use_mask;
     while mask != 0 {
@@ -1001,12 +993,36 @@ fn visit_shape(shape: FastShape, words: &[u32], mut f: impl FnMut(usize)) -> boo
         mask &= mask - 1;
         f(i);
     }
-    if shape.tail == FastTail::Ids {
+    if ids_tail {
         for i in fixed..words.len() {
             f(i);
         }
     }
-    let mut tail_uses = tail_uses;
+    true
+}
+
+/// [`visit_shape`] for a shape that ends with an enum ([`FastTail::Enum`], [`FastTail::Bits`]).
+#[inline(never)]
+fn visit_enum_tail(shape: FastShape, words: &[u32], mut f: impl FnMut(usize)) -> bool {
+    let fixed = shape.fixed as usize;
+    if words.len() < fixed {
+        return false;
+    }
+    let tail_uses = match shape.tail {
+        FastTail::Bits(_) if words.len() == fixed => Some(0),
+        FastTail::Bits(k) => enum_tail_uses(k, true, &words[fixed..]),
+        FastTail::Enum(k) => enum_tail_uses(k, false, &words[fixed..]),
+        _ => None,
+    };
+    let Some(mut tail_uses) = tail_uses else {
+        return false;
+    };
+    let mut mask = shape.use_mask;
+    while mask != 0 {
+        let i = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        f(i);
+    }
     while tail_uses != 0 {
         let i = tail_uses.trailing_zeros() as usize;
         tail_uses &= tail_uses - 1;
