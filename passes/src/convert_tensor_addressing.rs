@@ -90,10 +90,12 @@ use types::plan;
 
 pub struct ConvertTensorAddressing;
 
+/// `has_internal`: the module has a translator-internal instruction (`internal`).
 fn convert(
     m: &mut Module,
     analyses: &mut Analyses,
     target: &Target,
+    has_internal: bool,
     stats: &mut Statistics,
     changes: &mut Changes,
 ) -> Result<bool, Diagnostic> {
@@ -101,9 +103,6 @@ fn convert(
         .section_insts(Section::Global)
         .any(|(_, t)| t.is(Op::TypeCooperativeMatrixKHR) || t.is(Op::TypeTensorLayoutNV));
     // joint_matrix prefetches need no matrix type.
-    let has_internal = m
-        .all_insts()
-        .any(|i| internal::is_translator_internal(m.inst(i).opcode()));
     if !has_matrices && !has_internal {
         return Ok(false);
     }
@@ -374,7 +373,19 @@ impl Pass for ConvertTensorAddressing {
         // function object): not expressible. Converting the other uses alone would leave it on
         // types that no longer exist, so the module is left as it is (IGC reads both forms).
         let apply = internal::OP_COOPERATIVE_MATRIX_APPLY_FUNCTION_INTEL;
-        if let Some(i) = m.all_insts().find(|&i| m.inst(i).opcode() == apply) {
+        // One walk finds whether any translator-internal instruction is there, and the first
+        // OpCooperativeMatrixApplyFunctionINTEL (one of them).
+        let (mut has_internal, mut first_apply) = (false, None);
+        m.for_each_inst_in_order(|i| {
+            let o = m.inst(i).opcode();
+            if internal::is_translator_internal(o) {
+                has_internal = true;
+                if o == apply && first_apply.is_none() {
+                    first_apply = Some(i);
+                }
+            }
+        });
+        if let Some(i) = first_apply {
             let (mut applies, mut others) = (0, 0);
             for j in m.all_insts() {
                 match m.inst(j).opcode() {
@@ -396,7 +407,7 @@ impl Pass for ConvertTensorAddressing {
             return Ok(PassResult::unchanged(stats));
         }
         // On an error the pass manager discards the module (a pass may leave it partial).
-        match convert(m, analyses, target, &mut stats, changes) {
+        match convert(m, analyses, target, has_internal, &mut stats, changes) {
             Ok(false) => Ok(PassResult::unchanged(stats)),
             // Types, values, blocks and instructions all change: no analysis survives.
             Ok(true) => Ok(PassResult {

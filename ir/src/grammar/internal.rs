@@ -137,14 +137,34 @@ pub fn capability_of(opcode: u16) -> Option<u32> {
     })
 }
 
-/// Whether `opcode` is one of these translator-internal instructions.
+/// Whether `opcode` is one of these translator-internal instructions (a range test first:
+/// passes ask it of every instruction).
+#[inline]
 pub fn is_translator_internal(opcode: u16) -> bool {
-    inst_desc(opcode).is_some()
+    (FIRST_INTERNAL..=LAST_INTERNAL).contains(&opcode) && inst_desc(opcode).is_some()
 }
+
+/// The lowest and highest opcodes of [`INTERNAL_INSTRUCTIONS`].
+const FIRST_INTERNAL: u16 = OP_COOPERATIVE_MATRIX_LOAD_CHECKED_INTEL;
+const LAST_INTERNAL: u16 = OP_COOPERATIVE_MATRIX_PREFETCH_INTEL;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn internal_opcodes_lie_in_the_range_tested_first() {
+        for d in INTERNAL_INSTRUCTIONS.iter() {
+            assert!(
+                (FIRST_INTERNAL..=LAST_INTERNAL).contains(&d.opcode),
+                "{}",
+                d.name
+            );
+            assert!(is_translator_internal(d.opcode));
+        }
+        assert!(!is_translator_internal(FIRST_INTERNAL - 1));
+        assert!(!is_translator_internal(LAST_INTERNAL + 1));
+    }
 
     #[test]
     fn memory_operand_kind_is_memory_access() {
