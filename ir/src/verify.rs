@@ -334,6 +334,8 @@ impl LoadChecks {
                     let (site, whole) = r.site();
                     if whole {
                         v.check_inst(site)?;
+                    } else if m.inst(site.inst).is(Op::Phi) && v.phi_ok(site) {
+                        // Its uses passed already; so do its parents.
                     } else {
                         v.check_operand_kinds(site)
                             .map_err(|kind| site_err(m, site, kind))?;
@@ -500,6 +502,9 @@ impl Verifier<'_> {
     fn check_inst(&mut self, site: Site) -> Result<(), LoadError> {
         let m = self.m;
         let inst = m.inst(site.inst);
+        if inst.is(Op::Phi) && self.phi_ok(site) {
+            return Ok(());
+        }
         // Fast path: every use defined earlier, in scope, of the right kind. Anything else
         // (a legal forward reference, or an error) is decided by the full check below.
         let all_ok = uses_ok(m, inst, &site, &self.defs);
@@ -511,6 +516,28 @@ impl Verifier<'_> {
                 .map_err(|kind| site_err(m, site, kind))?;
         }
         Ok(())
+    }
+
+    /// Whether the `OpPhi` at `site` passes every check (its uses by [`UseRule::ok`], its
+    /// parents labels of its function) without the general machinery: phis are a fifth of a
+    /// GEMM's instructions, and the loop header's wait for the end of the load (their values
+    /// come from the back edge). `false` sends it to the full check, which finds the error or
+    /// the legal exception.
+    #[inline]
+    fn phi_ok(&self, site: Site) -> bool {
+        let words: &[u32] = &self.m.inst(site.inst).words;
+        let rule = UseRule::new(site.scope, site.seq, site.section, true);
+        let defs = &self.defs[..];
+        let Some((&ty, rest)) = words.split_first() else {
+            return false;
+        };
+        let pairs = rest.get(1..).unwrap_or(&[]);
+        rule.ok(defs, ty, true)
+            && pairs.iter().all(|&w| rule.ok(defs, w, false))
+            && pairs.iter().skip(1).step_by(2).all(|&p| {
+                defs.get(p as usize)
+                    .is_some_and(|d| d.op == Op::Label as u16 && d.scope == site.scope)
+            })
     }
 
     /// [`Verifier::check_inst`] without the fast path.
