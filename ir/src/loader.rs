@@ -427,7 +427,7 @@ impl Loader {
     /// full check at the end). `tail_uses` marks further used ids after the fixed prefix (bit
     /// k: word `fixed + k`, from [`LoadDesc::fit`]). One comparison per word for the range;
     /// the error, if any, is found again by [`Loader::range_error`].
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn check_fast(
         &self,

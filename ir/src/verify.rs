@@ -207,12 +207,20 @@ enum Waiting {
 const WAITING_LIST_MAX: usize = 4096;
 
 impl Waiting {
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, site: Site, whole: bool) {
         match self {
             Waiting::List(list) if list.len() < WAITING_LIST_MAX => {
                 list.push(Recheck::new(site, whole))
             }
+            _ => self.push_past_list(site, whole),
+        }
+    }
+
+    /// [`Waiting::push`] once the list is full (switching to the bit sets) or gone.
+    #[inline(never)]
+    fn push_past_list(&mut self, site: Site, whole: bool) {
+        match self {
             Waiting::List(list) => {
                 let (mut w, mut k) = (EntitySet::new(), EntitySet::new());
                 for r in list.iter() {
@@ -289,7 +297,7 @@ impl LoadChecks {
     /// use positions of its grammar walk): the instruction waits for [`LoadChecks::finish`]
     /// if they did not, or if its operand kinds need the whole module; then its result is
     /// recorded.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn record(
         &mut self,
         m: &Module,
@@ -523,21 +531,35 @@ impl Verifier<'_> {
     /// GEMM's instructions, and the loop header's wait for the end of the load (their values
     /// come from the back edge). `false` sends it to the full check, which finds the error or
     /// the legal exception.
-    #[inline]
+    #[inline(always)]
     fn phi_ok(&self, site: Site) -> bool {
         let words: &[u32] = &self.m.inst(site.inst).words;
         let rule = UseRule::new(site.scope, site.seq, site.section, true);
         let defs = &self.defs[..];
-        let Some((&ty, rest)) = words.split_first() else {
+        let Some(&ty) = words.first() else {
             return false;
         };
-        let pairs = rest.get(1..).unwrap_or(&[]);
-        rule.ok(defs, ty, true)
-            && pairs.iter().all(|&w| rule.ok(defs, w, false))
-            && pairs.iter().skip(1).step_by(2).all(|&p| {
-                defs.get(p as usize)
-                    .is_some_and(|d| d.op == Op::Label as u16 && d.scope == site.scope)
-            })
+        if !rule.ok(defs, ty, true) {
+            return false;
+        }
+        // (value, parent) pairs after the result type and result; a last value without its
+        // parent is checked as a use only, as the general check does.
+        let mut k = 2;
+        while k < words.len() {
+            if !rule.ok(defs, words[k], false) {
+                return false;
+            }
+            if let Some(&p) = words.get(k + 1) {
+                let label_here = defs
+                    .get(p as usize)
+                    .is_some_and(|d| d.op == Op::Label as u16 && d.scope == site.scope);
+                if !label_here || !rule.ok(defs, p, false) {
+                    return false;
+                }
+            }
+            k += 2;
+        }
+        true
     }
 
     /// [`Verifier::check_inst`] without the fast path.

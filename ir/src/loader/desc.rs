@@ -53,7 +53,7 @@ impl LoadDesc {
     /// Whether the fast shape covers an instruction whose words after the first are `words`,
     /// and if so, which words after the fixed prefix are used ids besides an ids tail (bit k:
     /// word `fixed + k`; only enum tails have such words).
-    #[inline]
+    #[inline(always)]
     pub fn fit(&self, words: &[u32]) -> Option<u32> {
         let fixed = usize::from(self.fixed);
         let len = words.len();
