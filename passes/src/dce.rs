@@ -103,7 +103,8 @@ impl Pass for DeadCodeElimination {
         let n = m.arena_len();
         let mut mk = Marker {
             live: vec![false; n],
-            work: Vec::new(),
+            // Every instruction is pushed at most once.
+            work: Vec::with_capacity(n),
             func_of_def: vec![None; n],
             func_live: vec![false; m.functions.len()],
         };
