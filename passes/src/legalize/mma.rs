@@ -14,7 +14,7 @@ use spvopt_analysis::{KernelFacts, Target};
 use spvopt_ir::{Id, InstId, Module};
 
 use crate::pass::Statistics;
-use spvopt_analysis::block_io::mma::{classify, mma_instructions, mma_subgroup_size, Action};
+use spvopt_analysis::block_io::mma::{classify, mma_subgroup_size, Action};
 
 use crate::diagnostic::Location;
 
@@ -39,10 +39,17 @@ fn key(m: &Module, facts: &KernelFacts, i: InstId) -> Option<Key> {
     ))
 }
 
-/// Counts the MMAs lower-mma must lower and warns about those it cannot.
-pub fn report(m: &Module, target: &Target, facts: &KernelFacts, stats: &mut Statistics) {
+/// Counts the MMAs lower-mma must lower and warns about those it cannot (`mmas`: the
+/// module's MMAs in layout order).
+pub fn report(
+    m: &Module,
+    target: &Target,
+    facts: &KernelFacts,
+    mmas: &[InstId],
+    stats: &mut Statistics,
+) {
     let mut known: FxHashMap<Key, Result<Action, String>> = FxHashMap::default();
-    for i in mma_instructions(m) {
+    for &i in mmas {
         let class = match key(m, facts, i) {
             Some(k) => known
                 .entry(k)
