@@ -1,12 +1,14 @@
 //! `spvopt_passes::edit::enum_operands::for_each_enum` (the per-opcode layouts `legalize`'s
 //! capability declarations read enum operands with) reports exactly what the grammar walk
-//! (`Module::walk_enums`) reports, in order: on every instruction of the corpus and the
+//! (`Module::walk_enums`) reports, in order, and `for_each_enum_requirement` the grammar's
+//! requirements of those reports: on every instruction of the corpus and the
 //! fixtures, and on hand-made instructions that do not fit their layout (unknown bits, missing
 //! or extra parameter words, enumerants whose parameters are enums or strings).
 
+use spvopt_ir::grammar::{enum_requirements, Requirements};
 use spvopt_ir::spirv::Op;
 use spvopt_ir::{Inst, InstId, Module};
-use spvopt_passes::edit::enum_operands::for_each_enum;
+use spvopt_passes::edit::enum_operands::{for_each_enum, for_each_enum_requirement};
 
 fn reports_agree(m: &Module, i: InstId) -> Result<(), String> {
     let inst = m.inst(i);
@@ -14,7 +16,14 @@ fn reports_agree(m: &Module, i: InstId) -> Result<(), String> {
     let _ = m.walk_enums(inst, |k, v| walked.push((k, v)));
     let mut fast = Vec::new();
     for_each_enum(m, inst, |k, v| fast.push((k, v)));
-    if walked == fast {
+    let walked_requirements: Vec<*const Requirements> = walked
+        .iter()
+        .filter_map(|&(k, v)| enum_requirements(k, v))
+        .map(|r| r as *const Requirements)
+        .collect();
+    let mut requirements = Vec::new();
+    for_each_enum_requirement(m, inst, |r| requirements.push(r as *const Requirements));
+    if walked == fast && walked_requirements == requirements {
         Ok(())
     } else {
         Err(format!(
@@ -110,6 +119,11 @@ fn same_reports_as_the_walk_on_instructions_off_their_layout() {
         // (LinkageAttributes), an unknown decoration, missing and extra words.
         (Op::Decorate, vec![4, 44, 4]),
         (Op::Decorate, vec![4, 11, 28]),
+        (Op::Decorate, vec![4, 11, 0x7fff_0000]),
+        (Op::Decorate, vec![4, 11]),
+        (Op::Decorate, vec![4, 11, 28, 1]),
+        (Op::Decorate, vec![4, 38, 4]),
+        (Op::Decorate, vec![4, 39, 0]),
         (Op::Decorate, vec![4, 41, 0x6f6f66, 1]),
         (Op::Decorate, vec![4, 0x7fff_0000, 1, 2]),
         (Op::Decorate, vec![4, 44]),

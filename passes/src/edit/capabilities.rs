@@ -4,7 +4,7 @@
 //! [`has_extension`] and [`ensure_extension`] test or add one.
 //!
 //! What: every instruction's opcode and enum operands are read (per-opcode layouts,
-//! [`for_each_enum`]; the grammar walk where a layout does not fit); the opcode and every enum
+//! [`for_each_enum_requirement`]; the grammar walk where a layout does not fit); the opcode and every enum
 //! operand (storage classes, decorations, execution modes, memory and
 //! addressing models, …) contribute the grammar's requirements: "any one of these
 //! capabilities", "one of these extensions or at least this version". Requirements the
@@ -49,7 +49,7 @@ use spvopt_ir::opcode_table::PerOpcode;
 use spvopt_ir::{Inst, InstId, Module, Section};
 
 use crate::diagnostic::{Diagnostic, Location};
-use crate::edit::enum_operands::for_each_enum;
+use crate::edit::enum_operands::for_each_enum_requirement;
 use crate::pass::Statistics;
 
 /// Highest SPIR-V version this pass may raise a module to: 1.4, what the Level Zero drivers
@@ -231,33 +231,53 @@ fn type_caps() -> &'static TypeCaps {
 /// Everything the module's instructions, operands and types require (requirements that change
 /// nothing left out).
 fn collect_needs(m: &Module) -> Vec<Need> {
-    let mut needs = Needs {
-        list: Vec::new(),
-        seen_grammar: Default::default(),
-        seen_caps: Vec::new(),
+    let mut c = Collector {
+        needs: Needs {
+            list: Vec::new(),
+            seen_grammar: Default::default(),
+            seen_caps: Vec::new(),
+        },
+        caps: type_caps(),
+        // OpFunction instructions of functions without a body (imports): they need Linkage.
+        bodyless: m
+            .function_ids()
+            .map(|f| m.function(f))
+            .filter(|f| f.blocks.is_empty())
+            .map(|f| f.def)
+            .collect(),
+        opcode_seen: vec![0u64; (usize::from(u16::MAX) + 1) / 64],
     };
-    let caps = type_caps();
-    // OpFunction instructions of functions without a body (imports): they need Linkage.
-    let bodyless: FxHashSet<InstId> = m
-        .function_ids()
-        .map(|f| m.function(f))
-        .filter(|f| f.blocks.is_empty())
-        .map(|f| f.def)
-        .collect();
-    // Opcodes whose requirements are recorded already (one bit per opcode): an opcode's
-    // requirements are recorded at its first instruction, as `Needs::grammar` would keep them.
-    let mut opcode_seen = vec![0u64; (usize::from(u16::MAX) + 1) / 64];
     m.for_each_inst_in_order(|i| {
-        let inst = m.inst(i);
-        let op = inst.opcode();
+        let op = m.inst(i).opcode();
         let flags = opcode_flags(op);
-        if flags == 0 {
-            return;
+        if flags != 0 {
+            c.visit(m, i, op, flags);
         }
+    });
+    c.needs.list
+}
+
+/// [`collect_needs`]'s state.
+struct Collector {
+    needs: Needs,
+    caps: &'static TypeCaps,
+    bodyless: FxHashSet<InstId>,
+    /// Opcodes whose requirements are recorded already (one bit per opcode): an opcode's
+    /// requirements are recorded at its first instruction, as `Needs::grammar` would keep
+    /// them.
+    opcode_seen: Vec<u64>,
+}
+
+impl Collector {
+    /// Records what instruction `i` (of `op`, whose [`opcode_flags`] are `flags`, not 0)
+    /// needs. Out of line: most instructions need nothing, and the walk stays small.
+    #[inline(never)]
+    fn visit(&mut self, m: &Module, i: InstId, op: u16, flags: u8) {
+        let needs = &mut self.needs;
         if flags & OWN_REQUIREMENT != 0 {
             let (word, bit) = (usize::from(op) / 64, 1u64 << (op % 64));
-            if opcode_seen[word] & bit == 0 {
-                opcode_seen[word] |= bit;
+            if self.opcode_seen[word] & bit == 0 {
+                self.opcode_seen[word] |= bit;
                 if let Some(r) = inst_requirements(op) {
                     needs.grammar(r, i);
                 }
@@ -271,19 +291,16 @@ fn collect_needs(m: &Module) -> Vec<Need> {
             }
         }
         if flags & ENUM_OPERANDS != 0 {
-            for_each_enum(m, inst, |k, v| {
-                if let Some(r) = enum_requirements(k, v) {
-                    if !is_trivial(r) {
-                        needs.grammar(r, i);
-                    }
+            for_each_enum_requirement(m, m.inst(i), |r| {
+                if !is_trivial(r) {
+                    needs.grammar(r, i);
                 }
             });
         }
         if flags & TYPE_BASED != 0 {
-            type_based_need(m, i, caps, &bodyless, &mut needs);
+            type_based_need(m, i, self.caps, &self.bodyless, needs);
         }
-    });
-    needs.list
+    }
 }
 
 /// The requirements the grammar does not list, from types (see the file comment).
