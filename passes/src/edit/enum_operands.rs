@@ -7,14 +7,16 @@
 //! (result type, result, ids, literals, enums whose enumerants take no parameters), then
 //! either operands that can hold no enum (ids, literals, strings, in any arrangement) or one
 //! last enum operand whose enumerants take single-word parameters (`OpDecorate`'s decoration,
-//! `OpLoad`'s memory access, `OpLoopMerge`'s loop control). Such an instruction's enums are
-//! read at their positions; anything else (ext-inst operands, enumerant parameters that are
-//! enums or strings, words that do not fit the layout) goes to the grammar walk.
+//! `OpLoad`'s memory access, `OpLoopMerge`'s loop control); a value enum's parameters may be
+//! enums without parameters of their own (`BuiltIn`, `FuncParamAttr`). Such an instruction's
+//! enums are read at their positions; anything else (ext-inst operands, parameters that are
+//! strings or enums with parameters, a bit enum's enum parameters, words that do not fit the
+//! layout) goes to the grammar walk.
 //! Why correct: on the layouts taken, the walk reports the prefix's enums at the prefix's
-//! positions and then the last operand's enumerants (each set bit of a bit enum, lowest first),
-//! stopping after an unknown enumerant; their parameters hold no enum. The fast path requires
-//! the words to fit the layout exactly, so malformed instructions (where the walk would stop
-//! early) take the walk.
+//! positions, then the last operand's enumerants (each set bit of a bit enum, lowest first),
+//! then a value enumerant's enum parameters in order, stopping after an unknown enumerant. The
+//! fast path requires the words to fit the layout exactly, so malformed instructions (where
+//! the walk would stop early) take the walk.
 //! Each enumerant's parameter layout and grammar requirements come from a table per enum kind
 //! (built on the kind's first use), by value: [`for_each_enum_requirement`] gives the
 //! requirements without searching the grammar.
@@ -54,7 +56,7 @@ enum Tail {
     /// Operands that can hold no enum (possibly none).
     NoEnums,
     /// One last enum operand (`?` or exactly once) of this kind, whose enumerants' parameters
-    /// are single words that are not enums (checked per enumerant when read).
+    /// are single words (checked per enumerant when read, see [`fits_tail`]).
     Enum(u16),
 }
 
