@@ -3,7 +3,7 @@
 //! [`Module::walk_enums`] reports, in the same order.
 //!
 //! What: most opcodes with enum operands have a simple layout, read from the grammar once per
-//! opcode ([`EnumLayout`], on the opcode's first use): a prefix of single-word operands
+//! opcode (`EnumLayout`, on the opcode's first use): a prefix of single-word operands
 //! (result type, result, ids, literals, enums whose enumerants take no parameters), then
 //! either operands that can hold no enum (ids, literals, strings, in any arrangement) or one
 //! last enum operand whose enumerants take single-word parameters (`OpDecorate`'s decoration,
