@@ -24,6 +24,10 @@ enum Shape {
     IdsThenMemoryAccess(u8, u32),
     /// `OpVariable`: storage class, then an optional initializer id.
     Variable,
+    /// `n` leading ids, then one last value enum operand (enum kind index) that may carry
+    /// parameters (`OpDecorate`, `OpExecutionMode`): no more ids unless the enumerant's
+    /// parameters may hold some (then, or for an unknown enumerant, the grammar walk).
+    IdsThenValueEnum(u8, u16),
     /// `n` leading ids, then operands that need the grammar walk.
     IdsThenWalk(u8),
     /// Unknown opcode: walk.
@@ -93,11 +97,15 @@ fn shape_of(opcode: u16) -> Shape {
             return Shape::IdsThenMemoryAccess(n8, id_bits);
         }
     }
+    if let [(OperandKind::ValueEnum(e), Quantifier::One)] = rest {
+        return Shape::IdsThenValueEnum(n8, *e);
+    }
     Shape::IdsThenWalk(n8)
 }
 
 /// The shape of `opcode` (computed on the opcode's first use: a fresh process pays only for
 /// the opcodes its module has).
+#[inline]
 fn shape(opcode: u16) -> Shape {
     static SHAPES: PerOpcode<Shape> = PerOpcode::new();
     SHAPES.get(opcode, shape_of)
@@ -108,17 +116,8 @@ fn shape(opcode: u16) -> Shape {
 pub fn for_each_value_operand(m: &Module, i: InstId, mut f: impl FnMut(Id)) {
     let inst = m.inst(i);
     let ops = inst.operands();
-    if inst.opcode() == spirv::Op::ExtInst as u16 && ext_inst_all_ids(m, ops) {
-        // Set id, instruction number, then only ids.
-        for (k, &w) in ops.iter().enumerate() {
-            if k == 1 {
-                continue;
-            }
-            if let Some(id) = Id::new(w) {
-                f(id);
-            }
-        }
-        return;
+    if inst.opcode() == spirv::Op::ExtInst as u16 {
+        return ext_inst_value_operands(m, i, f);
     }
     let shape = shape(inst.opcode());
     let (skip, leading) = match shape {
@@ -131,17 +130,18 @@ pub fn for_each_value_operand(m: &Module, i: InstId, mut f: impl FnMut(Id)) {
             (0, (n as usize).min(ops.len()))
         }
         Shape::IdsThenWalk(n) if ops.len() <= n as usize => (0, ops.len()),
-        Shape::IdsThenMemoryAccess(..) | Shape::IdsThenWalk(_) | Shape::Walk => {
-            let rt = inst.result_type();
-            let mut skipped_type = rt.is_none();
-            m.for_each_used_id(i, |id| {
-                if !skipped_type && Some(id) == rt {
-                    skipped_type = true;
-                    return;
-                }
-                f(id)
-            });
-            return;
+        Shape::IdsThenValueEnum(n, e)
+            if ops
+                .get(n as usize)
+                .is_none_or(|&v| enum_kind(e).get(v).is_some_and(|en| !has_id(en.params, 1))) =>
+        {
+            (0, (n as usize).min(ops.len()))
+        }
+        Shape::IdsThenMemoryAccess(..)
+        | Shape::IdsThenValueEnum(..)
+        | Shape::IdsThenWalk(_)
+        | Shape::Walk => {
+            return value_operands_by_walk(m, i, f);
         }
     };
     for &w in &ops[skip..leading] {
@@ -149,6 +149,39 @@ pub fn for_each_value_operand(m: &Module, i: InstId, mut f: impl FnMut(Id)) {
             f(id);
         }
     }
+}
+
+/// [`for_each_value_operand`] of an `OpExtInst` (out of line, as the walk).
+#[inline(never)]
+fn ext_inst_value_operands(m: &Module, i: InstId, mut f: impl FnMut(Id)) {
+    let ops = m.inst(i).operands();
+    if !ext_inst_all_ids(m, ops) {
+        return value_operands_by_walk(m, i, f);
+    }
+    // Set id, instruction number, then only ids.
+    for (k, &w) in ops.iter().enumerate() {
+        if k == 1 {
+            continue;
+        }
+        if let Some(id) = Id::new(w) {
+            f(id);
+        }
+    }
+}
+
+/// [`for_each_value_operand`] through the grammar walk (kept out of line: the table shapes
+/// above cover nearly every instruction).
+#[inline(never)]
+fn value_operands_by_walk(m: &Module, i: InstId, mut f: impl FnMut(Id)) {
+    let rt = m.inst(i).result_type();
+    let mut skipped_type = rt.is_none();
+    m.for_each_used_id(i, |id| {
+        if !skipped_type && Some(id) == rt {
+            skipped_type = true;
+            return;
+        }
+        f(id)
+    });
 }
 
 /// Whether every operand of the extended instruction with operand words `ops` (set id,

@@ -32,6 +32,9 @@ mod sweep;
 
 struct Marker {
     live: Vec<bool>,
+    /// Ids whose definition is marked already (by id number): an id used again costs one
+    /// load instead of a definition lookup.
+    id_marked: Vec<bool>,
     work: Vec<InstId>,
     /// Function owning each OpFunction instruction.
     func_of_def: Vec<Option<FuncId>>,
@@ -47,6 +50,12 @@ impl Marker {
     }
 
     fn mark_id(&mut self, m: &Module, id: Id) {
+        if let Some(seen) = self.id_marked.get_mut(id.index()) {
+            if *seen {
+                return;
+            }
+            *seen = true;
+        }
         if let Some(d) = m.def(id) {
             self.mark(d);
         }
@@ -103,7 +112,9 @@ impl Pass for DeadCodeElimination {
         let n = m.arena_len();
         let mut mk = Marker {
             live: vec![false; n],
-            work: Vec::new(),
+            id_marked: vec![false; m.id_capacity()],
+            // Every instruction is pushed at most once.
+            work: Vec::with_capacity(n),
             func_of_def: vec![None; n],
             func_live: vec![false; m.functions.len()],
         };

@@ -1,10 +1,12 @@
 //! Editing helpers several passes share, in one home so that no pass imports another (the
 //! architecture test forbids it): where an instruction is, for messages ([`location`]); the
-//! module's capabilities, extensions and version ([`capabilities`]); control-flow surgery
+//! module's capabilities, extensions and version ([`capabilities`]) and the enum operands they
+//! come from ([`enum_operands`]); control-flow surgery
 //! ([`cfg`](mod@cfg)); built-in Input variables and entry point interfaces ([`variables`]).
 
 pub mod capabilities;
 pub mod cfg;
+pub mod enum_operands;
 pub mod variables;
 
 use spvopt_ir::{InstId, Module};

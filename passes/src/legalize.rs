@@ -31,6 +31,8 @@
 //!    from vector constituents (which Intel's SPIR-V reader mistranslates) are rebuilt with one
 //!    shuffle or from scalars.
 //!
+//! Steps 2 to 4 read the body instructions they look at from one [`body_scan`] (taken again
+//! after a counted rewrite), not from a walk each.
 //! Steps 3 and 4 take the subgroup size per function from [`KernelFacts`] (the `SubgroupSize`
 //! every kernel reaching the function declares), so a module whose kernels differ is handled
 //! per kernel.
@@ -50,6 +52,7 @@
 //! Cost: linear in module size (splits and lowerings add a bounded amount of code per op).
 
 pub mod block_order;
+pub mod body_scan;
 pub mod duplicate_decorations;
 pub mod function_variables;
 pub mod interface_variables;
@@ -68,6 +71,7 @@ use spvopt_ir::Module;
 use crate::diagnostic::Diagnostic;
 use crate::edit::capabilities;
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
+use body_scan::BodyScan;
 
 pub struct Legalize;
 
@@ -94,16 +98,28 @@ impl Pass for Legalize {
         interface_variables::run(m, &mut stats, changes);
         kernel_attributes::run(m, target, &mut stats, changes);
         function_variables::run(m, &mut stats, changes);
-        level_zero_env::fix(m, &mut stats, &mut errors, changes);
+        // The body instructions the steps below look at, scanned once (again after a rewrite).
+        let mut scan = BodyScan::default();
+        level_zero_env::fix(m, &mut scan, &mut stats, &mut errors, changes);
         predicated_io::run(m, target, &mut stats, &mut errors, changes);
         long_vectors::run(m, target, &mut stats, &mut errors, changes);
         // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the
         // steps above change neither execution modes nor calls. Built here, on the module the
         // steps above edited, not taken from the cache, which holds facts of the module before.
         let facts = KernelFacts::build(m);
-        split_shapes::run(m, target, &facts, &mut stats, &mut errors, changes);
-        mma::report(m, target, &facts, &mut stats);
-        vector_constituents::run(m, &mut stats, changes);
+        split_shapes::run(
+            m,
+            target,
+            &facts,
+            &mut scan,
+            &mut stats,
+            &mut errors,
+            changes,
+        );
+        let mmas = &scan.current(m, changes).mmas;
+        mma::report(m, target, &facts, mmas, &mut stats);
+        let constructs = scan.current(m, changes).constructs.clone();
+        vector_constituents::run(m, &constructs, &mut stats, changes);
         let steps_changed = changes.made() > 0;
         let declarations_changed = if steps_changed {
             capabilities::run(m, &mut stats, &mut errors)

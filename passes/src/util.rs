@@ -3,38 +3,78 @@
 use spirv::Op;
 use spvopt_ir::grammar::ExtSet;
 use spvopt_ir::opcode_class::{load_store, op_class, AccessDirection, OpClass};
+use spvopt_ir::opcode_table::PerOpcode;
 use spvopt_ir::{Inst, Module};
+
+/// Whether an instruction of an opcode may be removed when its result is unused, by opcode.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Removable {
+    /// Never (writes, synchronises, branches, calls; unknown opcodes).
+    No,
+    /// Always.
+    Yes,
+    /// A load (plain or predicated): unless volatile.
+    UnlessVolatile,
+    /// `OpExtInst`: depends on the set and instruction.
+    ExtInst,
+}
+
+/// [`Removable`] of `opcode`, decided once per opcode and process.
+#[inline]
+fn removable(opcode: u16) -> Removable {
+    static TABLE: PerOpcode<Removable> = PerOpcode::new();
+    TABLE.get(opcode, |opcode| {
+        if let Some(ls) = load_store(opcode) {
+            return if ls.direction == AccessDirection::Read {
+                Removable::UnlessVolatile
+            } else {
+                Removable::No
+            };
+        }
+        match spvopt_ir::inst::op_of(opcode) {
+            None => Removable::No,
+            Some(Op::ExtInst) => Removable::ExtInst,
+            Some(op) if op_class(op).intersects(OpClass::REMOVABLE_IF_UNUSED) => Removable::Yes,
+            Some(_) => Removable::No,
+        }
+    })
+}
 
 /// Whether removing `inst` when its result is unused cannot change what the kernel does:
 /// it has a result, writes no memory, does not synchronise, branch or call.
 /// Unknown opcodes are never pure.
+#[inline]
 pub fn is_side_effect_free(m: &Module, inst: &Inst) -> bool {
     if !inst.has_result() {
         return false;
     }
-    // A load (plain or predicated: a predicated load whose predicate is false reads nothing)
-    // is removable unless volatile.
-    if let Some(ls) = load_store(inst.opcode()) {
-        return ls.direction == AccessDirection::Read && !ls.is_volatile(inst.operands());
-    }
-    let Some(op) = inst.op() else { return false };
-    use Op::*;
-    match op {
-        ExtInst => {
-            let Some(set) = inst.operand_id(0).and_then(|s| m.ext_set(s)) else {
-                return false;
-            };
-            let number = inst.operand_word(1).unwrap_or(u32::MAX);
-            match set {
-                ExtSet::OpenClStd => set.inst(number).is_some_and(|d| {
-                    !(d.name.starts_with("vstore") || d.name == "printf" || d.name == "prefetch")
-                }),
-                ExtSet::GlslStd450 => true,
-                // Debug information is kept by DCE (it references what it describes).
-                _ => false,
-            }
+    match removable(inst.opcode()) {
+        Removable::No => false,
+        Removable::Yes => true,
+        // A load (plain or predicated: a predicated load whose predicate is false reads
+        // nothing) is removable unless volatile.
+        Removable::UnlessVolatile => {
+            load_store(inst.opcode()).is_some_and(|ls| !ls.is_volatile(inst.operands()))
         }
-        _ => op_class(op).intersects(OpClass::REMOVABLE_IF_UNUSED),
+        Removable::ExtInst => ext_inst_is_side_effect_free(m, inst),
+    }
+}
+
+/// [`is_side_effect_free`] of an `OpExtInst`: OpenCL.std instructions other than stores,
+/// `printf` and `prefetch`, and GLSL.std.450 ones.
+#[inline(never)]
+fn ext_inst_is_side_effect_free(m: &Module, inst: &Inst) -> bool {
+    let Some(set) = inst.operand_id(0).and_then(|s| m.ext_set(s)) else {
+        return false;
+    };
+    let number = inst.operand_word(1).unwrap_or(u32::MAX);
+    match set {
+        ExtSet::OpenClStd => set.inst(number).is_some_and(|d| {
+            !(d.name.starts_with("vstore") || d.name == "printf" || d.name == "prefetch")
+        }),
+        ExtSet::GlslStd450 => true,
+        // Debug information is kept by DCE (it references what it describes).
+        _ => false,
     }
 }
 

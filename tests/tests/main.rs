@@ -18,6 +18,7 @@ mod cpu_target;
 mod deep_input;
 mod determinism;
 mod differential;
+mod enum_operands;
 mod fuse_corpus;
 mod fuse_min_messages;
 mod fuzz_regressions;

@@ -240,27 +240,25 @@ fn ab_elem(op: &OperandType, mask: u32, is_a: bool) -> Result<Elem, String> {
         (pick(bits::A_F16, bits::B_F16), Elem::F16),
         (pick(bits::A_BF16, bits::B_BF16), Elem::Bf16),
     ];
-    let set: Vec<Elem> = kinds
-        .iter()
-        .filter(|(b, _)| mask & b != 0)
-        .map(|&(_, e)| e)
-        .collect();
-    match set.as_slice() {
-        [] => Ok(match (op.float, op.bits) {
+    // The interpretation bits set: none, one (the first found) or more.
+    let mut set = kinds.iter().filter(|(b, _)| mask & b != 0).map(|&(_, e)| e);
+    let (first, more) = (set.next(), set.next().is_some());
+    match (first, more) {
+        (None, _) => Ok(match (op.float, op.bits) {
             (false, b @ (8 | 16 | 32 | 64)) => Elem::Int { bits: b, signed },
             (true, 16) => Elem::F16,
             (true, 32) => Elem::F32,
             (true, 64) => Elem::F64,
             _ => return Err(format!("Matrix {which} has a {}-bit component", op.bits)),
         }),
-        [e] => {
-            let fits = if *e == Elem::Tf32 {
+        (Some(e), false) => {
+            let fits = if e == Elem::Tf32 {
                 op.bits == 32
             } else {
                 op.bits.is_multiple_of(e.bits()) && op.bits <= 64
             };
             if fits {
-                Ok(*e)
+                Ok(e)
             } else {
                 Err(format!(
                     "Matrix {which}: {}-bit components cannot hold {e:?} elements",
@@ -268,7 +266,7 @@ fn ab_elem(op: &OperandType, mask: u32, is_a: bool) -> Result<Elem, String> {
                 ))
             }
         }
-        _ => Err(format!(
+        (Some(_), true) => Err(format!(
             "Matrix {which}: more than one element interpretation bit is set"
         )),
     }

@@ -3,8 +3,9 @@
 //! or removes features re-applies); [`has_capability`], [`ensure_capability`],
 //! [`has_extension`] and [`ensure_extension`] test or add one.
 //!
-//! What: every instruction is walked with the grammar ([`walk_operands_with_enums`](spvopt_ir::grammar::walk_operands_with_enums)); the
-//! opcode and every enum operand (storage classes, decorations, execution modes, memory and
+//! What: every instruction's opcode and enum operands are read (per-opcode layouts,
+//! [`for_each_enum_requirement`]; the grammar walk where a layout does not fit); the opcode and every enum
+//! operand (storage classes, decorations, execution modes, memory and
 //! addressing models, …) contribute the grammar's requirements: "any one of these
 //! capabilities", "one of these extensions or at least this version". Requirements the
 //! grammar does not list are added from types: `OpTypeInt` 8/16/64 → Int8/Int16/Int64 (other
@@ -33,17 +34,22 @@
 //! Why correct: capabilities, extensions and the version only declare what the module uses;
 //! each is derived from the instructions, operands and types that need it, and the grammar's
 //! rules for what enables them.
-//! Cost: one grammar walk over the module.
+//! Requirements that change nothing (no capability, no extension, version 1.0) are skipped.
+//! Cost: one pass over the module: a per-opcode table lookup per instruction (most need nothing
+//! more), the enum operands of those that have them.
 
 use spirv::Op;
+use spvopt_analysis::fxhash::FxHashSet;
 use spvopt_ir::grammar::{
     decode_string, encode_string, enum_kind, enum_kind_index, enum_requirements,
     implied_capabilities, inst_requirements, is_known_extension, Requirements,
 };
 use spvopt_ir::opcode_class::{op_class, OpClass};
+use spvopt_ir::opcode_table::PerOpcode;
 use spvopt_ir::{Inst, InstId, Module, Section};
 
 use crate::diagnostic::{Diagnostic, Location};
+use crate::edit::enum_operands::for_each_enum_requirement;
 use crate::pass::Statistics;
 
 /// Highest SPIR-V version this pass may raise a module to: 1.4, what the Level Zero drivers
@@ -121,7 +127,7 @@ fn int_width(m: &Module, ty: Option<spvopt_ir::Id>) -> Option<u32> {
 struct Needs {
     list: Vec<Need>,
     /// Grammar requirements already recorded, by address (they are statics).
-    seen_grammar: spvopt_analysis::fxhash::FxHashSet<usize>,
+    seen_grammar: FxHashSet<usize>,
     /// Type-based capability alternatives already recorded.
     seen_caps: Vec<Vec<u32>>,
 }
@@ -141,98 +147,212 @@ impl Needs {
     }
 }
 
-/// Everything the module's instructions, operands and types require.
-fn collect_needs(m: &Module) -> Vec<Need> {
-    let mut needs = Needs {
-        list: Vec::new(),
-        seen_grammar: Default::default(),
-        seen_caps: Vec::new(),
-    };
-    // OpFunction instructions of functions without a body (imports): they need Linkage.
-    let bodyless: spvopt_analysis::fxhash::FxHashSet<InstId> = m
-        .function_ids()
-        .map(|f| m.function(f))
-        .filter(|f| f.blocks.is_empty())
-        .map(|f| f.def)
-        .collect();
-    let (int8, int16, int64) = (cap("Int8"), cap("Int16"), cap("Int64"));
-    let (float16, float16_buffer, float64) = (cap("Float16"), cap("Float16Buffer"), cap("Float64"));
-    let (vector16, vector_any) = (cap("Vector16"), cap("VectorAnyINTEL"));
-    let long_vector = cap("LongVectorEXT");
-    // SPV_ALTERA_arbitrary_precision_integers (rev 7 name; the INTEL name is an alias).
-    let arbitrary = cap("ArbitraryPrecisionIntegersALTERA");
-    let int4 = cap("Int4TypeINTEL");
-    let (int64_atomics, linkage) = (cap("Int64Atomics"), cap("Linkage"));
-    // Opcodes whose requirements are recorded already (one bit per opcode): an opcode's
-    // requirements are recorded at its first instruction, as `Needs::grammar` would keep them.
-    let mut opcode_seen = vec![0u64; (usize::from(u16::MAX) + 1) / 64];
-    for i in m.all_insts() {
-        let inst = m.inst(i);
-        let op = inst.opcode();
+/// Whether a requirement changes nothing: no capability, no extension, no version above 1.0
+/// (what every requirement meets; `run` passes over such a need without effect).
+fn is_trivial(r: &Requirements) -> bool {
+    r.capabilities.is_empty() && r.extensions.is_empty() && r.version <= 0x0001_0000
+}
+
+/// What [`collect_needs`] looks at for an opcode (bits of [`opcode_flags`]).
+const OWN_REQUIREMENT: u8 = 1;
+const INTERNAL_CAPABILITY: u8 = 2;
+const ENUM_OPERANDS: u8 = 4;
+const TYPE_BASED: u8 = 8;
+
+/// What may contribute requirements for instructions of `opcode`, decided once per opcode:
+/// its own (non-trivial) requirement, a translator-internal capability, enum operands, the
+/// type-based rules. 0: nothing (most instructions); `OpCapability` / `OpExtension` always 0.
+#[inline]
+fn opcode_flags(opcode: u16) -> u8 {
+    static TABLE: PerOpcode<u8> = PerOpcode::new();
+    TABLE.get(opcode, |op| {
         if op == Op::Capability as u16 || op == Op::Extension as u16 {
-            continue;
+            return 0;
         }
-        let (word, bit) = (usize::from(op) / 64, 1u64 << (op % 64));
-        if opcode_seen[word] & bit == 0 {
-            opcode_seen[word] |= bit;
-            if let Some(r) = inst_requirements(op) {
-                needs.grammar(r, i);
+        let mut flags = 0;
+        if inst_requirements(op).is_some_and(|r| !is_trivial(r)) {
+            flags |= OWN_REQUIREMENT;
+        }
+        if spvopt_ir::grammar::internal::capability_of(op).is_some() {
+            flags |= INTERNAL_CAPABILITY;
+        }
+        if spvopt_ir::grammar::may_have_enum_operands(op) {
+            flags |= ENUM_OPERANDS;
+        }
+        let typed = match spvopt_ir::inst::op_of(op) {
+            Some(Op::TypeInt | Op::TypeFloat | Op::TypeVector | Op::Function) => true,
+            Some(o) => op_class(o).intersects(OpClass::ATOMIC),
+            None => false,
+        };
+        if typed {
+            flags |= TYPE_BASED;
+        }
+        flags
+    })
+}
+
+/// The capability numbers the type-based rules add, from the grammar (looked up once).
+struct TypeCaps {
+    int8: u32,
+    int16: u32,
+    int64: u32,
+    float16: u32,
+    float16_buffer: u32,
+    float64: u32,
+    vector16: u32,
+    vector_any: u32,
+    long_vector: u32,
+    arbitrary: u32,
+    int4: u32,
+    int64_atomics: u32,
+    linkage: u32,
+}
+
+fn type_caps() -> &'static TypeCaps {
+    static CAPS: std::sync::OnceLock<TypeCaps> = std::sync::OnceLock::new();
+    CAPS.get_or_init(|| TypeCaps {
+        int8: cap("Int8"),
+        int16: cap("Int16"),
+        int64: cap("Int64"),
+        float16: cap("Float16"),
+        float16_buffer: cap("Float16Buffer"),
+        float64: cap("Float64"),
+        vector16: cap("Vector16"),
+        vector_any: cap("VectorAnyINTEL"),
+        long_vector: cap("LongVectorEXT"),
+        // SPV_ALTERA_arbitrary_precision_integers (rev 7 name; the INTEL name is an alias).
+        arbitrary: cap("ArbitraryPrecisionIntegersALTERA"),
+        int4: cap("Int4TypeINTEL"),
+        int64_atomics: cap("Int64Atomics"),
+        linkage: cap("Linkage"),
+    })
+}
+
+/// Everything the module's instructions, operands and types require (requirements that change
+/// nothing left out).
+fn collect_needs(m: &Module) -> Vec<Need> {
+    let mut c = Collector {
+        needs: Needs {
+            list: Vec::new(),
+            seen_grammar: Default::default(),
+            seen_caps: Vec::new(),
+        },
+        caps: type_caps(),
+        // OpFunction instructions of functions without a body (imports): they need Linkage.
+        bodyless: m
+            .function_ids()
+            .map(|f| m.function(f))
+            .filter(|f| f.blocks.is_empty())
+            .map(|f| f.def)
+            .collect(),
+        opcode_seen: vec![0u64; (usize::from(u16::MAX) + 1) / 64],
+    };
+    m.for_each_inst_in_order(|i| {
+        let op = m.inst(i).opcode();
+        let flags = opcode_flags(op);
+        if flags != 0 {
+            c.visit(m, i, op, flags);
+        }
+    });
+    c.needs.list
+}
+
+/// [`collect_needs`]'s state.
+struct Collector {
+    needs: Needs,
+    caps: &'static TypeCaps,
+    bodyless: FxHashSet<InstId>,
+    /// Opcodes whose requirements are recorded already (one bit per opcode): an opcode's
+    /// requirements are recorded at its first instruction, as `Needs::grammar` would keep
+    /// them.
+    opcode_seen: Vec<u64>,
+}
+
+impl Collector {
+    /// Records what instruction `i` (of `op`, whose [`opcode_flags`] are `flags`, not 0)
+    /// needs. Out of line: most instructions need nothing, and the walk stays small.
+    #[inline(never)]
+    fn visit(&mut self, m: &Module, i: InstId, op: u16, flags: u8) {
+        let needs = &mut self.needs;
+        if flags & OWN_REQUIREMENT != 0 {
+            let (word, bit) = (usize::from(op) / 64, 1u64 << (op % 64));
+            if self.opcode_seen[word] & bit == 0 {
+                self.opcode_seen[word] |= bit;
+                if let Some(r) = inst_requirements(op) {
+                    needs.grammar(r, i);
+                }
             }
         }
         // DPC++ joint_matrix's translator-internal instructions: not in the grammar, their
         // capabilities neither (spvopt_ir::grammar::internal).
-        if let Some(c) = spvopt_ir::grammar::internal::capability_of(op) {
-            needs.push(Need::caps(vec![c], i));
+        if flags & INTERNAL_CAPABILITY != 0 {
+            if let Some(c) = spvopt_ir::grammar::internal::capability_of(op) {
+                needs.push(Need::caps(vec![c], i));
+            }
         }
-        if spvopt_ir::grammar::may_have_enum_operands(op) {
-            let _ = m.walk_enums(inst, |k, v| {
-                if let Some(r) = enum_requirements(k, v) {
+        if flags & ENUM_OPERANDS != 0 {
+            for_each_enum_requirement(m, m.inst(i), |r| {
+                if !is_trivial(r) {
                     needs.grammar(r, i);
                 }
             });
         }
-        match inst.op() {
-            Some(Op::TypeInt) => match inst.operand_word(0) {
-                Some(32) | None => {}
-                Some(8) => needs.push(Need::caps(vec![int8], i)),
-                Some(16) => needs.push(Need::caps(vec![int16], i)),
-                Some(64) => needs.push(Need::caps(vec![int64], i)),
-                Some(4) => needs.push(Need::caps(vec![int4, arbitrary], i)),
-                Some(_) => needs.push(Need::caps(vec![arbitrary], i)),
-            },
-            // A float with an explicit encoding (bfloat16, fp8) gets its capability from the
-            // encoding enumerant.
-            Some(Op::TypeFloat) if inst.operands().len() == 1 => match inst.operand_word(0) {
-                Some(16) => needs.push(Need::caps(vec![float16, float16_buffer], i)),
-                Some(64) => needs.push(Need::caps(vec![float64], i)),
-                _ => {}
-            },
-            Some(Op::TypeVector) => match inst.operand_word(1) {
-                Some(8 | 16) => needs.push(Need::caps(vec![vector16], i)),
-                Some(2..=4) | None => {}
-                // Either capability allows any count (SPV_EXT_long_vector: "OpTypeVector may
-                // have any Component Count" under LongVectorEXT); VectorAnyINTEL first, the one
-                // every profile takes (long_vectors.rs removes LongVectorEXT where it is not).
-                Some(_) => needs.push(Need::caps(vec![vector_any, long_vector], i)),
-            },
-            Some(op) if op_class(op).intersects(OpClass::ATOMIC) => {
-                // The value type: the result type, or the stored value's type (OpAtomicStore).
-                let ty = inst.result_type().or_else(|| {
-                    inst.operand_word(3)
-                        .and_then(spvopt_ir::Id::new)
-                        .and_then(|v| m.type_of(v))
-                });
-                if int_width(m, ty) == Some(64) {
-                    needs.push(Need::caps(vec![int64_atomics], i));
-                }
-            }
-            Some(Op::Function) if bodyless.contains(&i) => {
-                needs.push(Need::caps(vec![linkage], i));
-            }
-            _ => {}
+        if flags & TYPE_BASED != 0 {
+            type_based_need(m, i, self.caps, &self.bodyless, needs);
         }
     }
-    needs.list
+}
+
+/// The requirements the grammar does not list, from types (see the file comment).
+fn type_based_need(
+    m: &Module,
+    i: InstId,
+    caps: &TypeCaps,
+    bodyless: &FxHashSet<InstId>,
+    needs: &mut Needs,
+) {
+    let inst = m.inst(i);
+    match inst.op() {
+        Some(Op::TypeInt) => match inst.operand_word(0) {
+            Some(32) | None => {}
+            Some(8) => needs.push(Need::caps(vec![caps.int8], i)),
+            Some(16) => needs.push(Need::caps(vec![caps.int16], i)),
+            Some(64) => needs.push(Need::caps(vec![caps.int64], i)),
+            Some(4) => needs.push(Need::caps(vec![caps.int4, caps.arbitrary], i)),
+            Some(_) => needs.push(Need::caps(vec![caps.arbitrary], i)),
+        },
+        // A float with an explicit encoding (bfloat16, fp8) gets its capability from the
+        // encoding enumerant.
+        Some(Op::TypeFloat) if inst.operands().len() == 1 => match inst.operand_word(0) {
+            Some(16) => needs.push(Need::caps(vec![caps.float16, caps.float16_buffer], i)),
+            Some(64) => needs.push(Need::caps(vec![caps.float64], i)),
+            _ => {}
+        },
+        Some(Op::TypeVector) => match inst.operand_word(1) {
+            Some(8 | 16) => needs.push(Need::caps(vec![caps.vector16], i)),
+            Some(2..=4) | None => {}
+            // Either capability allows any count (SPV_EXT_long_vector: "OpTypeVector may
+            // have any Component Count" under LongVectorEXT); VectorAnyINTEL first, the one
+            // every profile takes (long_vectors.rs removes LongVectorEXT where it is not).
+            Some(_) => needs.push(Need::caps(vec![caps.vector_any, caps.long_vector], i)),
+        },
+        Some(op) if op_class(op).intersects(OpClass::ATOMIC) => {
+            // The value type: the result type, or the stored value's type (OpAtomicStore).
+            let ty = inst.result_type().or_else(|| {
+                inst.operand_word(3)
+                    .and_then(spvopt_ir::Id::new)
+                    .and_then(|v| m.type_of(v))
+            });
+            if int_width(m, ty) == Some(64) {
+                needs.push(Need::caps(vec![caps.int64_atomics], i));
+            }
+        }
+        // OpFunction of a function without a body (an import): it needs Linkage.
+        Some(Op::Function) if bodyless.contains(&i) => {
+            needs.push(Need::caps(vec![caps.linkage], i));
+        }
+        _ => {}
+    }
 }
 
 /// Adds and removes capabilities and extensions and raises the version; counts

@@ -23,12 +23,17 @@ fn is_decoration(op: Option<Op>) -> bool {
     )
 }
 
-/// Whether the module has a decoration repeated word for word.
+/// Whether the module has a decoration repeated word for word (the decorations' words are
+/// compared where they are, nothing copied).
 pub fn has_duplicates(m: &Module) -> bool {
-    let mut seen: HashSet<Vec<u32>> = HashSet::default();
-    m.section_insts(Section::Annotation)
-        .filter(|(_, d)| is_decoration(d.op()))
-        .any(|(_, d)| !seen.insert(d.words.to_vec()))
+    let section = m.section(Section::Annotation);
+    let mut seen: HashSet<&[u32]> = HashSet::default();
+    seen.reserve(section.len());
+    section
+        .iter()
+        .map(|&i| m.inst(i))
+        .filter(|d| is_decoration(d.op()))
+        .any(|d| !seen.insert(&d.words))
 }
 
 /// Removes the repetitions; counts `duplicate_decorations_removed`.

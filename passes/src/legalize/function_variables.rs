@@ -35,7 +35,7 @@ pub fn run(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
                 if past_start {
                     misplaced.push(i);
                 }
-            } else if !is_debug_inst(m, inst) {
+            } else if !past_start && !is_debug_inst(m, inst) {
                 past_start = true;
             }
         }

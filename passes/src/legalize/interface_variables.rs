@@ -8,7 +8,9 @@
 //! Why correct: the interface list declares which global variables the entry point may access;
 //! it does not change what the code does, and listing a variable the entry point uses is what
 //! the specification requires.
-//! Cost: one pass over the function bodies, then a walk of each entry point's call tree.
+//! Cost: a check of the interface lists against the globals (when every entry point lists
+//! every global, that is all); else one pass over the function bodies, then a walk of each
+//! entry point's call tree.
 
 use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -35,6 +37,18 @@ fn missing(m: &Module) -> Vec<(InstId, Vec<Id>)> {
         .filter_map(|(_, i)| i.result_id())
         .collect();
     if globals.is_empty() {
+        return Vec::new();
+    }
+    // Only globals an interface does not list can be missing from it: when every entry point
+    // lists them all (a module legalized before), nothing is, without reading the bodies.
+    let lists_all = |ops: &[u32]| {
+        let listed: HashSet<u32> = ops[interface_start(ops)..].iter().copied().collect();
+        globals.iter().all(|g| listed.contains(&g.word()))
+    };
+    if m.section_insts(Section::EntryPoint)
+        .filter(|(_, inst)| inst.is(Op::EntryPoint))
+        .all(|(_, inst)| lists_all(inst.operands()))
+    {
         return Vec::new();
     }
     // The same set, dense (one flag per id): looked up for every operand of every function.

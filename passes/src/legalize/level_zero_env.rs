@@ -22,12 +22,12 @@
 //! Cost: linear (one walk of the global section with a hash map, one walk of all uses).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
 
 use spirv::Op;
 use spvopt_ir::opcode_class::{op_class, scope_operands, OpClass, ScopeOperands};
-use spvopt_ir::{Id, InstId, Module, Section};
+use spvopt_ir::{FuncId, Id, InstId, Module, Section};
 
+use super::body_scan::BodyScan;
 use crate::diagnostic::Diagnostic;
 use crate::pass::{Changes, Statistics};
 
@@ -36,7 +36,7 @@ use crate::pass::{Changes, Statistics};
 pub fn check(m: &Module) -> Vec<Diagnostic> {
     let mut v = Vec::new();
     check_signedness(m, &mut v);
-    check_rest(m, &mut v);
+    check_rest(m, &BodyScan::take(m), &mut v);
     v
 }
 
@@ -55,14 +55,16 @@ fn check_signedness(m: &Module, v: &mut Vec<Diagnostic>) {
 /// Fixes what can be fixed (signedness); every remaining violation goes to `errors`.
 /// One rewrite (`--max-changes`): the whole signedness rewrite (types merge with their twins,
 /// so no part of it stands alone).
+/// `scan` is legalize's scan of the bodies (taken again if the fix changed the module).
 pub fn fix(
     m: &mut Module,
+    scan: &mut BodyScan,
     stats: &mut Statistics,
     errors: &mut Vec<Diagnostic>,
     changes: &mut Changes,
 ) {
     fix_signedness(m, stats, changes);
-    check_rest(m, errors);
+    check_rest(m, scan.current(m, changes), errors);
 }
 
 const SCOPE_CROSS_DEVICE: u64 = 0;
@@ -84,8 +86,8 @@ fn scope_name(s: u64) -> String {
     }
 }
 
-/// Every rule but signedness.
-fn check_rest(m: &Module, v: &mut Vec<Diagnostic>) {
+/// Every rule but signedness (`scan`: the bodies' instructions the rules look at).
+fn check_rest(m: &Module, scan: &BodyScan, v: &mut Vec<Diagnostic>) {
     for (i, inst) in m.section_insts(Section::EntryPoint) {
         if inst.operand_word(0) != Some(spirv::ExecutionModel::Kernel as u32) {
             v.push(Diagnostic::error_at(m, i, "execution model must be Kernel"));
@@ -108,16 +110,10 @@ fn check_rest(m: &Module, v: &mut Vec<Diagnostic>) {
             check_image_type(m, i, v);
         }
     }
-    for f in m.function_ids() {
-        for &b in &m.function(f).blocks {
-            for i in m.block_insts(b) {
-                if worth_checking(m.inst(i).opcode()) {
-                    check_body_inst(m, i, v);
-                }
-            }
-        }
+    for &i in &scan.checked {
+        check_body_inst(m, i, v);
     }
-    check_recursion(m, v);
+    check_recursion(m, &scan.calls, v);
 }
 
 fn check_image_type(m: &Module, i: InstId, v: &mut Vec<Diagnostic>) {
@@ -156,28 +152,6 @@ fn check_image_type(m: &Module, i: InstId, v: &mut Vec<Diagnostic>) {
 fn int_width(m: &Module, ty: Option<Id>) -> Option<u32> {
     let t = m.def_inst(ty?)?;
     t.is(Op::TypeInt).then(|| t.operand_word(0)).flatten()
-}
-
-/// Whether [`check_body_inst`] checks anything for `opcode`: image reads and writes, atomics,
-/// instructions with scope operands. Decided once per opcode and process, on first use (as
-/// `spvopt_ir::inst::op_of`); opcodes past the table are checked.
-fn worth_checking(opcode: u16) -> bool {
-    const SIZE: usize = 8192;
-    static TABLE: [OnceLock<bool>; SIZE] = [const { OnceLock::new() }; SIZE];
-    let decide = || {
-        let Some(op) = spvopt_ir::inst::op_of(opcode) else {
-            return false; // `check_body_inst` skips opcodes `spirv` does not know
-        };
-        matches!(
-            op,
-            Op::ImageWrite | Op::ImageRead | Op::ImageSampleExplicitLod
-        ) || op_class(op).intersects(OpClass::ATOMIC)
-            || scope_operands(opcode) != ScopeOperands::default()
-    };
-    match TABLE.get(usize::from(opcode)) {
-        Some(slot) => *slot.get_or_init(decide),
-        None => true,
-    }
 }
 
 fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<Diagnostic>) {
@@ -291,8 +265,9 @@ fn check_body_inst(m: &Module, i: InstId, v: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Reports one call of every cycle-closing edge of the static call graph (iterative DFS).
-fn check_recursion(m: &Module, v: &mut Vec<Diagnostic>) {
+/// Reports one call of every cycle-closing edge of the static call graph (iterative DFS);
+/// `calls`: the module's `OpFunctionCall`s with their functions, in layout order.
+fn check_recursion(m: &Module, calls_in: &[(FuncId, InstId)], v: &mut Vec<Diagnostic>) {
     let n = m.functions.len();
     let mut index_of: HashMap<Id, usize> = HashMap::new();
     for f in m.function_ids() {
@@ -301,16 +276,9 @@ fn check_recursion(m: &Module, v: &mut Vec<Diagnostic>) {
         }
     }
     let mut calls: Vec<Vec<(usize, InstId)>> = vec![Vec::new(); n];
-    for f in m.function_ids() {
-        for &b in &m.function(f).blocks {
-            for i in m.block_insts(b) {
-                let inst = m.inst(i);
-                if inst.is(Op::FunctionCall) {
-                    if let Some(&t) = inst.operand_id(0).and_then(|c| index_of.get(&c)) {
-                        calls[f.index()].push((t, i));
-                    }
-                }
-            }
+    for &(f, i) in calls_in {
+        if let Some(&t) = m.inst(i).operand_id(0).and_then(|c| index_of.get(&c)) {
+            calls[f.index()].push((t, i));
         }
     }
     // 0 unvisited, 1 on the stack, 2 done.

@@ -34,8 +34,9 @@ use spvopt_analysis::{Fact, KernelFacts, Target};
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
 use crate::pass::{Changes, Statistics};
-use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands};
+use spvopt_analysis::block_io::{BlockKind, BlockOperands};
 
+use super::body_scan::BodyScan;
 use crate::diagnostic::Diagnostic;
 use crate::edit::location;
 
@@ -133,16 +134,20 @@ fn find_plan(
 
 /// Legalizes every 2D block op and buffer prefetch. One rewrite (`--max-changes`): one op
 /// dropped, lowered or split, in module order (2D block ops, then buffer prefetches).
+/// `scan`: legalize's scan of the bodies (taken again for the buffer prefetches when a 2D
+/// block op changed).
 pub fn run(
     m: &mut Module,
     target: &Target,
     facts: &KernelFacts,
+    scan: &mut BodyScan,
     stats: &mut Statistics,
     errors: &mut Vec<Diagnostic>,
     changes: &mut Changes,
 ) {
     let mut types = Interner::default();
-    for at in block_instructions(m) {
+    let block_ops = scan.current(m, changes).block_ops.clone();
+    for at in block_ops {
         // The subgroup size of the kernels reaching this instruction's function.
         let sg_fact = facts.subgroup_size_at(m, at);
         let sg = sg_fact.known();
@@ -235,7 +240,8 @@ pub fn run(
             ));
         }
     }
-    buffer_prefetches(m, target, stats, &mut types, changes);
+    let list = scan.current(m, changes).buffer_prefetches.clone();
+    buffer_prefetches(m, target, &list, stats, &mut types, changes);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -429,25 +435,17 @@ fn crossworkgroup_int_pointee(m: &Module, ptr: Id) -> Option<u32> {
 }
 
 /// `OpSubgroupBlockPrefetchINTEL` with byte counts the target ignores.
+/// `list`: the module's `OpSubgroupBlockPrefetchINTEL`s in layout order.
 fn buffer_prefetches(
     m: &mut Module,
     target: &Target,
+    list: &[InstId],
     stats: &mut Statistics,
     types: &mut Interner,
     changes: &mut Changes,
 ) {
-    let mut list = Vec::new();
-    for f in m.function_ids() {
-        for &b in &m.function(f).blocks {
-            for i in m.block_insts(b) {
-                if m.inst(i).is(Op::SubgroupBlockPrefetchINTEL) {
-                    list.push(i);
-                }
-            }
-        }
-    }
     let honoured = target.prefetch_byte_sizes();
-    for at in list {
+    for &at in list {
         let inst = m.inst(at);
         let (Some(ptr), Some(nb)) = (inst.operand_id(0), inst.operand_id(1)) else {
             continue;

@@ -45,30 +45,24 @@ fn vector_of(m: &Module, ty: Id) -> Option<(Id, u32)> {
 
 /// Rewrites the constructs; counts `vector_constituents_shuffled` (one shuffle) and
 /// `vector_constituents_scalarized` (extracts + construct of scalars).
-pub fn run(m: &mut Module, stats: &mut Statistics, changes: &mut Changes) {
+/// `constructs`: the module's `OpCompositeConstruct`s in layout order.
+pub fn run(m: &mut Module, constructs: &[InstId], stats: &mut Statistics, changes: &mut Changes) {
     let mut candidates: Vec<InstId> = Vec::new();
-    for f in m.function_ids().collect::<Vec<_>>() {
-        for &b in &m.function(f).blocks {
-            for i in m.block_insts(b) {
-                let inst = m.inst(i);
-                if !inst.is(Op::CompositeConstruct) {
-                    continue;
-                }
-                let Some(ty) = inst.result_type() else {
-                    continue;
-                };
-                if vector_of(m, ty).is_none() {
-                    continue;
-                }
-                let has_vector_constituent = inst
-                    .operands()
-                    .iter()
-                    .filter_map(|&w| Id::new(w))
-                    .any(|p| m.type_of(p).is_some_and(|t| vector_of(m, t).is_some()));
-                if has_vector_constituent {
-                    candidates.push(i);
-                }
-            }
+    for &i in constructs {
+        let inst = m.inst(i);
+        let Some(ty) = inst.result_type() else {
+            continue;
+        };
+        if vector_of(m, ty).is_none() {
+            continue;
+        }
+        let has_vector_constituent = inst
+            .operands()
+            .iter()
+            .filter_map(|&w| Id::new(w))
+            .any(|p| m.type_of(p).is_some_and(|t| vector_of(m, t).is_some()));
+        if has_vector_constituent {
+            candidates.push(i);
         }
     }
     for i in candidates {
