@@ -48,9 +48,12 @@ def inclusive(jit_loop, kernel, pipeline, target, reps, cache=False):
              jit_loop, kernel, pipeline, target, str(reps)],
             check=True, capture_output=True)
         show = [f"--show={FIRST_CALL_EVENTS}"] if cache else []
+        # Run from a directory outside any source tree: inside one, callgrind_annotate lists
+        # a function under its absolute and its relative path, and the sums would double.
         text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
                                "--show-percs=no", *show, out.name],
-                              check=True, capture_output=True, text=True).stdout
+                              check=True, capture_output=True, text=True,
+                              cwd=tempfile.gettempdir()).stdout
     costs = {}
     n = len(FIRST_CALL_EVENTS.split(",")) if cache else 1
     number = r"([\d,.]+)\s+"
