@@ -97,7 +97,9 @@ impl Pass for Legalize {
         duplicate_decorations::run(m, &mut stats, changes);
         interface_variables::run(m, &mut stats, changes);
         kernel_attributes::run(m, target, &mut stats, changes);
+        let made_before_variables = changes.made();
         function_variables::run(m, &mut stats, changes);
+        let made_by_variables = changes.made() - made_before_variables;
         // The body instructions the steps below look at, scanned once (again after a rewrite).
         let mut scan = BodyScan::default();
         level_zero_env::fix(m, &mut scan, &mut stats, &mut errors, changes);
@@ -150,13 +152,24 @@ impl Pass for Legalize {
         let changed = steps_changed || declarations_changed;
         #[cfg(debug_assertions)]
         debug_assert_eq!(changed, m.to_words() != before, "legalize's change report");
+        let preserved = if !changed {
+            AnalysisSet::ALL
+        } else if !declarations_changed && changes.made() == made_by_variables {
+            // Only Function variables moved into their function's first block (Triton output,
+            // on every call): blocks, edges, loops, kernel facts and decorations are as they
+            // were, so the passes after legalize need not compute them again. (An initializer
+            // becoming a store adds a use: def-use and value facts are not kept.)
+            AnalysisSet::CFG
+                | AnalysisSet::DOMINATORS
+                | AnalysisSet::LOOPS
+                | AnalysisSet::KERNEL_FACTS
+                | AnalysisSet::DECORATIONS
+        } else {
+            AnalysisSet::NONE
+        };
         Ok(PassResult {
             changed,
-            preserved: if changed {
-                AnalysisSet::NONE
-            } else {
-                AnalysisSet::ALL
-            },
+            preserved,
             stats,
         })
     }
