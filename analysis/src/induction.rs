@@ -54,6 +54,7 @@ use crate::known_bits::{width_mask, KnownBits};
 use crate::loops::{LoopId, Loops};
 use crate::operands::op_of;
 use crate::types::{int_width, pointer_of};
+use crate::value_slice::ValueSlice;
 
 mod phis;
 
@@ -156,6 +157,21 @@ impl Analysis for Induction {
 impl Induction {
     /// Computes the analysis.
     pub fn build(m: &Module, cfg: &Cfg, loops: Rc<Loops>) -> Induction {
+        Induction::build_over(m, cfg, loops, None)
+    }
+
+    /// The analysis for the values of `slice` alone: their forms, variance, known bits and
+    /// induction variables are exactly [`Induction::build`]'s (each is computed from its
+    /// operands', and the slice holds them); other values have no form and count as
+    /// invariant, so ask only about values of the slice (and the values their forms mention,
+    /// which are in it).
+    pub fn build_for(m: &Module, cfg: &Cfg, loops: Rc<Loops>, slice: &ValueSlice) -> Induction {
+        Induction::build_over(m, cfg, loops, Some(slice))
+    }
+
+    /// Visits the definitions of `only` (all when `None`) in reverse post-order.
+    fn build_over(m: &Module, cfg: &Cfg, loops: Rc<Loops>, only: Option<&ValueSlice>) -> Induction {
+        let wanted = |r: Id| only.is_none_or(|s| s.contains(r));
         let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let mut ind = Induction {
             forms: vec![Form::NONE; bound],
@@ -168,7 +184,9 @@ impl Induction {
             loops,
         };
         for (_, inst) in m.section_insts(Section::Global) {
-            ind.visit_global(m, inst);
+            if inst.result_id().is_some_and(wanted) {
+                ind.visit_global(m, inst);
+            }
         }
         for f in m.function_ids() {
             let func = m.function(f);
@@ -178,7 +196,7 @@ impl Induction {
                     continue;
                 }
                 if let (Some(r), Some(t)) = (inst.result_id(), inst.result_type()) {
-                    if int_width(m, t).is_some() {
+                    if wanted(r) && int_width(m, t).is_some() {
                         ind.set_val(r, Some(Val::Scalar(AffineExpr::value(r))));
                     }
                 }
@@ -186,12 +204,14 @@ impl Induction {
             for &b in cfg.rpo(f) {
                 let header_of = ind.loops.loop_of_header(b);
                 if let Some(l) = header_of {
-                    ind.classify_header_phis(m, b, l);
+                    ind.classify_header_phis(m, b, l, only);
                 }
                 let block_loop = ind.loops.innermost(b).map_or(NONE, |l| l.0);
                 for i in m.block_insts(b) {
                     let inst = m.inst(i);
-                    let Some(r) = inst.result_id() else { continue };
+                    let Some(r) = inst.result_id().filter(|&r| wanted(r)) else {
+                        continue;
+                    };
                     if block_loop != NONE {
                         let v = ind.variance(m, inst, b, block_loop);
                         if let Some(slot) = ind.varies_in.get_mut(r.index()) {

@@ -59,6 +59,7 @@ pub mod target;
 pub mod tensor_layout;
 pub mod types;
 pub mod uniformity;
+pub mod value_slice;
 
 pub use alias::{Alias, BlockGeometry};
 pub use cache::{Analyses, Analysis, AnalysisSet};

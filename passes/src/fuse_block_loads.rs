@@ -119,6 +119,7 @@ struct Ctx<'a> {
     geo: &'a BlockGeometry,
     /// Alias and uniformity, asked for only by a decision that needs them.
     lazy: &'a OnDemand<'a>,
+    /// Provenance of the values block operations read (a destination's root).
     prov: &'a Provenance,
     /// Why each considered operation was not merged (the last reason recorded wins).
     reasons: &'a RefCell<HashMap<InstId, &'static str>>,
@@ -454,11 +455,14 @@ impl FuseBlockLoads {
             ) {
                 continue;
             }
+            // Any value may be used here: the whole module's provenance (the geometry's
+            // knows only the values block operations read).
+            let prov = ctx.alias().provenance();
             let mut touches = false;
             m.for_each_used_id(i, |u| {
                 if dsts.contains(&u) {
                     touches = true;
-                } else if let Root::Variable(v) = ctx.prov.root(u) {
+                } else if let Root::Variable(v) = prov.root(u) {
                     if dst_roots.contains(&v) {
                         touches = true;
                     }

@@ -4,10 +4,19 @@
 use super::*;
 
 impl Induction {
-    pub(super) fn classify_header_phis(&mut self, m: &Module, header: BlockId, l: LoopId) {
+    /// Classifies the phis of `header` (those of `only`, when given: a phi's classification
+    /// depends only on the phis its back-edge value is computed from, which are in the slice).
+    pub(super) fn classify_header_phis(
+        &mut self,
+        m: &Module,
+        header: BlockId,
+        l: LoopId,
+        only: Option<&ValueSlice>,
+    ) {
         let phis: Vec<InstId> = m
             .block_insts(header)
             .take_while(|&i| m.inst(i).is(Op::Phi))
+            .filter(|&i| only.is_none_or(|s| m.inst(i).result_id().is_some_and(|r| s.contains(r))))
             .collect();
         let mut resolved: HashMap<Id, AffineExpr> = HashMap::default();
         let mut done = vec![false; phis.len()];
