@@ -208,10 +208,11 @@ impl Induction {
                 }
                 let block_loop = ind.loops.innermost(b).map_or(NONE, |l| l.0);
                 for i in m.block_insts(b) {
-                    let inst = m.inst(i);
-                    let Some(r) = inst.result_id().filter(|&r| wanted(r)) else {
+                    if only.is_some_and(|s| !s.defines(i)) {
                         continue;
-                    };
+                    }
+                    let inst = m.inst(i);
+                    let Some(r) = inst.result_id() else { continue };
                     if block_loop != NONE {
                         let v = ind.variance(m, inst, b, block_loop);
                         if let Some(slot) = ind.varies_in.get_mut(r.index()) {

@@ -219,7 +219,7 @@ impl Provenance {
                 for i in m.block_insts(b) {
                     let inst = m.inst(i);
                     if let Some(s) = only {
-                        if inst.result_id().is_some_and(|r| s.contains(r)) {
+                        if s.defines(i) {
                             p.visit(m, dec, ind, i, op_of(inst));
                         }
                         continue;

@@ -21,7 +21,7 @@
 use spirv::Op;
 use spvopt_ir::entity::EntitySet;
 use spvopt_ir::opcode_class::{leading_id_operands, op_class, OpClass};
-use spvopt_ir::{Id, Inst, Module};
+use spvopt_ir::{Id, Inst, InstId, Module};
 
 use crate::block_io::block_io;
 use crate::block_kind::BlockKind;
@@ -32,27 +32,31 @@ use crate::operands::op_of;
 #[derive(Clone, Debug)]
 pub struct ValueSlice {
     values: EntitySet<Id>,
+    /// The definitions of `values` (tested before an instruction is decoded).
+    defs: EntitySet<InstId>,
 }
 
 impl ValueSlice {
     /// `roots` and every value their facts are computed from.
     pub fn backward_from(m: &Module, roots: impl IntoIterator<Item = Id>) -> ValueSlice {
         let mut values = EntitySet::with_capacity(m.id_capacity());
-        let mut work: Vec<Id> = Vec::new();
-        for r in roots {
-            if m.def(r).is_some() && values.insert(r) {
-                work.push(r);
-            }
-        }
-        while let Some(v) = work.pop() {
-            let Some(inst) = m.def_inst(v) else { continue };
-            for_each_input(inst, |x| {
-                if m.def(x).is_some() && values.insert(x) {
-                    work.push(x);
+        let mut defs = EntitySet::new();
+        let mut work: Vec<InstId> = Vec::new();
+        let mut add = |x: Id, work: &mut Vec<InstId>| {
+            if let Some(d) = m.def(x) {
+                if values.insert(x) {
+                    defs.insert(d);
+                    work.push(d);
                 }
-            });
+            }
+        };
+        for r in roots {
+            add(r, &mut work);
         }
-        ValueSlice { values }
+        while let Some(d) = work.pop() {
+            for_each_input(m.inst(d), |x| add(x, &mut work));
+        }
+        ValueSlice { values, defs }
     }
 
     /// The operands of every 2D block operation (native, or a call of a 2D block builtin) and
@@ -96,6 +100,12 @@ impl ValueSlice {
     #[inline]
     pub fn contains(&self, id: Id) -> bool {
         self.values.contains(id)
+    }
+
+    /// Whether instruction `i` defines a value of the slice.
+    #[inline]
+    pub fn defines(&self, i: InstId) -> bool {
+        self.defs.contains(i)
     }
 }
 

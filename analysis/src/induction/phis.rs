@@ -16,7 +16,7 @@ impl Induction {
         let phis: Vec<InstId> = m
             .block_insts(header)
             .take_while(|&i| m.inst(i).is(Op::Phi))
-            .filter(|&i| only.is_none_or(|s| m.inst(i).result_id().is_some_and(|r| s.contains(r))))
+            .filter(|&i| only.is_none_or(|s| s.defines(i)))
             .collect();
         let mut resolved: HashMap<Id, AffineExpr> = HashMap::default();
         let mut done = vec![false; phis.len()];

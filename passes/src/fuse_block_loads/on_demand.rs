@@ -2,8 +2,8 @@
 //! uniformity, see [`OnDemand`]), and the test that lets it skip uniformity for a group
 //! ([`FuseBlockLoads::may_form_run`]).
 
+use spvopt_analysis::fxhash::FxHashSet as HashSet;
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use spvopt_analysis::alias::Alias;
@@ -68,7 +68,7 @@ impl FuseBlockLoads {
     /// no such pair here it builds no run whichever candidates are uniform, and the
     /// uniformity analysis need not be asked.
     pub(super) fn may_form_run(m: &Module, ctx: &Ctx<'_>, group: &[Candidate]) -> bool {
-        let mut starts: HashSet<i64> = HashSet::new();
+        let mut starts: HashSet<i64> = HashSet::default();
         let mut placed: Vec<(i64, u64)> = Vec::new();
         for leader in group {
             starts.clear();
