@@ -259,10 +259,11 @@ impl Induction {
                 .map(|(_, v)| v.clone())
                 .or_else(|| self.val(x))
         };
-        let lookup_scalar = |x: Id| -> Option<AffineExpr> {
-            match lookup(x)? {
-                Val::Scalar(e) => Some(e),
-                Val::Vector(_) => None,
+        let lookup_scalar = |x: Id| -> Option<Cow<'_, AffineExpr>> {
+            match operand_vals.iter().find(|(y, _)| *y == x) {
+                Some((_, Val::Scalar(e))) => Some(Cow::Borrowed(e)),
+                Some((_, Val::Vector(_))) => None,
+                None => self.form_ref(x),
             }
         };
         match self.transfer(m, inst, w, n, &lookup, &lookup_scalar) {
