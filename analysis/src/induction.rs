@@ -203,6 +203,9 @@ impl Induction {
                 }
             }
             for &b in cfg.rpo(f) {
+                if only.is_some_and(|s| !s.has_definitions_in(b)) {
+                    continue;
+                }
                 let header_of = ind.loops.loop_of_header(b);
                 if let Some(l) = header_of {
                     ind.classify_header_phis(m, b, l, only);

@@ -216,6 +216,9 @@ impl Provenance {
             // One pass: in reverse post-order every pointer operand other than a phi input
             // (handled by `merge`) is visited before its uses, so escapes are seen in time.
             for &b in cfg.rpo(f) {
+                if only.is_some_and(|s| !s.has_definitions_in(b)) {
+                    continue;
+                }
                 for i in m.block_insts(b) {
                     let inst = m.inst(i);
                     if let Some(s) = only {

@@ -21,7 +21,7 @@
 use spirv::Op;
 use spvopt_ir::entity::EntitySet;
 use spvopt_ir::opcode_class::{leading_id_operands, op_class, OpClass};
-use spvopt_ir::{Id, Inst, InstId, Module};
+use spvopt_ir::{BlockId, Id, Inst, InstId, Module};
 
 use crate::block_io::block_io;
 use crate::block_kind::BlockKind;
@@ -34,6 +34,8 @@ pub struct ValueSlice {
     values: EntitySet<Id>,
     /// The definitions of `values` (tested before an instruction is decoded).
     defs: EntitySet<InstId>,
+    /// The blocks holding some of `defs` (the others need no visit).
+    blocks: EntitySet<BlockId>,
 }
 
 impl ValueSlice {
@@ -41,11 +43,15 @@ impl ValueSlice {
     pub fn backward_from(m: &Module, roots: impl IntoIterator<Item = Id>) -> ValueSlice {
         let mut values = EntitySet::with_capacity(m.id_capacity());
         let mut defs = EntitySet::new();
+        let mut blocks = EntitySet::new();
         let mut work: Vec<InstId> = Vec::new();
         let mut add = |x: Id, work: &mut Vec<InstId>| {
             if let Some(d) = m.def(x) {
                 if values.insert(x) {
                     defs.insert(d);
+                    if let Some(b) = m.inst_block(d) {
+                        blocks.insert(b);
+                    }
                     work.push(d);
                 }
             }
@@ -56,7 +62,11 @@ impl ValueSlice {
         while let Some(d) = work.pop() {
             for_each_input(m.inst(d), |x| add(x, &mut work));
         }
-        ValueSlice { values, defs }
+        ValueSlice {
+            values,
+            defs,
+            blocks,
+        }
     }
 
     /// The operands of every 2D block operation (native, or a call of a 2D block builtin) and
@@ -100,6 +110,12 @@ impl ValueSlice {
     #[inline]
     pub fn contains(&self, id: Id) -> bool {
         self.values.contains(id)
+    }
+
+    /// Whether block `b` defines a value of the slice.
+    #[inline]
+    pub fn has_definitions_in(&self, b: BlockId) -> bool {
+        self.blocks.contains(b)
     }
 
     /// Whether instruction `i` defines a value of the slice.

@@ -22,11 +22,13 @@
 //!   of it (plus 65,536) in all; past that they fail (`rejected_scan_budget`), so hostile
 //!   repeats far apart cost linear time.
 //!
-//! Analyses: footprints come from `BlockGeometry` (provenance, induction, constants);
-//! uniformity is asked for only for a group with a column-adjacent pair (a group without one
-//! builds no run whichever of its loads are uniform; its loads are then clustered as if all
-//! were, recording `rejected_not_adjacent` where it applies, never `rejected_non_uniform`), and
-//! alias only for the "nothing between" checks of a planned fusion or reuse.
+//! Analyses: footprints come from `BlockGeometry` (provenance and induction of the values
+//! block operations read, constants); uniformity is asked for only for a group with a
+//! column-adjacent pair (a group without one builds no run whichever of its loads are uniform;
+//! its loads are then clustered as if all were, recording `rejected_not_adjacent` where it
+//! applies, never `rejected_non_uniform`), alias (with the whole module's provenance) only for
+//! the "nothing between" checks of a planned fusion or reuse, and the dominator trees only for
+//! a pair of candidates in two blocks.
 //!
 //! Accounting: `rejected_*` count rejection events; in addition every load considered ends
 //! with exactly one `load_outcome_*` (`fused`, `reused`, or `kept_<reason>`, the last reason
@@ -68,9 +70,7 @@ use spirv::Op;
 use spvopt_analysis::alias::{Alias, BlockFootprint, BlockGeometry};
 use spvopt_analysis::provenance::{Provenance, Root};
 use spvopt_analysis::uniformity::Uniformity;
-use spvopt_analysis::{
-    Analyses, AnalysisSet, Cfg, Dominators, Fact, KernelFacts, Loops, PostDominators, Target,
-};
+use spvopt_analysis::{Analyses, AnalysisSet, Cfg, Fact, KernelFacts, Loops, Target};
 use spvopt_ir::opcode_class::synchronizes;
 use spvopt_ir::{BlockId, FuncId, Id, InstId, Interner, Module};
 
@@ -167,12 +167,12 @@ impl Ctx<'_> {
     }
 }
 
-/// Control-flow analyses for merging across blocks.
+/// Control-flow analyses for merging across blocks (the dominator trees asked for when a pair
+/// of candidates in two blocks is compared).
 struct Graph<'a> {
     cfg: &'a Cfg,
-    dom: &'a Dominators,
-    pdom: &'a PostDominators,
     loops: &'a Loops,
+    lazy: &'a OnDemand<'a>,
 }
 
 /// Instructions the "nothing between" checks of one function may scan in all: each check
@@ -522,21 +522,20 @@ impl Pass for FuseBlockLoads {
         // for only by the decisions that need them (`OnDemand`).
         let geo = BlockGeometry::from_cache(m, analyses);
         let cfg = analyses.get::<Cfg>(m);
-        let dom = analyses.get::<Dominators>(m);
-        let pdom = analyses.get::<PostDominators>(m);
         let loops = analyses.get::<Loops>(m);
-        let graph = Graph {
-            cfg: &cfg,
-            dom: &dom,
-            pdom: &pdom,
-            loops: &loops,
-        };
         let facts = analyses.get::<KernelFacts>(m);
         let lazy = OnDemand {
             m,
             analyses: RefCell::new(analyses),
             alias: OnceCell::new(),
             uni: OnceCell::new(),
+            dom: OnceCell::new(),
+            pdom: OnceCell::new(),
+        };
+        let graph = Graph {
+            cfg: &cfg,
+            loops: &loops,
+            lazy: &lazy,
         };
         // Plan everything first (analyses describe the unmodified module), then rewrite.
         // (block of the fused operation, members in column order, position of the fused load)

@@ -93,8 +93,8 @@ impl FuseBlockLoads {
                     if ba == bb || taken.contains(&a.inst) || taken.contains(&b.inst) {
                         continue;
                     }
-                    if !g.dom.strictly_dominates(*ba, *bb)
-                        || !g.pdom.post_dominates(*bb, *ba)
+                    if !g.lazy.dom().strictly_dominates(*ba, *bb)
+                        || !g.lazy.pdom().post_dominates(*bb, *ba)
                         || g.loops.innermost(*ba) != g.loops.innermost(*bb)
                     {
                         continue;
