@@ -163,8 +163,9 @@ pub struct Alias {
 /// From the cache ([`BlockGeometry::from_cache`]) it is computed for the values the 2D and 1D
 /// block operations read and what those are computed from
 /// ([`ValueSlice::of_block_operations`]): provenance and induction of that slice alone
-/// ([`Provenance::build_for`], [`Induction::build_for`]), not of the whole module. Ask its
-/// [`BlockGeometry::provenance`] and [`BlockGeometry::induction`] only about those values.
+/// ([`Provenance::build_for`], [`Induction::build_for`]), not of the whole module (unless the
+/// whole module's are cached). Ask its [`BlockGeometry::provenance`] and
+/// [`BlockGeometry::induction`] only about those values.
 #[derive(Clone)]
 pub struct BlockGeometry {
     prov: Rc<Provenance>,
@@ -218,8 +219,18 @@ impl Analysis for BlockGeometry {
 
 impl BlockGeometry {
     /// The geometry of the block operations of `m`, from the cache (computed there on first
-    /// request, with the analyses it needs).
+    /// request, with the analyses it needs). When the whole module's provenance and induction
+    /// are cached already (an earlier pass asked for alias or uniformity), it is made of them:
+    /// the same facts for the values block operations read, at no cost.
     pub fn from_cache(m: &Module, analyses: &mut Analyses) -> BlockGeometry {
+        if analyses.is_cached::<Provenance>() && analyses.is_cached::<Induction>() {
+            return BlockGeometry {
+                prov: analyses.get::<Provenance>(m),
+                ind: analyses.get::<Induction>(m),
+                consts: analyses.get::<Constants>(m),
+                callees: analyses.get::<Callees>(m),
+            };
+        }
         (*analyses.get::<BlockGeometry>(m)).clone()
     }
 
