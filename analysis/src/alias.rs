@@ -31,14 +31,16 @@ use crate::affine::AffineExpr;
 use crate::block_io::{block_io, BlockIo, BlockKind};
 use crate::builtins::{CalleeKind, Callees};
 use crate::cache::{Analyses, Analysis, AnalysisSet};
+use crate::cfg::Cfg;
 use crate::constants::Constants;
 use crate::decorations::Decorations;
 use crate::induction::Induction;
-use crate::loops::LoopId;
+use crate::loops::{LoopId, Loops};
 use crate::operands::op_of;
 use crate::provenance::{PointerInfo, Provenance};
 use crate::types::{pointer_of, size_of};
 use crate::uniformity::Uniformity;
+use crate::value_slice::ValueSlice;
 use spvopt_ir::opcode_class::{load_store, op_class, AccessDirection, OpClass};
 
 /// The memory a 2D block operation touches.
@@ -154,7 +156,16 @@ pub struct Alias {
 /// uniformity, which only the may-write queries need (offsets of scalar accesses must be
 /// uniform). A pass that first looks for candidates (loads with an adjacent partner, loads
 /// not yet prefetched) asks for this, and for [`Alias`] and [`Uniformity`] only when it has
-/// some. The answers are the same as [`Alias`]'s (which delegates here).
+/// some. The answers are the same as [`Alias`]'s (which delegates here), except that
+/// [`BlockGeometry::block_relation`] does not tell a non-escaped private variable from other
+/// objects (`Unknown` where [`Alias`] says `DistinctObjects`; both mean "not adjacent").
+///
+/// From the cache ([`BlockGeometry::from_cache`]) it is computed for the values the 2D and 1D
+/// block operations read and what those are computed from
+/// ([`ValueSlice::of_block_operations`]): provenance and induction of that slice alone
+/// ([`Provenance::build_for`], [`Induction::build_for`]), not of the whole module (unless the
+/// whole module's are cached). Ask its [`BlockGeometry::provenance`] and
+/// [`BlockGeometry::induction`] only about those values.
 #[derive(Clone)]
 pub struct BlockGeometry {
     prov: Rc<Provenance>,
@@ -169,20 +180,69 @@ impl std::fmt::Debug for BlockGeometry {
     }
 }
 
-impl BlockGeometry {
-    /// The geometry over the analyses of the cache (computed there on first request).
-    pub fn from_cache(m: &Module, analyses: &mut Analyses) -> BlockGeometry {
+/// Cached like the analyses it is built from; its facts are its provenance's and induction's.
+impl Analysis for BlockGeometry {
+    const KIND: AnalysisSet = AnalysisSet::ALIAS;
+    const DEPENDS_ON: AnalysisSet = AnalysisSet(
+        AnalysisSet::CFG.0
+            | AnalysisSet::DOMINATORS.0
+            | AnalysisSet::LOOPS.0
+            | AnalysisSet::INDUCTION.0
+            | AnalysisSet::CONSTANTS.0
+            | AnalysisSet::DECORATIONS.0,
+    );
+    fn fingerprint(&self) -> Vec<String> {
+        let mut lines: Vec<String> = format!("{:#?}\n{:#?}", self.prov, self.ind)
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        lines.sort_unstable();
+        lines
+    }
+    fn compute(m: &Module, analyses: &mut Analyses) -> Self {
+        let cfg = analyses.get::<Cfg>(m);
+        let loops = analyses.get::<Loops>(m);
+        let dec = analyses.get::<Decorations>(m);
+        let callees = analyses.get::<Callees>(m);
+        let consts = analyses.get::<Constants>(m);
+        let slice = ValueSlice::of_block_operations(m, &callees);
+        let ind = Rc::new(Induction::build_for(m, &cfg, loops, &slice));
+        let prov = Rc::new(Provenance::build_for(m, &cfg, &ind, &dec, &slice));
         BlockGeometry {
-            prov: analyses.get::<Provenance>(m),
-            ind: analyses.get::<Induction>(m),
-            consts: analyses.get::<Constants>(m),
-            callees: analyses.get::<Callees>(m),
+            prov,
+            ind,
+            consts,
+            callees,
         }
     }
+}
 
-    /// The provenance of every pointer.
+impl BlockGeometry {
+    /// The geometry of the block operations of `m`, from the cache (computed there on first
+    /// request, with the analyses it needs). When the whole module's provenance and induction
+    /// are cached already (an earlier pass asked for alias or uniformity), it is made of them:
+    /// the same facts for the values block operations read, at no cost.
+    pub fn from_cache(m: &Module, analyses: &mut Analyses) -> BlockGeometry {
+        if analyses.is_cached::<Provenance>() && analyses.is_cached::<Induction>() {
+            return BlockGeometry {
+                prov: analyses.get::<Provenance>(m),
+                ind: analyses.get::<Induction>(m),
+                consts: analyses.get::<Constants>(m),
+                callees: analyses.get::<Callees>(m),
+            };
+        }
+        (*analyses.get::<BlockGeometry>(m)).clone()
+    }
+
+    /// The provenance of the pointers block operations read (see [`BlockGeometry`]).
     pub fn provenance(&self) -> &Provenance {
         &self.prov
+    }
+
+    /// Affine forms, loop variance and induction variables of the values block operations
+    /// read (see [`BlockGeometry`]).
+    pub fn induction(&self) -> &Induction {
+        &self.ind
     }
 
     /// The 2D block operation `i` performs, if any.

@@ -40,6 +40,7 @@
 //! `affine::MAX_TERMS` terms; tentative walks have a fixed node budget per phi).
 
 use crate::fxhash::FxHashMap as HashMap;
+use std::borrow::Cow;
 use std::rc::Rc;
 
 use smallvec::SmallVec;
@@ -54,6 +55,7 @@ use crate::known_bits::{width_mask, KnownBits};
 use crate::loops::{LoopId, Loops};
 use crate::operands::op_of;
 use crate::types::{int_width, pointer_of};
+use crate::value_slice::ValueSlice;
 
 mod phis;
 
@@ -156,6 +158,21 @@ impl Analysis for Induction {
 impl Induction {
     /// Computes the analysis.
     pub fn build(m: &Module, cfg: &Cfg, loops: Rc<Loops>) -> Induction {
+        Induction::build_over(m, cfg, loops, None)
+    }
+
+    /// The analysis for the values of `slice` alone: their forms, variance, known bits and
+    /// induction variables are exactly [`Induction::build`]'s (each is computed from its
+    /// operands', and the slice holds them); other values have no form and count as
+    /// invariant, so ask only about values of the slice (and the values their forms mention,
+    /// which are in it).
+    pub fn build_for(m: &Module, cfg: &Cfg, loops: Rc<Loops>, slice: &ValueSlice) -> Induction {
+        Induction::build_over(m, cfg, loops, Some(slice))
+    }
+
+    /// Visits the definitions of `only` (all when `None`) in reverse post-order.
+    fn build_over(m: &Module, cfg: &Cfg, loops: Rc<Loops>, only: Option<&ValueSlice>) -> Induction {
+        let wanted = |r: Id| only.is_none_or(|s| s.contains(r));
         let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let mut ind = Induction {
             forms: vec![Form::NONE; bound],
@@ -168,7 +185,9 @@ impl Induction {
             loops,
         };
         for (_, inst) in m.section_insts(Section::Global) {
-            ind.visit_global(m, inst);
+            if inst.result_id().is_some_and(wanted) {
+                ind.visit_global(m, inst);
+            }
         }
         for f in m.function_ids() {
             let func = m.function(f);
@@ -178,18 +197,24 @@ impl Induction {
                     continue;
                 }
                 if let (Some(r), Some(t)) = (inst.result_id(), inst.result_type()) {
-                    if int_width(m, t).is_some() {
+                    if wanted(r) && int_width(m, t).is_some() {
                         ind.set_val(r, Some(Val::Scalar(AffineExpr::value(r))));
                     }
                 }
             }
             for &b in cfg.rpo(f) {
+                if only.is_some_and(|s| !s.has_definitions_in(b)) {
+                    continue;
+                }
                 let header_of = ind.loops.loop_of_header(b);
                 if let Some(l) = header_of {
-                    ind.classify_header_phis(m, b, l);
+                    ind.classify_header_phis(m, b, l, only);
                 }
                 let block_loop = ind.loops.innermost(b).map_or(NONE, |l| l.0);
                 for i in m.block_insts(b) {
+                    if only.is_some_and(|s| !s.defines(i)) {
+                        continue;
+                    }
                     let inst = m.inst(i);
                     let Some(r) = inst.result_id() else { continue };
                     if block_loop != NONE {
@@ -233,16 +258,17 @@ impl Induction {
             Some(Val::Vector(comps)) => {
                 let mut known = 0u8;
                 let start = self.arena.len() as u32;
-                for (k, c) in comps.iter().enumerate() {
+                let len = comps.len() as u8;
+                for (k, c) in comps.into_iter().enumerate() {
                     if c.is_some() {
                         known |= 1 << k;
                     }
-                    self.arena.push(c.clone().unwrap_or_default());
+                    self.arena.push(c.unwrap_or_default());
                 }
                 if known == 0 {
                     Form::NONE
                 } else {
-                    self.vectors.push((start, comps.len() as u8, known));
+                    self.vectors.push((start, len, known));
                     Form::vector(self.vectors.len() - 1)
                 }
             }
@@ -288,6 +314,15 @@ impl Induction {
         match self.kind(id) {
             FormKind::Atom => Some(AffineExpr::value(id)),
             FormKind::Scalar(k) => Some(self.arena[k as usize].clone()),
+            _ => None,
+        }
+    }
+
+    /// [`Induction::form`], borrowed from the arena when stored there.
+    fn form_ref(&self, id: Id) -> Option<Cow<'_, AffineExpr>> {
+        match self.kind(id) {
+            FormKind::Atom => Some(Cow::Owned(AffineExpr::value(id))),
+            FormKind::Scalar(k) => Some(Cow::Borrowed(&self.arena[k as usize])),
             _ => None,
         }
     }
@@ -416,7 +451,7 @@ impl Induction {
         if n > 4 || w > 64 {
             return;
         }
-        let v = self.transfer(m, inst, w, n, &|id| self.val(id), &|id| self.form(id));
+        let v = self.transfer(m, inst, w, n, &|id| self.val(id), &|id| self.form_ref(id));
         let v = match v {
             Some(v) => Some(v),
             None if n == 1 => Some(Val::Scalar(AffineExpr::value(r))),
@@ -475,18 +510,19 @@ impl Induction {
 
     /// The form of `inst`'s result (`n` components of `w` bits) from its operands' forms
     /// (`get`); `None` when no affine form is proven (scalars then become atoms).
-    fn transfer(
+    fn transfer<'a>(
         &self,
         m: &Module,
         inst: &Inst,
         w: u32,
         n: u32,
         get: &dyn Fn(Id) -> Option<Val>,
-        get_scalar: &dyn Fn(Id) -> Option<AffineExpr>,
+        get_scalar: &dyn Fn(Id) -> Option<Cow<'a, AffineExpr>>,
     ) -> Option<Val> {
         let op = op_of(inst)?;
         let opnd = |k: usize| inst.operand_id(k);
-        let scalar = |k: usize| -> Option<AffineExpr> { get_scalar(opnd(k)?) };
+        // Operands' forms are borrowed (cloning a form of more than two terms allocates).
+        let scalar = |k: usize| -> Option<Cow<'a, AffineExpr>> { get_scalar(opnd(k)?) };
         let vector = |k: usize| -> Option<SmallVec<[Option<AffineExpr>; 4]>> {
             match get(opnd(k)?)? {
                 Val::Vector(c) => Some(c),
@@ -530,10 +566,10 @@ impl Induction {
         }
         if n == 1 {
             match op {
-                Op::IAdd => finish(scalar(0)?.add(&scalar(1)?)?),
-                Op::ISub => finish(scalar(0)?.sub(&scalar(1)?)?),
+                Op::IAdd => finish(scalar(0)?.add(&*scalar(1)?)?),
+                Op::ISub => finish(scalar(0)?.sub(&*scalar(1)?)?),
                 Op::SNegate => finish(scalar(0)?.neg()),
-                Op::IMul => finish(scalar(0)?.mul(&scalar(1)?)?),
+                Op::IMul => finish(scalar(0)?.mul(&*scalar(1)?)?),
                 Op::ShiftLeftLogical => {
                     let k = scalar(1)?.as_constant()?;
                     if !(0..i64::from(w)).contains(&k) {
@@ -567,21 +603,21 @@ impl Induction {
                     let mask = width_mask(w);
                     if let Some(c) = b.as_constant() {
                         if self.maybe_one(ia, &a, w) & !(c as u64) & mask == 0 {
-                            return finish(a);
+                            return finish(a.into_owned());
                         }
                     }
                     if let Some(c) = a.as_constant() {
                         if self.maybe_one(ib, &b, w) & !(c as u64) & mask == 0 {
-                            return finish(b);
+                            return finish(b.into_owned());
                         }
                     }
                     None
                 }
-                Op::UConvert | Op::SConvert => finish(scalar(0)?),
+                Op::UConvert | Op::SConvert => finish(scalar(0)?.into_owned()),
                 Op::Bitcast => {
                     let src = opnd(0)?;
                     int_width(m, m.type_of(src)?)?;
-                    finish(scalar(0)?)
+                    finish(scalar(0)?.into_owned())
                 }
                 Op::CompositeExtract => {
                     let ops = inst.operands();
@@ -611,7 +647,7 @@ impl Induction {
                         return None;
                     }
                     let k = ops[2] as usize;
-                    *c.get_mut(k)? = scalar(0);
+                    *c.get_mut(k)? = scalar(0).map(Cow::into_owned);
                     c
                 }
                 Op::CompositeConstruct => {

@@ -14,7 +14,9 @@
 //! - [`provenance::Provenance`]: the root and byte offset of every pointer, escapes, `NoAlias`.
 //! - [`alias::Alias`]: 2D block footprints and may-alias queries (`may_write_read_region`);
 //!   [`alias::BlockGeometry`]: the footprints and their relations alone (no uniformity), for
-//!   passes that look for candidates before asking for alias and uniformity.
+//!   passes that look for candidates before asking for alias and uniformity, computed over the
+//!   [`value_slice::ValueSlice`] of the block operations (induction and provenance of the
+//!   values they read, not of the whole module).
 //! - [`decorations::Decorations`], [`builtins::Callees`]: decorations, and the imported
 //!   functions named and classified (cached like the rest: no analysis rebuilds them).
 //! - [`call_graph::CallGraph`]: the static call graph (petgraph), strongly connected
@@ -59,6 +61,7 @@ pub mod target;
 pub mod tensor_layout;
 pub mod types;
 pub mod uniformity;
+pub mod value_slice;
 
 pub use alias::{Alias, BlockGeometry};
 pub use cache::{Analyses, Analysis, AnalysisSet};

@@ -38,6 +38,7 @@ use crate::decorations::Decorations;
 use crate::induction::Induction;
 use crate::operands::op_of;
 use crate::types::{member_offset, pointer_of, size_of, vector_of};
+use crate::value_slice::ValueSlice;
 use spvopt_ir::opcode_class::{
     op_class, OpClass, OP_PREDICATED_LOAD_INTEL, OP_PREDICATED_STORE_INTEL,
 };
@@ -86,6 +87,9 @@ pub struct Provenance {
     entry_functions: HashSet<FuncId>,
     calls: Vec<InstId>,
     loads: Vec<InstId>,
+    /// Whether `escaped` is the result of the escape analysis (else every variable counts as
+    /// escaped: [`Provenance::build_for`]).
+    escapes_analysed: bool,
 }
 
 impl Analysis for Provenance {
@@ -122,9 +126,40 @@ impl Provenance {
         dec: &Decorations,
         callees: &Callees,
     ) -> Provenance {
+        Provenance::build_over(m, cfg, ind, dec, callees, None)
+    }
+
+    /// Provenance of the pointers of `slice` alone (with `ind` computed for at least the
+    /// slice, e.g. [`Induction::build_for`] of it): their [`PointerInfo`]s are exactly
+    /// [`Provenance::build_with`]'s (each is computed from its operands', which the slice
+    /// holds); other values have none. Escapes are not analysed (that needs every use of every
+    /// pointer): every variable counts as escaped, so [`Provenance::roots_may_alias`] is
+    /// conservative for non-escaped private variables, and no calls or loads are recorded.
+    pub fn build_for(
+        m: &Module,
+        cfg: &Cfg,
+        ind: &Induction,
+        dec: &Decorations,
+        slice: &ValueSlice,
+    ) -> Provenance {
+        Provenance::build_over(m, cfg, ind, dec, &Callees::default(), Some(slice))
+    }
+
+    /// Visits the definitions of `only` (all, with escapes, when `None`) in reverse
+    /// post-order.
+    fn build_over(
+        m: &Module,
+        cfg: &Cfg,
+        ind: &Induction,
+        dec: &Decorations,
+        callees: &Callees,
+        only: Option<&ValueSlice>,
+    ) -> Provenance {
+        let wanted = |r: Id| only.is_none_or(|s| s.contains(r));
         let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let mut p = Provenance {
             index: vec![0; bound],
+            escapes_analysed: only.is_none(),
             ..Provenance::default()
         };
         let entries: HashSet<Id> = entry_point_functions(m).into_iter().collect();
@@ -132,6 +167,9 @@ impl Provenance {
             let (Some(r), Some(ty)) = (inst.result_id(), inst.result_type()) else {
                 continue;
             };
+            if !wanted(r) {
+                continue;
+            }
             let Some((sc, _)) = pointer_of(m, ty) else {
                 continue;
             };
@@ -157,7 +195,7 @@ impl Provenance {
                     continue;
                 }
                 if let (Some(r), Some(ty)) = (inst.result_id(), inst.result_type()) {
-                    if let Some((sc, _)) = pointer_of(m, ty) {
+                    if let Some((sc, _)) = pointer_of(m, ty).filter(|_| wanted(r)) {
                         p.set(
                             r,
                             Root::Param {
@@ -178,9 +216,19 @@ impl Provenance {
             // One pass: in reverse post-order every pointer operand other than a phi input
             // (handled by `merge`) is visited before its uses, so escapes are seen in time.
             for &b in cfg.rpo(f) {
+                if only.is_some_and(|s| !s.has_definitions_in(b)) {
+                    continue;
+                }
                 for i in m.block_insts(b) {
+                    let inst = m.inst(i);
+                    if let Some(s) = only {
+                        if s.defines(i) {
+                            p.visit(m, dec, ind, i, op_of(inst));
+                        }
+                        continue;
+                    }
                     // (The opcode table is read once per instruction.)
-                    let op = op_of(m.inst(i));
+                    let op = op_of(inst);
                     p.visit(m, dec, ind, i, op);
                     p.visit_escapes(m, callees, i, op);
                 }
@@ -485,10 +533,11 @@ impl Provenance {
 
     /// Whether the address of variable `var` escapes (see the module documentation).
     pub fn is_escaped(&self, var: Id) -> bool {
-        self.escaped.contains(&var)
+        !self.escapes_analysed || self.escaped.contains(&var)
     }
 
-    /// The variables whose address escapes.
+    /// The variables whose address escapes (none recorded by [`Provenance::build_for`], which
+    /// does not analyse escapes).
     pub fn escaped_variables(&self) -> impl Iterator<Item = Id> + '_ {
         self.escaped.iter().copied()
     }

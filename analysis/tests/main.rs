@@ -7,3 +7,4 @@ mod fixtures;
 mod queries;
 mod target_profiles;
 mod triton_corpus;
+mod value_slice;

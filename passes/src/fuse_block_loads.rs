@@ -22,11 +22,13 @@
 //!   of it (plus 65,536) in all; past that they fail (`rejected_scan_budget`), so hostile
 //!   repeats far apart cost linear time.
 //!
-//! Analyses: footprints come from `BlockGeometry` (provenance, induction, constants);
-//! uniformity is asked for only for a group with a column-adjacent pair (a group without one
-//! builds no run whichever of its loads are uniform; its loads are then clustered as if all
-//! were, recording `rejected_not_adjacent` where it applies, never `rejected_non_uniform`), and
-//! alias only for the "nothing between" checks of a planned fusion or reuse.
+//! Analyses: footprints come from `BlockGeometry` (provenance and induction of the values
+//! block operations read, constants); uniformity is asked for only for a group with a
+//! column-adjacent pair (a group without one builds no run whichever of its loads are uniform;
+//! its loads are then clustered as if all were, recording `rejected_not_adjacent` where it
+//! applies, never `rejected_non_uniform`), alias (with the whole module's provenance) only for
+//! the "nothing between" checks of a planned fusion or reuse, and the dominator trees only for
+//! a pair of candidates in two blocks.
 //!
 //! Accounting: `rejected_*` count rejection events; in addition every load considered ends
 //! with exactly one `load_outcome_*` (`fused`, `reused`, or `kept_<reason>`, the last reason
@@ -61,21 +63,19 @@
 //! one reuse (a repeated load becoming a copy), fusions first, each in plan order; loads left
 //! by the limit are counted as `load_outcome_kept_change_limit`.
 
+use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::{HashMap, HashSet};
 
 use spirv::Op;
 use spvopt_analysis::alias::{Alias, BlockFootprint, BlockGeometry};
 use spvopt_analysis::provenance::{Provenance, Root};
 use spvopt_analysis::uniformity::Uniformity;
-use spvopt_analysis::{
-    Analyses, AnalysisSet, Cfg, Dominators, Fact, KernelFacts, Loops, PostDominators, Target,
-};
+use spvopt_analysis::{Analyses, AnalysisSet, Cfg, Fact, KernelFacts, Loops, Target};
 use spvopt_ir::opcode_class::synchronizes;
-use spvopt_ir::{BlockId, Id, InstId, Interner, Module};
+use spvopt_ir::{BlockId, FuncId, Id, InstId, Interner, Module};
 
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
-use spvopt_analysis::block_io::{BlockKind, BlockOperands, BlockShape};
+use spvopt_analysis::block_io::{block_instructions, BlockKind, BlockOperands, BlockShape};
 
 pub struct FuseBlockLoads;
 
@@ -119,12 +119,15 @@ struct Ctx<'a> {
     geo: &'a BlockGeometry,
     /// Alias and uniformity, asked for only by a decision that needs them.
     lazy: &'a OnDemand<'a>,
+    /// Provenance of the values block operations read (a destination's root).
     prov: &'a Provenance,
     /// Why each considered operation was not merged (the last reason recorded wins).
     reasons: &'a RefCell<HashMap<InstId, &'static str>>,
+    /// The function planned.
+    func: FuncId,
     /// Instructions the legality checks of this function may still scan (see
-    /// [`scan_budget`]).
-    scan_budget: Cell<usize>,
+    /// [`scan_budget`]; counted on the first check).
+    scan_budget: Cell<Option<usize>>,
 }
 
 impl Ctx<'_> {
@@ -164,12 +167,12 @@ impl Ctx<'_> {
     }
 }
 
-/// Control-flow analyses for merging across blocks.
+/// Control-flow analyses for merging across blocks (the dominator trees asked for when a pair
+/// of candidates in two blocks is compared).
 struct Graph<'a> {
     cfg: &'a Cfg,
-    dom: &'a Dominators,
-    pdom: &'a PostDominators,
     loops: &'a Loops,
+    lazy: &'a OnDemand<'a>,
 }
 
 /// Instructions the "nothing between" checks of one function may scan in all: each check
@@ -194,9 +197,21 @@ struct Run {
 }
 
 impl FuseBlockLoads {
-    fn candidates(m: &Module, ctx: &Ctx<'_>, b: BlockId, stats: &mut Statistics) -> Vec<Candidate> {
+    /// The candidates among `block_ops` (the 2D block instructions of block `b`, in order).
+    fn candidates(
+        m: &Module,
+        ctx: &Ctx<'_>,
+        b: BlockId,
+        block_ops: &[InstId],
+        stats: &mut Statistics,
+    ) -> Vec<Candidate> {
         let mut v = Vec::new();
-        for (pos, i) in m.block_insts(b).enumerate() {
+        // Positions in the block, found in one walk (both lists are in block order).
+        let mut positions = m.block_insts(b).enumerate();
+        for &i in block_ops {
+            let Some(pos) = positions.find(|&(_, x)| x == i).map(|(pos, _)| pos) else {
+                continue;
+            };
             let Some(ops) = BlockOperands::read(m.inst(i)) else {
                 continue;
             };
@@ -415,11 +430,15 @@ impl FuseBlockLoads {
             }
         }
         for &i in between {
-            let Some(left) = ctx.scan_budget.get().checked_sub(1) else {
+            let budget = ctx.scan_budget.get().unwrap_or_else(|| {
+                let f = &m.function(ctx.func);
+                scan_budget(f.blocks.iter().map(|&b| m.block_insts(b).count()).sum())
+            });
+            let Some(left) = budget.checked_sub(1) else {
                 ctx.reject(stats, "rejected_scan_budget", 1, &member_insts);
                 return false;
             };
-            ctx.scan_budget.set(left);
+            ctx.scan_budget.set(Some(left));
             if member_insts.contains(&i) {
                 continue;
             }
@@ -454,11 +473,14 @@ impl FuseBlockLoads {
             ) {
                 continue;
             }
+            // Any value may be used here: the whole module's provenance (the geometry's
+            // knows only the values block operations read).
+            let prov = ctx.alias().provenance();
             let mut touches = false;
             m.for_each_used_id(i, |u| {
                 if dsts.contains(&u) {
                     touches = true;
-                } else if let Root::Variable(v) = ctx.prov.root(u) {
+                } else if let Root::Variable(v) = prov.root(u) {
                     if dst_roots.contains(&v) {
                         touches = true;
                     }
@@ -491,46 +513,48 @@ impl Pass for FuseBlockLoads {
         changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
-        let any_block_io = spvopt_analysis::block_io::has_block_instructions(m);
-        if !any_block_io {
+        // Every native 2D block instruction, in layout order: the one scan of the module.
+        let block_ops = block_instructions(m);
+        if block_ops.is_empty() {
             return Ok(PassResult::unchanged(stats));
         }
         // Footprints need provenance, induction and constants; alias and uniformity are asked
         // for only by the decisions that need them (`OnDemand`).
         let geo = BlockGeometry::from_cache(m, analyses);
         let cfg = analyses.get::<Cfg>(m);
-        let dom = analyses.get::<Dominators>(m);
-        let pdom = analyses.get::<PostDominators>(m);
         let loops = analyses.get::<Loops>(m);
-        let graph = Graph {
-            cfg: &cfg,
-            dom: &dom,
-            pdom: &pdom,
-            loops: &loops,
-        };
         let facts = analyses.get::<KernelFacts>(m);
         let lazy = OnDemand {
             m,
             analyses: RefCell::new(analyses),
             alias: OnceCell::new(),
             uni: OnceCell::new(),
+            dom: OnceCell::new(),
+            pdom: OnceCell::new(),
+        };
+        let graph = Graph {
+            cfg: &cfg,
+            loops: &loops,
+            lazy: &lazy,
         };
         // Plan everything first (analyses describe the unmodified module), then rewrite.
         // (block of the fused operation, members in column order, position of the fused load)
         let mut plans: Vec<(BlockId, Vec<Candidate>, InstId)> = Vec::new();
         let mut reuses: Vec<(Candidate, Candidate)> = Vec::new();
-        let reasons: RefCell<HashMap<InstId, &'static str>> = RefCell::new(HashMap::new());
+        let reasons: RefCell<HashMap<InstId, &'static str>> = RefCell::new(HashMap::default());
         // Every load considered: each ends fused, reused, or kept with one reason.
-        let mut considered_loads: Vec<InstId> = Vec::new();
-        for f in m.function_ids() {
-            for &b in &m.function(f).blocks {
-                considered_loads.extend(
-                    m.block_insts(b)
-                        .filter(|&i| BlockKind::of(m.inst(i)).is_some_and(|k| k.is_load())),
-                );
-            }
-        }
-        for f in m.function_ids().collect::<Vec<_>>() {
+        let considered_loads: Vec<InstId> = block_ops
+            .iter()
+            .copied()
+            .filter(|&i| BlockKind::of(m.inst(i)).is_some_and(|k| k.is_load()))
+            .collect();
+        // Functions without a 2D block instruction plan nothing: only the others are visited,
+        // each with its block operations (contiguous in `block_ops`), block by block.
+        let func_of = |i: InstId| m.inst_block(i).map(|b| m.block(b).func);
+        for func_ops in block_ops.chunk_by(|&a, &b| func_of(a) == func_of(b)) {
+            let Some(f) = func_of(func_ops[0]) else {
+                continue;
+            };
             // Plans and reuses of this function start here (the cross-block search only
             // looks at this function's, keeping the whole pass linear).
             let (plans_start, reuses_start) = (plans.len(), reuses.len());
@@ -543,23 +567,21 @@ impl Pass for FuseBlockLoads {
                 lazy: &lazy,
                 prov: geo.provenance(),
                 reasons: &reasons,
-                scan_budget: Cell::new(scan_budget(
-                    m.function(f)
-                        .blocks
-                        .iter()
-                        .map(|&b| m.block_insts(b).count())
-                        .sum(),
-                )),
+                func: f,
+                scan_budget: Cell::new(None),
             };
             let mut func_cands: Vec<(BlockId, Candidate)> = Vec::new();
-            for &b in &m.function(f).blocks.clone() {
-                let cands = Self::candidates(m, &ctx, b, &mut stats);
+            for ops_of_block in func_ops.chunk_by(|&a, &b| m.inst_block(a) == m.inst_block(b)) {
+                let Some(b) = m.inst_block(ops_of_block[0]) else {
+                    continue;
+                };
+                let cands = Self::candidates(m, &ctx, b, ops_of_block, &mut stats);
                 func_cands.extend(cands.iter().map(|c| (b, c.clone())));
                 if cands.len() < 2 {
                     continue;
                 }
                 let body: Vec<InstId> = m.block_insts(b).collect();
-                let mut groups: HashMap<GroupKey, Vec<Candidate>> = HashMap::new();
+                let mut groups: HashMap<GroupKey, Vec<Candidate>> = HashMap::default();
                 let mut order: Vec<GroupKey> = Vec::new();
                 for c in cands {
                     let k = Self::key(&c);
@@ -667,11 +689,11 @@ impl Pass for FuseBlockLoads {
         }
         if plans.is_empty() && reuses.is_empty() {
             let reasons = reasons.into_inner();
-            account_for_loads(&considered_loads, &HashSet::new(), &reasons, &mut stats);
+            account_for_loads(&considered_loads, &HashSet::default(), &reasons, &mut stats);
             return Ok(PassResult::unchanged(stats));
         }
         let mut reasons = reasons.into_inner();
-        let mut merged_loads: HashSet<InstId> = HashSet::new();
+        let mut merged_loads: HashSet<InstId> = HashSet::default();
         let mut types = Interner::default();
         let sg_of =
             |m: &Module, b: BlockId| facts.subgroup_size(m.block(b).func).known().unwrap_or(0);

@@ -243,8 +243,9 @@ impl Pass for InsertPrefetches {
         let cfg = analyses.get::<Cfg>(m);
         let dom = analyses.get::<Dominators>(m);
         let loops = analyses.get::<Loops>(m);
-        let ind = analyses.get::<Induction>(m);
+        // Forms and variance of the values block operations read: the geometry's.
         let geo = BlockGeometry::from_cache(m, analyses);
+        let ind = geo.induction();
         let facts = analyses.get::<KernelFacts>(m);
         let coop = self.cooperative.then(|| {
             let dec = analyses.get::<Decorations>(m);
@@ -260,7 +261,7 @@ impl Pass for InsertPrefetches {
             cfg: &cfg,
             dom: &dom,
             loops: &loops,
-            ind: &ind,
+            ind,
             uni: &uni,
             geo: &geo,
             coop: coop.as_ref(),

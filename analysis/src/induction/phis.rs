@@ -4,10 +4,19 @@
 use super::*;
 
 impl Induction {
-    pub(super) fn classify_header_phis(&mut self, m: &Module, header: BlockId, l: LoopId) {
+    /// Classifies the phis of `header` (those of `only`, when given: a phi's classification
+    /// depends only on the phis its back-edge value is computed from, which are in the slice).
+    pub(super) fn classify_header_phis(
+        &mut self,
+        m: &Module,
+        header: BlockId,
+        l: LoopId,
+        only: Option<&ValueSlice>,
+    ) {
         let phis: Vec<InstId> = m
             .block_insts(header)
             .take_while(|&i| m.inst(i).is(Op::Phi))
+            .filter(|&i| only.is_none_or(|s| s.defines(i)))
             .collect();
         let mut resolved: HashMap<Id, AffineExpr> = HashMap::default();
         let mut done = vec![false; phis.len()];
@@ -250,10 +259,11 @@ impl Induction {
                 .map(|(_, v)| v.clone())
                 .or_else(|| self.val(x))
         };
-        let lookup_scalar = |x: Id| -> Option<AffineExpr> {
-            match lookup(x)? {
-                Val::Scalar(e) => Some(e),
-                Val::Vector(_) => None,
+        let lookup_scalar = |x: Id| -> Option<Cow<'_, AffineExpr>> {
+            match operand_vals.iter().find(|(y, _)| *y == x) {
+                Some((_, Val::Scalar(e))) => Some(Cow::Borrowed(e)),
+                Some((_, Val::Vector(_))) => None,
+                None => self.form_ref(x),
             }
         };
         match self.transfer(m, inst, w, n, &lookup, &lookup_scalar) {

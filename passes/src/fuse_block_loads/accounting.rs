@@ -1,6 +1,6 @@
 //! Every load `fuse-block-loads` considers ends with one outcome in the statistics.
 
-use std::collections::{HashMap, HashSet};
+use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use spvopt_ir::InstId;
 

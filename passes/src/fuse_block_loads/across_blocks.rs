@@ -2,7 +2,7 @@
 //! dominates `BB`, `BB` post-dominates `BA`, same innermost loop, uniform control, nothing that
 //! may write their region or touch their destinations on any path between them).
 
-use std::collections::{HashMap, HashSet};
+use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use spvopt_ir::{BlockId, InstId, Module};
 
@@ -24,7 +24,7 @@ impl FuseBlockLoads {
         stats: &mut Statistics,
     ) -> Option<Vec<BlockId>> {
         let l = g.loops.innermost(ba);
-        let mut seen: HashSet<BlockId> = HashSet::new();
+        let mut seen: HashSet<BlockId> = HashSet::default();
         let mut region: Vec<BlockId> = Vec::new();
         let mut stack: Vec<BlockId> = g.cfg.succs(ba).to_vec();
         if stack.is_empty() {
@@ -71,7 +71,7 @@ impl FuseBlockLoads {
             return;
         }
         // `taken`: loads this function already merges or reuses within a block.
-        let mut groups: HashMap<GroupKey, Vec<(BlockId, Candidate)>> = HashMap::new();
+        let mut groups: HashMap<GroupKey, Vec<(BlockId, Candidate)>> = HashMap::default();
         let mut order: Vec<GroupKey> = Vec::new();
         for (b, c) in func_cands {
             if c.ops.kind == BlockKind::Prefetch || taken.contains(&c.inst) {
@@ -93,8 +93,8 @@ impl FuseBlockLoads {
                     if ba == bb || taken.contains(&a.inst) || taken.contains(&b.inst) {
                         continue;
                     }
-                    if !g.dom.strictly_dominates(*ba, *bb)
-                        || !g.pdom.post_dominates(*bb, *ba)
+                    if !g.lazy.dom().strictly_dominates(*ba, *bb)
+                        || !g.lazy.pdom().post_dominates(*bb, *ba)
                         || g.loops.innermost(*ba) != g.loops.innermost(*bb)
                     {
                         continue;

@@ -1,14 +1,14 @@
-//! The analyses `fuse-block-loads` asks for only when a decision needs them (alias and
-//! uniformity, see [`OnDemand`]), and the test that lets it skip uniformity for a group
-//! ([`FuseBlockLoads::may_form_run`]).
+//! The analyses `fuse-block-loads` asks for only when a decision needs them (alias,
+//! uniformity and the dominator trees, see [`OnDemand`]), and the test that lets it skip
+//! uniformity for a group ([`FuseBlockLoads::may_form_run`]).
 
+use spvopt_analysis::fxhash::FxHashSet as HashSet;
 use std::cell::{Cell, OnceCell, RefCell};
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use spvopt_analysis::alias::Alias;
 use spvopt_analysis::uniformity::Uniformity;
-use spvopt_analysis::Analyses;
+use spvopt_analysis::{Analyses, Dominators, PostDominators};
 use spvopt_ir::Module;
 
 use super::{Candidate, Ctx, FuseBlockLoads};
@@ -45,6 +45,8 @@ pub(super) struct OnDemand<'a> {
     pub(super) analyses: RefCell<&'a mut Analyses>,
     pub(super) alias: OnceCell<Rc<Alias>>,
     pub(super) uni: OnceCell<Rc<Uniformity>>,
+    pub(super) dom: OnceCell<Rc<Dominators>>,
+    pub(super) pdom: OnceCell<Rc<PostDominators>>,
 }
 
 impl OnDemand<'_> {
@@ -57,6 +59,18 @@ impl OnDemand<'_> {
         self.uni
             .get_or_init(|| self.analyses.borrow_mut().get::<Uniformity>(self.m))
     }
+
+    /// The dominator tree (only merging across blocks asks).
+    pub(super) fn dom(&self) -> &Dominators {
+        self.dom
+            .get_or_init(|| self.analyses.borrow_mut().get::<Dominators>(self.m))
+    }
+
+    /// The post-dominator tree (only merging across blocks asks).
+    pub(super) fn pdom(&self) -> &PostDominators {
+        self.pdom
+            .get_or_init(|| self.analyses.borrow_mut().get::<PostDominators>(self.m))
+    }
 }
 
 impl FuseBlockLoads {
@@ -68,7 +82,7 @@ impl FuseBlockLoads {
     /// no such pair here it builds no run whichever candidates are uniform, and the
     /// uniformity analysis need not be asked.
     pub(super) fn may_form_run(m: &Module, ctx: &Ctx<'_>, group: &[Candidate]) -> bool {
-        let mut starts: HashSet<i64> = HashSet::new();
+        let mut starts: HashSet<i64> = HashSet::default();
         let mut placed: Vec<(i64, u64)> = Vec::new();
         for leader in group {
             starts.clear();

@@ -153,6 +153,10 @@ impl Ctx<'_> {
                     }
                     continue;
                 }
+                // (Only a native prefetch or a call may be a 2D prefetch: the opcode first.)
+                if BlockKind::of(inst) != Some(BlockKind::Prefetch) && !inst.is(Op::FunctionCall) {
+                    continue;
+                }
                 let Some(bio) = self.geo.block_io(m, i) else {
                     continue;
                 };
