@@ -151,16 +151,20 @@ struct Info {
 }
 
 const NOT_PLAIN: u8 = u8::MAX;
-/// Value enums whose largest value is below this get a table by value (the largest,
-/// `Decoration`'s and `StorageClass`'s, are about 6,200); others are searched.
-const DENSE_LIMIT: u32 = 1 << 13;
+/// Values of a value enum below this are found by index; the few above (vendor enumerants of
+/// `Decoration`, `StorageClass`, `Capability`, … reach about 6,200) by a binary search of a
+/// short list. A dense table up to the largest value would be written whole on first use
+/// (12 KB per kind: fresh memory a process's first call pays for).
+const DENSE_LIMIT: u32 = 1 << 10;
 const UNKNOWN: u16 = u16::MAX;
 
-/// One enum kind's enumerants: their [`Info`] (in the grammar's order) and, for a value enum
-/// with small values, the enumerant of each value (bit enums: of each bit position).
+/// One enum kind's enumerants: their [`Info`] (in the grammar's order) and where each value
+/// is: by index below [`DENSE_LIMIT`] (bit enums: by bit position), in `high` (sorted by
+/// value) above.
 struct KindTable {
     info: Box<[Info]>,
     index_of: Box<[u16]>,
+    high: Box<[(u32, u16)]>,
 }
 
 fn build_table(k: u16) -> KindTable {
@@ -178,28 +182,46 @@ fn build_table(k: u16) -> KindTable {
             })
         })
         .collect();
-    let slots = if kind.bits {
-        32
-    } else {
-        match kind.enumerants.last() {
-            Some(e) if e.value < DENSE_LIMIT && kind.enumerants.len() < usize::from(UNKNOWN) => {
-                e.value as usize + 1
-            }
-            _ => 0,
-        }
+    let indexable = kind.enumerants.len() < usize::from(UNKNOWN);
+    let slots = match (indexable, kind.bits) {
+        (false, _) => 0,
+        (true, true) => 32,
+        (true, false) => kind
+            .enumerants
+            .iter()
+            .map(|e| e.value)
+            .filter(|&v| v < DENSE_LIMIT)
+            .max()
+            .map_or(0, |v| v as usize + 1),
     };
     let mut index_of = vec![UNKNOWN; slots].into_boxed_slice();
+    let mut high: Vec<(u32, u16)> = Vec::new();
     for (n, e) in kind.enumerants.iter().enumerate() {
+        if !indexable {
+            break;
+        }
         let slot = if kind.bits {
             (e.value.count_ones() == 1).then(|| e.value.trailing_zeros() as usize)
-        } else {
+        } else if e.value < DENSE_LIMIT {
             Some(e.value as usize)
+        } else {
+            // (Sorted by value in the grammar; a later alias of one value replaces the
+            // earlier, as in the dense table.)
+            match high.last_mut() {
+                Some(last) if last.0 == e.value => last.1 = n as u16,
+                _ => high.push((e.value, n as u16)),
+            }
+            None
         };
         if let Some(x) = slot.and_then(|x| index_of.get_mut(x)) {
             *x = n as u16;
         }
     }
-    KindTable { info, index_of }
+    KindTable {
+        info,
+        index_of,
+        high: high.into_boxed_slice(),
+    }
 }
 
 /// The [`Info`] of enumerant `value` of kind `k` (for a bit enum, `value` is one bit); `None`
@@ -217,11 +239,19 @@ fn info(k: u16, value: u32) -> Option<Info> {
     } else {
         value as usize
     };
-    if table.index_of.is_empty() {
+    if table.index_of.is_empty() && table.high.is_empty() {
         return info_by_search(k, value);
     }
-    match table.index_of.get(key) {
-        Some(&n) if n != UNKNOWN && enum_kind(k).enumerants[usize::from(n)].value == value => {
+    let n = match table.index_of.get(key) {
+        Some(&n) => n,
+        None if !enum_kind(k).bits => table
+            .high
+            .binary_search_by_key(&value, |&(v, _)| v)
+            .map_or(UNKNOWN, |i| table.high[i].1),
+        None => UNKNOWN,
+    };
+    match n {
+        n if n != UNKNOWN && enum_kind(k).enumerants[usize::from(n)].value == value => {
             Some(table.info[usize::from(n)])
         }
         _ => None,
