@@ -218,7 +218,6 @@ impl Module {
             label: l,
             first: None,
             last: None,
-            len: 0,
             func: f,
         });
         self.links[l].block = Some(b);
@@ -261,7 +260,6 @@ impl Module {
             None => self.blocks[b].first = Some(i),
         }
         self.blocks[b].last = Some(i);
-        self.blocks[b].len += 1;
     }
 
     /// Records the instruction of `len` pooled words at `start` (defining `result`) and links
@@ -285,7 +283,6 @@ impl Module {
         if last.is_none() {
             block.first = Some(i);
         }
-        block.len += 1;
         self.links.push_linked(
             i,
             Link {
@@ -335,7 +332,6 @@ impl Module {
             Some(p) => self.links[p].next = Some(i),
             None => self.blocks[block].first = Some(i),
         }
-        self.blocks[block].len += 1;
     }
 
     fn link_after(&mut self, at: InstId, i: InstId) {
@@ -351,7 +347,6 @@ impl Module {
             Some(n) => self.links[n].prev = Some(i),
             None => self.blocks[block].last = Some(i),
         }
-        self.blocks[block].len += 1;
     }
 
     /// Removes a function-body instruction from its block and forgets its definition. The
@@ -384,7 +379,6 @@ impl Module {
             Some(n) => self.links[n].prev = prev,
             None => self.blocks[block].last = prev,
         }
-        self.blocks[block].len -= 1;
         self.links[i] = Link::default();
     }
 
@@ -441,17 +435,9 @@ impl Module {
 
     /// Number of live instructions.
     pub fn instruction_count(&self) -> usize {
-        let mut n: usize = self.sections.iter().map(Vec::len).sum();
-        for func in &self.functions {
-            // OpFunction, OpFunctionEnd, and a label per block.
-            n += func.prefix.len() + func.header.len() + 2 + func.blocks.len();
-            n += func
-                .blocks
-                .iter()
-                .map(|&b| self.blocks[b].len as usize)
-                .sum::<usize>();
-        }
-        n + self.trailing.len()
+        let mut n = 0;
+        self.for_each_inst_in_order(|_| n += 1);
+        n
     }
 }
 

@@ -270,9 +270,6 @@ pub struct BlockData {
     pub label: InstId,
     pub(crate) first: Option<InstId>,
     pub(crate) last: Option<InstId>,
-    /// Instructions linked in the block (label excluded), kept by every link and unlink, so
-    /// that counting a module's instructions visits blocks, not instructions.
-    pub(crate) len: u32,
     /// The function the block belongs to.
     pub func: FuncId,
 }
