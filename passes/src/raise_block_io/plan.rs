@@ -469,13 +469,16 @@ impl Planner<'_> {
                 }
             }
             let pit = pitch.clone().unwrap_or_else(|| Poly::constant(0, 64, n));
+            // Each element's address is its row's start plus the column's bytes; the rows'
+            // starts once per subgroup (rows are below the block height).
+            let mut row_starts: Vec<Option<Poly>> = vec![None; lay.height as usize];
             for &(l, k, row, col) in &place {
                 let Some(el) = at(s, l, k) else { continue };
-                let want = p00
-                    .add(&pit.scale(row))
-                    .and_then(|p| p.add(&Poly::constant(col * i64::from(e), 64, n)))
-                    .ok_or(OperandReject::NoLayout)?;
-                if !want.same_as(&el.addr) {
+                let start = match &mut row_starts[row as usize] {
+                    Some(p) => p,
+                    slot => slot.insert(p00.add(&pit.scale(row)).ok_or(OperandReject::NoLayout)?),
+                };
+                if !el.addr.is_sum_with_constant(start, col * i64::from(e)) {
                     return Err(OperandReject::NoLayout);
                 }
             }
