@@ -4,6 +4,7 @@
 //! a loop's trip count), with the run-time checks each needs (see `plan.rs`).
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use spvopt_analysis::fxhash::FxHashMap;
 
@@ -76,6 +77,15 @@ enum Conjunct {
     NonNeg(Id, Id),
 }
 
+/// A mask conjunct of one element: for `a < b`, the bounds it puts on the row and the column
+/// (`b - a + Yr`, `b - a + Xc`), for `a ≥ 0`, `a - Yr` and `a - Xc`; and `a`.
+type BoundTerms = (Rc<Poly>, Rc<Poly>, Rc<Poly>);
+
+/// Whether two shared polynomials are equal (the same allocation, or equal terms).
+fn same_poly(a: &Rc<Poly>, b: &Rc<Poly>) -> bool {
+    Rc::ptr_eq(a, b) || a.same_as(b)
+}
+
 /// The bounds of a planned block (see `Planner::bounds`).
 pub(super) struct Bounds {
     /// Rows (64-bit).
@@ -113,11 +123,14 @@ impl Planner<'_> {
         // Per masked element: its `a < b` conjuncts as (bound on Yr, bound on Xc, a) and its
         // `a ≥ 0` conjuncts as (a - Yr, a - Xc, a).
         #[allow(clippy::type_complexity)]
-        let mut per_elem: Vec<(Vec<(Poly, Poly, Poly)>, Vec<(Poly, Poly, Poly)>)> = Vec::new();
+        // (Shared: elements of one conjunct, invocation and row or column have the same.)
+        let mut per_elem: Vec<(Vec<BoundTerms>, Vec<BoundTerms>)> = Vec::new();
         let mut cache: HashMap<Id, Vec<Conjunct>> = HashMap::new();
         #[allow(clippy::type_complexity)]
-        let mut lane_cache: FxHashMap<(Id, u32), (Poly, Option<Poly>)> = FxHashMap::default();
-        let mut bound_cache: FxHashMap<(Id, u32, usize, u8, i64), Poly> = FxHashMap::default();
+        let mut lane_cache: FxHashMap<(Id, u32), (Rc<Poly>, Option<Poly>)> = FxHashMap::default();
+        let mut bound_cache: FxHashMap<(Id, u32, usize, u8, i64), Rc<Poly>> = FxHashMap::default();
+        // `Yr` (`Xc`) at a width: per subgroup, dimension, row (column) and width.
+        let mut along_cache: FxHashMap<(usize, u8, i64, u32), Poly> = FxHashMap::default();
         let mut masked = 0usize;
         let mut unmasked: Vec<(usize, i64, i64, u32)> = Vec::new();
         for (s, (y, x)) in ys.iter().zip(xs).enumerate() {
@@ -191,9 +204,9 @@ impl Planner<'_> {
                     };
                     // `a` and `b - a` at invocation `w`, once per conjunct and invocation.
                     let (av, d) = match lane_cache.entry((cmp, w)) {
-                        std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+                        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                         std::collections::hash_map::Entry::Vacant(e) => {
-                            let av = self.poly_of(a)?.at_lane(w as usize);
+                            let av = Rc::new(self.poly_of(a)?.at_lane(w as usize));
                             let d = match b {
                                 Some(b) => Some(
                                     self.poly_of(b)?
@@ -203,41 +216,50 @@ impl Planner<'_> {
                                 ),
                                 None => None,
                             };
-                            e.insert((av, d)).clone()
+                            e.insert((av, d))
                         }
                     };
                     let wd = av.width;
                     // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
                     // `a ≥ 0`: a - Yr and a - Xc. Each once per conjunct, invocation, subgroup
                     // and row (column).
-                    let along = |origin: &Poly, k: i64| -> Result<Poly, OperandReject> {
-                        let v = origin
-                            .add(&Poly::constant(k, 64, n))
-                            .ok_or(OperandReject::MaskNotABound)?
-                            .with_width(wd);
-                        match &d {
-                            Some(d) => d.add(&v),
-                            None => av.sub(&v),
+                    let mut along = |dim: u8, k: i64| -> Result<Rc<Poly>, OperandReject> {
+                        let v = match along_cache.entry((s, dim, k, wd)) {
+                            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                            std::collections::hash_map::Entry::Vacant(e) => {
+                                let origin = if dim == 0 { y } else { x };
+                                e.insert(
+                                    origin
+                                        .add(&Poly::constant(k, 64, n))
+                                        .ok_or(OperandReject::MaskNotABound)?
+                                        .with_width(wd),
+                                )
+                            }
+                        };
+                        match d {
+                            Some(d) => d.add(v),
+                            None => av.sub(v),
                         }
+                        .map(Rc::new)
                         .ok_or(OperandReject::MaskNotABound)
                     };
                     let rv = match bound_cache.entry((cmp, w, s, 0, row)) {
                         std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
                         std::collections::hash_map::Entry::Vacant(e) => {
-                            e.insert(along(y, row)?).clone()
+                            e.insert(along(0, row)?).clone()
                         }
                     };
                     let cv = match bound_cache.entry((cmp, w, s, 1, col)) {
                         std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
                         std::collections::hash_map::Entry::Vacant(e) => {
-                            e.insert(along(x, col)?).clone()
+                            e.insert(along(1, col)?).clone()
                         }
                     };
                     let entry = per_elem.last_mut().expect("pushed for this element");
                     if less {
-                        entry.0.push((rv, cv, av));
+                        entry.0.push((rv, cv, av.clone()));
                     } else {
-                        entry.1.push((rv, cv, av));
+                        entry.1.push((rv, cv, av.clone()));
                     }
                     let _ = cmp;
                 }
@@ -254,25 +276,28 @@ impl Planner<'_> {
         let mut row_lower = false;
         let mut multiple = 1u32;
         // The row bound: a bound on Yr every element's mask states.
-        let mut cands: Vec<Poly> = per_elem
+        let mut cands: Vec<Rc<Poly>> = per_elem
             .first()
             .map(|e| e.0.iter().map(|c| c.0.clone()).collect())
             .unwrap_or_default();
         for e in &per_elem[1.min(per_elem.len())..] {
-            cands.retain(|r| e.0.iter().any(|c| c.0.same_as(r)));
+            cands.retain(|r| e.0.iter().any(|c| same_poly(&c.0, r)));
         }
         let mut chosen = None;
+        // Per shared column bound: its offset from the first and its atom's trailing zeros.
+        let mut offsets: FxHashMap<*const Poly, Option<i64>> = FxHashMap::default();
+        let mut zeros: FxHashMap<*const Poly, u32> = FxHashMap::default();
         for rb in cands
             .iter()
-            .chain(std::iter::once(&Poly::constant(i64::MIN, 64, n)))
+            .chain(std::iter::once(&Rc::new(Poly::constant(i64::MIN, 64, n))))
         {
             let is_none = rb.as_constant() == Some(i64::MIN);
             // Every other `a < b` is a column bound: Bc + t with 0 ≤ t < V.
-            let mut cols: Vec<(Poly, Poly)> = Vec::new();
+            let mut cols: Vec<(Rc<Poly>, Rc<Poly>)> = Vec::new();
             let mut ok = true;
             for e in &per_elem {
                 for (rv, cv, a) in &e.0 {
-                    if !is_none && rv.same_as(rb) {
+                    if !is_none && same_poly(rv, rb) {
                         continue;
                     }
                     if cols.len() > 4096 {
@@ -285,13 +310,18 @@ impl Planner<'_> {
                 continue;
             }
             if cols.is_empty() {
-                chosen = Some(((!is_none).then(|| rb.clone()), None, 1u32));
+                chosen = Some(((!is_none).then(|| (**rb).clone()), None, 1u32));
                 break;
             }
             let first = cols[0].0.clone();
+            offsets.clear();
             let offs: Option<Vec<i64>> = cols
                 .iter()
-                .map(|(c, _)| c.constant_offset_at(&first, 0))
+                .map(|(c, _)| {
+                    *offsets
+                        .entry(Rc::as_ptr(c))
+                        .or_insert_with(|| c.constant_offset_at(&first, 0))
+                })
                 .collect();
             let Some(offs) = offs else { continue };
             let (lo, hi) = (
@@ -303,9 +333,12 @@ impl Planner<'_> {
             }
             let v = ((hi - lo + 1) as u64).next_power_of_two() as u32;
             if v > 1
-                && cols
-                    .iter()
-                    .any(|(_, a)| self.lanes.trailing_zeros(a) < v.trailing_zeros())
+                && cols.iter().any(|(_, a)| {
+                    let tz = *zeros
+                        .entry(Rc::as_ptr(a))
+                        .or_insert_with(|| self.lanes.trailing_zeros(a));
+                    tz < v.trailing_zeros()
+                })
             {
                 return Err(OperandReject::Misaligned);
             }
@@ -314,7 +347,7 @@ impl Planner<'_> {
             let bc = first
                 .add(&Poly::constant(lo, first.width, n))
                 .ok_or(OperandReject::MaskNotABound)?;
-            chosen = Some(((!is_none).then(|| rb.clone()), Some(bc), v));
+            chosen = Some(((!is_none).then(|| (**rb).clone()), Some(bc), v));
             break;
         }
         if masked > 0 {
@@ -452,6 +485,10 @@ impl Planner<'_> {
         let mut min_tz = u32::MAX;
         let mut via_counter: Vec<(Poly, i64)> = Vec::new();
         let mut along: FxHashMap<(usize, i64), Poly> = FxHashMap::default();
+        // What `assumed_bound` gives per subgroup, row (column) and invocation.
+        #[allow(clippy::type_complexity)]
+        let mut assumed: FxHashMap<(usize, i64, u32), Option<(Poly, i64, u32, Id)>> =
+            FxHashMap::default();
         for &(s, row, col, w) in elems {
             let k = if dim == 0 { row } else { col };
             let v = match along.entry((s, k)) {
@@ -465,14 +502,20 @@ impl Planner<'_> {
                     )
                 }
             };
-            if let Some((b, t, tz, r)) = self.assumed_bound(v, w) {
-                if bound.as_ref().is_some_and(|x| !x.same_as(&b)) {
-                    return Err(OperandReject::MixedMasks);
+            let by_assumption = assumed
+                .entry((s, k, w))
+                .or_insert_with(|| self.assumed_bound(v, w));
+            if let Some((b, t, tz, r)) = by_assumption {
+                let (t, tz, r) = (*t, *tz, *r);
+                match &bound {
+                    Some(x) if !x.same_as(b) => return Err(OperandReject::MixedMasks),
+                    // The same bound: keeping it is taking this one.
+                    Some(_) => {}
+                    None => bound = Some(b.clone()),
                 }
                 if !from.contains(&r) {
                     from.push(r);
                 }
-                bound = Some(b);
                 // Element `a + t` of a vector read at column `a` (`a < b`): below `b` when
                 // `a` and `b` are multiples of the vector's span.
                 span = span.max(t + 1);
