@@ -3,7 +3,6 @@
 //! mask bounds, what bounds it anyway (a `% M` remainder the lane map took as its dividend,
 //! a loop's trip count), with the run-time checks each needs (see `plan.rs`).
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use spvopt_analysis::fxhash::FxHashMap;
@@ -125,7 +124,7 @@ impl Planner<'_> {
         #[allow(clippy::type_complexity)]
         // (Shared: elements of one conjunct, invocation and row or column have the same.)
         let mut per_elem: Vec<(Vec<BoundTerms>, Vec<BoundTerms>)> = Vec::new();
-        let mut cache: HashMap<Id, Vec<Conjunct>> = HashMap::new();
+        let mut cache: FxHashMap<Id, Vec<Conjunct>> = FxHashMap::default();
         #[allow(clippy::type_complexity)]
         let mut lane_cache: FxHashMap<(Id, u32), (Rc<Poly>, Option<Poly>)> = FxHashMap::default();
         let mut bound_cache: FxHashMap<(Id, u32, usize, u8, i64), Rc<Poly>> = FxHashMap::default();
