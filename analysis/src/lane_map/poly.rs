@@ -94,6 +94,9 @@ pub fn sext(v: i64, width: u32) -> i64 {
     }
 }
 
+/// A polynomial's terms: inline up to the few an address has (base, a few strides, a constant).
+type Terms = SmallVec<[(Mono, Coef); 4]>;
+
 /// A polynomial (see the module documentation) of one bit width over `lanes` invocations.
 #[derive(Clone, Debug)]
 pub struct Poly {
@@ -102,7 +105,7 @@ pub struct Poly {
     /// How many invocations the per-invocation coefficients cover.
     pub lanes: usize,
     /// Sorted by monomial, no zero coefficient.
-    terms: SmallVec<[(Mono, Coef); 3]>,
+    terms: Terms,
 }
 
 impl Poly {
@@ -217,11 +220,8 @@ impl Poly {
     pub fn add(&self, other: &Poly) -> Option<Poly> {
         let w = self.width;
         let lanes = self.lanes;
-        let mut terms: SmallVec<[(Mono, Coef); 3]> = SmallVec::new();
+        let mut terms = Terms::new();
         let (a, b) = (&self.terms, &other.terms);
-        if a.len() + b.len() > terms.inline_size() {
-            terms.reserve_exact(a.len() + b.len());
-        }
         let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {
             let order = match (a.get(i), b.get(j)) {

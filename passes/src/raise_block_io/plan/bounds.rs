@@ -3,9 +3,10 @@
 //! mask bounds, what bounds it anyway (a `% M` remainder the lane map took as its dividend,
 //! a loop's trip count), with the run-time checks each needs (see `plan.rs`).
 
+use std::ops::Range;
 use std::rc::Rc;
 
-use spvopt_analysis::fxhash::FxHashMap;
+use spvopt_analysis::fxhash::{FxHashMap, FxHashSet};
 
 use spirv::Op;
 use spvopt_analysis::lane_map::{Coef, LaneValue, Poly};
@@ -120,14 +121,20 @@ impl Planner<'_> {
         let mut uniform_set: Option<Vec<UniformKey>> = None;
         let mut nonneg_uniform: Vec<Poly> = Vec::new();
         // Per masked element: its `a < b` conjuncts as (bound on Yr, bound on Xc, a) and its
-        // `a ≥ 0` conjuncts as (a - Yr, a - Xc, a).
-        #[allow(clippy::type_complexity)]
-        // (Shared: elements of one conjunct, invocation and row or column have the same.)
-        let mut per_elem: Vec<(Vec<BoundTerms>, Vec<BoundTerms>)> = Vec::new();
+        // `a ≥ 0` conjuncts as (a - Yr, a - Xc, a), as ranges of `less` and `nonneg` (the
+        // polynomials shared: elements of one conjunct value and row or column have the same).
+        let mut less: Vec<BoundTerms> = Vec::new();
+        let mut nonneg: Vec<BoundTerms> = Vec::new();
+        let mut per_elem: Vec<(Range<usize>, Range<usize>)> = Vec::new();
         let mut cache: FxHashMap<Id, Vec<Conjunct>> = FxHashMap::default();
         #[allow(clippy::type_complexity)]
-        let mut lane_cache: FxHashMap<(Id, u32), (Rc<Poly>, Option<Poly>)> = FxHashMap::default();
-        let mut bound_cache: FxHashMap<(Id, u32, usize, u8, i64), Rc<Poly>> = FxHashMap::default();
+        // Per conjunct and invocation: `a`, `b - a`, and which of the conjunct's distinct
+        // `b - a` (`a` for `a ≥ 0`) it is (the bounds depend on that value only).
+        let mut lane_cache: FxHashMap<(Id, u32), (Rc<Poly>, Option<Poly>, usize)> =
+            FxHashMap::default();
+        let mut distinct: FxHashMap<Id, Vec<Poly>> = FxHashMap::default();
+        let mut bound_cache: FxHashMap<(Id, usize, usize, u8, i64), Rc<Poly>> =
+            FxHashMap::default();
         // `Yr` (`Xc`) at a width: per subgroup, dimension, row (column) and width.
         let mut along_cache: FxHashMap<(usize, u8, i64, u32), Poly> = FxHashMap::default();
         let mut masked = 0usize;
@@ -149,7 +156,7 @@ impl Planner<'_> {
                     return Err(OperandReject::MaskNotABound);
                 }
                 masked += 1;
-                per_elem.push((Vec::new(), Vec::new()));
+                let starts = (less.len(), nonneg.len());
                 let mut conjuncts: Vec<Conjunct> = Vec::new();
                 for &(cond, _) in &conds {
                     if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(cond) {
@@ -186,7 +193,7 @@ impl Planner<'_> {
                     Some(_) => return Err(OperandReject::MixedMasks),
                 }
                 for &c in &conjuncts {
-                    let (cmp, a, b, less) = match c {
+                    let (cmp, a, b, is_less) = match c {
                         Conjunct::Uniform(id) => {
                             if !uniform.contains(&(id, true)) {
                                 uniform.push((id, true));
@@ -202,7 +209,7 @@ impl Planner<'_> {
                         Conjunct::NonNeg(cmp, a) => (cmp, a, None, false),
                     };
                     // `a` and `b - a` at invocation `w`, once per conjunct and invocation.
-                    let (av, d) = match lane_cache.entry((cmp, w)) {
+                    let (av, d, value) = match lane_cache.entry((cmp, w)) {
                         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                         std::collections::hash_map::Entry::Vacant(e) => {
                             let av = Rc::new(self.poly_of(a)?.at_lane(w as usize));
@@ -215,9 +222,19 @@ impl Planner<'_> {
                                 ),
                                 None => None,
                             };
-                            e.insert((av, d))
+                            let seen = distinct.entry(cmp).or_default();
+                            let dep = d.as_ref().unwrap_or(&av);
+                            let value = match seen.iter().position(|p| p.same_as(dep)) {
+                                Some(i) => i,
+                                None => {
+                                    seen.push(dep.clone());
+                                    seen.len() - 1
+                                }
+                            };
+                            e.insert((av, d, value))
                         }
                     };
+                    let value = *value;
                     let wd = av.width;
                     // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
                     // `a ≥ 0`: a - Yr and a - Xc. Each once per conjunct, invocation, subgroup
@@ -242,26 +259,26 @@ impl Planner<'_> {
                         .map(Rc::new)
                         .ok_or(OperandReject::MaskNotABound)
                     };
-                    let rv = match bound_cache.entry((cmp, w, s, 0, row)) {
+                    let rv = match bound_cache.entry((cmp, value, s, 0, row)) {
                         std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
                         std::collections::hash_map::Entry::Vacant(e) => {
                             e.insert(along(0, row)?).clone()
                         }
                     };
-                    let cv = match bound_cache.entry((cmp, w, s, 1, col)) {
+                    let cv = match bound_cache.entry((cmp, value, s, 1, col)) {
                         std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
                         std::collections::hash_map::Entry::Vacant(e) => {
                             e.insert(along(1, col)?).clone()
                         }
                     };
-                    let entry = per_elem.last_mut().expect("pushed for this element");
-                    if less {
-                        entry.0.push((rv, cv, av.clone()));
+                    if is_less {
+                        less.push((rv, cv, av.clone()));
                     } else {
-                        entry.1.push((rv, cv, av.clone()));
+                        nonneg.push((rv, cv, av.clone()));
                     }
                     let _ = cmp;
                 }
+                per_elem.push((starts.0..less.len(), starts.1..nonneg.len()));
             }
         }
         let mut row_bound: Option<Poly> = None;
@@ -277,10 +294,10 @@ impl Planner<'_> {
         // The row bound: a bound on Yr every element's mask states.
         let mut cands: Vec<Rc<Poly>> = per_elem
             .first()
-            .map(|e| e.0.iter().map(|c| c.0.clone()).collect())
+            .map(|e| less[e.0.clone()].iter().map(|c| c.0.clone()).collect())
             .unwrap_or_default();
         for e in &per_elem[1.min(per_elem.len())..] {
-            cands.retain(|r| e.0.iter().any(|c| same_poly(&c.0, r)));
+            cands.retain(|r| less[e.0.clone()].iter().any(|c| same_poly(&c.0, r)));
         }
         let mut chosen = None;
         // Per shared column bound: its offset from the first and its atom's trailing zeros.
@@ -295,7 +312,7 @@ impl Planner<'_> {
             let mut cols: Vec<(Rc<Poly>, Rc<Poly>)> = Vec::new();
             let mut ok = true;
             for e in &per_elem {
-                for (rv, cv, a) in &e.0 {
+                for (rv, cv, a) in &less[e.0.clone()] {
                     if !is_none && same_poly(rv, rb) {
                         continue;
                     }
@@ -362,7 +379,7 @@ impl Planner<'_> {
         let mut col_lower_all = !per_elem.is_empty();
         for e in &per_elem {
             let mut has_col_lower = false;
-            for (dr, dc, a) in &e.1 {
+            for (dr, dc, a) in &nonneg[e.1.clone()] {
                 if dr.terms().is_empty() {
                     row_lower = true;
                 } else if let Some(t) = dc.as_constant().filter(|t| (-63..=0).contains(t)) {
@@ -483,6 +500,8 @@ impl Planner<'_> {
         let mut span = 0i64;
         let mut min_tz = u32::MAX;
         let mut via_counter: Vec<(Poly, i64)> = Vec::new();
+        // (Once per subgroup and row or column: the same value gives the same entry.)
+        let mut counted: FxHashSet<(usize, i64)> = FxHashSet::default();
         let mut along: FxHashMap<(usize, i64), Poly> = FxHashMap::default();
         // What `assumed_bound` gives per subgroup, row (column) and invocation.
         #[allow(clippy::type_complexity)]
@@ -524,7 +543,9 @@ impl Planner<'_> {
                 }
                 continue;
             }
-            via_counter.push((v.with_constant_part(Coef::Same(0)), v.constant_part().at(0)));
+            if counted.insert((s, k)) {
+                via_counter.push((v.with_constant_part(Coef::Same(0)), v.constant_part().at(0)));
+            }
         }
         let multiple = (span.max(1) as u64).next_power_of_two() as u32;
         if span > 1 && multiple.trailing_zeros() > min_tz {
