@@ -335,7 +335,7 @@ impl Pass for RaiseBlockIo {
                 staging: st.as_ref(),
                 tracer: &tracer,
                 target,
-                stored: HashMap::new(),
+                stored: Default::default(),
             };
             let mut plans: Vec<(Id, OperandPlan, Vec<Slot>)> = Vec::new();
             let mut rejected: Vec<(Id, OperandReject)> = Vec::new();

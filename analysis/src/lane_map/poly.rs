@@ -74,6 +74,16 @@ impl Coef {
     }
 }
 
+/// Whether two canonical coefficients are equal (a table only when its entries differ, so a
+/// table never equals a single value).
+fn same_coef(a: &Coef, b: &Coef) -> bool {
+    match (a, b) {
+        (Coef::Same(x), Coef::Same(y)) => x == y,
+        (Coef::Lanes(x), Coef::Lanes(y)) => x[..] == y[..],
+        _ => false,
+    }
+}
+
 /// Sign-extends `v` from `width` bits.
 pub fn sext(v: i64, width: u32) -> i64 {
     if width >= 64 {
@@ -84,6 +94,9 @@ pub fn sext(v: i64, width: u32) -> i64 {
     }
 }
 
+/// A polynomial's terms: inline up to the few an address has (base, a few strides, a constant).
+type Terms = SmallVec<[(Mono, Coef); 4]>;
+
 /// A polynomial (see the module documentation) of one bit width over `lanes` invocations.
 #[derive(Clone, Debug)]
 pub struct Poly {
@@ -92,13 +105,22 @@ pub struct Poly {
     /// How many invocations the per-invocation coefficients cover.
     pub lanes: usize,
     /// Sorted by monomial, no zero coefficient.
-    terms: SmallVec<[(Mono, Coef); 3]>,
+    terms: Terms,
 }
 
 impl Poly {
     /// The constant `c`.
     pub fn constant(c: i64, width: u32, lanes: usize) -> Poly {
-        Poly::from_terms(width, lanes, vec![(Mono::new(), Coef::Same(c))])
+        let mut terms = SmallVec::new();
+        let c = sext(c, width);
+        if c != 0 {
+            terms.push((Mono::new(), Coef::Same(c)));
+        }
+        Poly {
+            width,
+            lanes,
+            terms,
+        }
     }
     /// The per-invocation table `t`.
     pub fn table(t: Rc<[i64]>, width: u32) -> Poly {
@@ -193,13 +215,52 @@ impl Poly {
         (self.terms.len() <= MAX_TERMS).then_some(self)
     }
 
-    /// `self + other` (same width).
+    /// `self + other` (same width): one merge of the two sorted term lists (what adding
+    /// `other`'s terms one by one to a copy of `self` gives).
     pub fn add(&self, other: &Poly) -> Option<Poly> {
-        let mut p = self.clone();
-        for (m, c) in &other.terms {
-            p.add_term(m.clone(), c.clone());
+        let w = self.width;
+        let lanes = self.lanes;
+        let mut terms = Terms::new();
+        let (a, b) = (&self.terms, &other.terms);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let order = match (a.get(i), b.get(j)) {
+                (Some((ma, _)), Some((mb, _))) => ma.as_slice().cmp(mb.as_slice()),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    // `self`'s terms are canonical at its width already.
+                    terms.push((Mono::from_slice(&a[i].0), a[i].1.clone()));
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    let c = b[j].1.map(|v| sext(v, w)).canonical();
+                    if !c.is_zero() {
+                        terms.push((Mono::from_slice(&b[j].0), c));
+                    }
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    let sum = a[i]
+                        .1
+                        .map2(&b[j].1, lanes, |x, y| sext(x.wrapping_add(y), w))
+                        .canonical();
+                    if !sum.is_zero() {
+                        terms.push((Mono::from_slice(&a[i].0), sum));
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
         }
-        p.check()
+        Poly {
+            width: w,
+            lanes,
+            terms,
+        }
+        .check()
     }
 
     /// `self - other` (same width).
@@ -214,8 +275,13 @@ impl Poly {
             lanes: self.lanes,
             terms: SmallVec::new(),
         };
+        let w = self.width;
+        // The monomials stay sorted and distinct: each term is kept or dropped.
         for (m, c) in &self.terms {
-            p.add_term(m.clone(), c.map(|v| v.wrapping_mul(k)));
+            let c = c.map(|v| sext(v.wrapping_mul(k), w)).canonical();
+            if !c.is_zero() {
+                p.terms.push((Mono::from_slice(m), c));
+            }
         }
         p
     }
@@ -247,13 +313,24 @@ impl Poly {
     /// reinterpreted at a larger width, which is exact only when the value provably does not
     /// wrap; callers decide (see `LaneMap`'s conversions).
     pub fn with_width(&self, to: u32) -> Poly {
+        if to >= self.width {
+            // Coefficients sign-extended from `width` bits are so from `to` bits too: the
+            // terms stay as they are.
+            let mut p = self.clone();
+            p.width = to;
+            return p;
+        }
         let mut p = Poly {
             width: to,
             lanes: self.lanes,
             terms: SmallVec::new(),
         };
+        // The monomials stay sorted and distinct: each term is kept or dropped.
         for (m, c) in &self.terms {
-            p.add_term(m.clone(), c.clone());
+            let c = c.map(|v| sext(v, to)).canonical();
+            if !c.is_zero() {
+                p.terms.push((Mono::from_slice(m), c));
+            }
         }
         p
     }
@@ -384,14 +461,59 @@ impl Poly {
                 .terms
                 .iter()
                 .zip(&other.terms)
-                .all(|((ma, ca), (mb, cb))| {
-                    ma == mb
-                        && match (ca, cb) {
-                            (Coef::Same(x), Coef::Same(y)) => x == y,
-                            (Coef::Lanes(x), Coef::Lanes(y)) => x[..] == y[..],
-                            _ => false,
-                        }
-                })
+                .all(|((ma, ca), (mb, cb))| ma == mb && same_coef(ca, cb))
+    }
+
+    /// The constant monomial's coefficient (when present) and the other terms: the constant
+    /// monomial (empty) sorts first.
+    fn split_constant(&self) -> (Option<&Coef>, &[(Mono, Coef)]) {
+        match self.terms.first() {
+            Some((m, k)) if m.is_empty() => (Some(k), &self.terms[1..]),
+            _ => (None, &self.terms[..]),
+        }
+    }
+
+    /// Whether `self` is `base + c`: what `base.add(&Poly::constant(c, base.width, base.lanes))`
+    /// followed by `same_as(self)` decides (false when the sum has too many terms), without
+    /// building the sum.
+    pub fn is_sum_with_constant(&self, base: &Poly, c: i64) -> bool {
+        if self.width != base.width || self.lanes != base.lanes {
+            return false;
+        }
+        let w = base.width;
+        let c = sext(c, w);
+        let (mine_c, mine_rest) = self.split_constant();
+        let (base_c, base_rest) = base.split_constant();
+        let rest_same = mine_rest.len() == base_rest.len()
+            && mine_rest
+                .iter()
+                .zip(base_rest)
+                .all(|((ma, ca), (mb, cb))| ma == mb && same_coef(ca, cb));
+        if !rest_same {
+            return false;
+        }
+        // The constant part of the sum, canonical (a table of distinct entries stays one).
+        let constant_same = match base_c {
+            None | Some(Coef::Same(_)) => {
+                let sum = sext(base_c.map_or(0, |k| k.at(0)).wrapping_add(c), w);
+                match mine_c {
+                    None => sum == 0,
+                    Some(Coef::Same(v)) => *v == sum,
+                    Some(Coef::Lanes(_)) => false,
+                }
+            }
+            Some(Coef::Lanes(t)) => match mine_c {
+                Some(Coef::Lanes(u)) => {
+                    u.len() == t.len()
+                        && u.iter()
+                            .zip(t.iter())
+                            .all(|(&x, &y)| x == sext(y.wrapping_add(c), w))
+                }
+                _ => false,
+            },
+        };
+        let sum_terms = base_rest.len() + usize::from(mine_c.is_some());
+        constant_same && sum_terms <= MAX_TERMS
     }
 
     /// The polynomial of invocation `lane` alone, as a lane-invariant polynomial over the same
@@ -402,8 +524,12 @@ impl Poly {
             lanes: self.lanes,
             terms: SmallVec::new(),
         };
+        // The monomials stay sorted and distinct: each term is kept or dropped.
         for (m, c) in &self.terms {
-            p.add_term(m.clone(), Coef::Same(c.at(lane)));
+            let c = sext(c.at(lane), self.width);
+            if c != 0 {
+                p.terms.push((Mono::from_slice(m), Coef::Same(c)));
+            }
         }
         p
     }
@@ -473,6 +599,101 @@ mod tests {
                         mine.constant_offset_at(other, lane),
                         slow,
                         "{mine:?} - {other:?} @ {lane}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Polynomials of a few shapes: tables, atoms, products, wrapping constants, many terms.
+    fn samples(lanes: usize) -> Vec<Poly> {
+        let t: Rc<[i64]> = Rc::from(vec![0, 1, 2, 3]);
+        let u: Rc<[i64]> = Rc::from(vec![5, 5, 6, 4]);
+        let x = Poly::table(t, 32);
+        let y = Poly::table(u, 32);
+        let a = Poly::atom(id(7), 32, lanes);
+        let b = Poly::atom(id(9), 32, lanes);
+        let mut many = Poly::constant(0, 32, lanes);
+        for k in 0..MAX_TERMS as u32 - 1 {
+            many = many.add(&Poly::atom(id(20 + k), 32, lanes)).unwrap();
+        }
+        let full = many.add(&Poly::atom(id(40), 32, lanes)).unwrap();
+        vec![
+            Poly::constant(0, 32, lanes),
+            Poly::constant(3, 32, lanes),
+            Poly::constant(i64::from(i32::MAX), 32, lanes),
+            x.clone(),
+            y.clone(),
+            x.scale(-1),
+            a.scale(128).add(&x).unwrap(),
+            a.scale(-128).add(&y).unwrap(),
+            a.mul(&b).unwrap().add(&x).unwrap(),
+            b.add(&Poly::constant(-7, 32, lanes)).unwrap(),
+            many.add(&Poly::constant(1, 32, lanes)).unwrap(),
+            many,
+            full,
+        ]
+    }
+
+    /// The merge in `add` and the direct `scale`, `with_width` and `at_lane` give what adding
+    /// the terms one by one gives.
+    #[test]
+    fn merged_arithmetic_matches_term_by_term() {
+        let lanes = 4;
+        let by_terms = |p: &Poly, width: u32, f: &dyn Fn(&Coef) -> Coef| {
+            let mut q = Poly {
+                width,
+                lanes: p.lanes,
+                terms: SmallVec::new(),
+            };
+            for (m, c) in &p.terms {
+                q.add_term(m.clone(), f(c));
+            }
+            q
+        };
+        let all = samples(lanes);
+        for p in &all {
+            for q in &all {
+                let mut slow = p.clone();
+                for (m, c) in &q.terms {
+                    slow.add_term(m.clone(), c.clone());
+                }
+                let slow = slow.check();
+                let fast = p.add(q);
+                assert_eq!(slow.is_some(), fast.is_some(), "{p:?} + {q:?}");
+                if let (Some(s), Some(f)) = (slow, fast) {
+                    assert!(s.same_as(&f), "{p:?} + {q:?}");
+                }
+            }
+            for k in [0, 1, -1, 3, 1 << 31] {
+                let slow = by_terms(p, p.width, &|c| c.map(|v| v.wrapping_mul(k)));
+                assert!(p.scale(k).same_as(&slow), "{p:?} * {k}");
+            }
+            for to in [8, 16, 32, 64] {
+                let slow = by_terms(p, to, &|c| c.clone());
+                assert!(p.with_width(to).same_as(&slow), "{p:?} at {to} bits");
+            }
+            for lane in 0..lanes {
+                let slow = by_terms(p, p.width, &|c| Coef::Same(c.at(lane)));
+                assert!(p.at_lane(lane).same_as(&slow), "{p:?} @ {lane}");
+            }
+        }
+    }
+
+    /// `is_sum_with_constant` decides what adding the constant and comparing decides.
+    #[test]
+    fn sum_with_constant_matches_the_sum() {
+        let lanes = 4;
+        let all = samples(lanes);
+        for base in &all {
+            for c in [0, 1, -3, 7, i64::from(i32::MIN), 1 << 32] {
+                let sum = base.add(&Poly::constant(c, base.width, lanes));
+                for mine in all.iter().chain(sum.iter()) {
+                    let slow = sum.as_ref().is_some_and(|s| s.same_as(mine));
+                    assert_eq!(
+                        mine.is_sum_with_constant(base, c),
+                        slow,
+                        "{mine:?} = {base:?} + {c}"
                     );
                 }
             }

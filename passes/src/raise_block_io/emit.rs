@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use spirv::{BuiltIn, Op, StorageClass};
 use spvopt_analysis::block_io::BlockKind;
+use spvopt_analysis::fxhash::FxHashSet;
 use spvopt_analysis::lane_map::{Coef, Poly};
 use spvopt_analysis::types::pointer_of;
 use spvopt_analysis::Dominators;
@@ -335,7 +336,7 @@ pub fn remove_dead(m: &mut Module, f: FuncId) -> u64 {
         is_side_effect_free(m, inst) && !inst.is(Op::Variable)
     };
     // Live: every instruction that is not removable, and what live instructions use.
-    let mut live: std::collections::HashSet<InstId> = std::collections::HashSet::new();
+    let mut live: FxHashSet<InstId> = FxHashSet::default();
     let mut work: Vec<InstId> = Vec::new();
     let mut all = Vec::new();
     for &b in &blocks {
@@ -357,7 +358,7 @@ pub fn remove_dead(m: &mut Module, f: FuncId) -> u64 {
         });
     }
     let mut removed = 0;
-    let mut gone: std::collections::HashSet<u32> = std::collections::HashSet::new();
+    let mut gone: FxHashSet<u32> = FxHashSet::default();
     for i in all {
         if live.contains(&i) {
             continue;

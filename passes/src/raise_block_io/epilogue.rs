@@ -506,7 +506,7 @@ impl Context<'_> {
             staging: Some(&staging),
             tracer: self.tracer,
             target: self.target,
-            stored: HashMap::new(),
+            stored: Default::default(),
         };
         let mut tiles = Vec::new();
         for tile in rows {

@@ -11,10 +11,9 @@
 //! `c0 ≥ 0` where the vector starts at column `c0 ≡ 0 mod V`; exact when the bound is a
 //! multiple of `V`, checked at run time) or a work-group-uniform condition (kept as a select).
 
-use std::collections::HashMap;
-
 use spirv::StorageClass;
 use spvopt_analysis::block_io::BlockKind;
+use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_analysis::lane_map::{Coef, LaneMap, Mono, Poly};
 use spvopt_analysis::types::pointer_of;
 use spvopt_analysis::Target;
@@ -137,7 +136,7 @@ pub struct Planner<'a> {
     pub tracer: &'a Tracer<'a>,
     pub target: &'a Target,
     /// Traced sources of stored bytes, by (store, byte).
-    pub stored: HashMap<(InstId, u32), ByteSource>,
+    pub stored: FxHashMap<(InstId, u32), ByteSource>,
 }
 
 fn load_pointer(m: &Module, load: InstId) -> Option<Id> {
@@ -204,7 +203,7 @@ impl Planner<'_> {
         }
         let mut out = Vec::with_capacity(self.lanes.lanes);
         // A global load's address at one invocation, once.
-        let mut lane_addr: HashMap<(InstId, u32), Poly> = HashMap::new();
+        let mut lane_addr: FxHashMap<(InstId, u32), Poly> = FxHashMap::default();
         for r in 0..self.lanes.lanes {
             let mut row = Vec::with_capacity(n as usize);
             for read in &reads {
@@ -281,7 +280,7 @@ impl Planner<'_> {
         direct: &[Option<ByteSource>],
     ) -> Result<Vec<Vec<Option<Element>>>, OperandReject> {
         let n = self.lanes.lanes;
-        let mut at_lane: HashMap<(InstId, usize), Poly> = HashMap::new();
+        let mut at_lane: FxHashMap<(InstId, usize), Poly> = FxHashMap::default();
         let mut out = Vec::with_capacity(n);
         for r in 0..n {
             let mut row = Vec::with_capacity(direct.len());
@@ -469,13 +468,16 @@ impl Planner<'_> {
                 }
             }
             let pit = pitch.clone().unwrap_or_else(|| Poly::constant(0, 64, n));
+            // Each element's address is its row's start plus the column's bytes; the rows'
+            // starts once per subgroup (rows are below the block height).
+            let mut row_starts: Vec<Option<Poly>> = vec![None; lay.height as usize];
             for &(l, k, row, col) in &place {
                 let Some(el) = at(s, l, k) else { continue };
-                let want = p00
-                    .add(&pit.scale(row))
-                    .and_then(|p| p.add(&Poly::constant(col * i64::from(e), 64, n)))
-                    .ok_or(OperandReject::NoLayout)?;
-                if !want.same_as(&el.addr) {
+                let start = match &mut row_starts[row as usize] {
+                    Some(p) => p,
+                    slot => slot.insert(p00.add(&pit.scale(row)).ok_or(OperandReject::NoLayout)?),
+                };
+                if !el.addr.is_sum_with_constant(start, col * i64::from(e)) {
                     return Err(OperandReject::NoLayout);
                 }
             }

@@ -18,6 +18,7 @@
 
 use std::collections::HashMap;
 
+use smallvec::SmallVec;
 use spirv::{MemorySemantics, Op, Scope, StorageClass};
 use spvopt_analysis::lane_map::{Coef, LaneMap, Poly};
 use spvopt_analysis::loops::LoopId;
@@ -424,9 +425,14 @@ pub fn loads_outside_are_rewritten(
     };
     let mut outside_loads = Vec::new();
     let mut outside_stores = Vec::new();
+    let staging: spvopt_analysis::fxhash::FxHashSet<InstId> = staging_stores
+        .iter()
+        .chain(staging_loads)
+        .copied()
+        .collect();
     for &b in &m.function(f).blocks {
         for i in m.block_insts(b) {
-            if staging_stores.contains(&i) || staging_loads.contains(&i) {
+            if staging.contains(&i) {
                 continue;
             }
             let inst = m.inst(i);
@@ -499,7 +505,8 @@ pub fn loads_outside_are_rewritten(
         found
     };
     // Every byte the stores outside the loop write, once: (root, offset) -> the stores.
-    let mut writers: spvopt_analysis::fxhash::FxHashMap<(Id, i64), Vec<usize>> = Default::default();
+    let mut writers: spvopt_analysis::fxhash::FxHashMap<(Id, i64), SmallVec<[usize; 2]>> =
+        Default::default();
     for (k, &(st, sb, sptr)) in outside_stores.iter().enumerate() {
         if in_loop(sb) {
             continue;

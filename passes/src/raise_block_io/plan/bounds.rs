@@ -3,9 +3,10 @@
 //! mask bounds, what bounds it anyway (a `% M` remainder the lane map took as its dividend,
 //! a loop's trip count), with the run-time checks each needs (see `plan.rs`).
 
-use std::collections::HashMap;
+use std::ops::Range;
+use std::rc::Rc;
 
-use spvopt_analysis::fxhash::FxHashMap;
+use spvopt_analysis::fxhash::{FxHashMap, FxHashSet};
 
 use spirv::Op;
 use spvopt_analysis::lane_map::{Coef, LaneValue, Poly};
@@ -76,6 +77,15 @@ enum Conjunct {
     NonNeg(Id, Id),
 }
 
+/// A mask conjunct of one element: for `a < b`, the bounds it puts on the row and the column
+/// (`b - a + Yr`, `b - a + Xc`), for `a ≥ 0`, `a - Yr` and `a - Xc`; and `a`.
+type BoundTerms = (Rc<Poly>, Rc<Poly>, Rc<Poly>);
+
+/// Whether two shared polynomials are equal (the same allocation, or equal terms).
+fn same_poly(a: &Rc<Poly>, b: &Rc<Poly>) -> bool {
+    Rc::ptr_eq(a, b) || a.same_as(b)
+}
+
 /// The bounds of a planned block (see `Planner::bounds`).
 pub(super) struct Bounds {
     /// Rows (64-bit).
@@ -111,13 +121,22 @@ impl Planner<'_> {
         let mut uniform_set: Option<Vec<UniformKey>> = None;
         let mut nonneg_uniform: Vec<Poly> = Vec::new();
         // Per masked element: its `a < b` conjuncts as (bound on Yr, bound on Xc, a) and its
-        // `a ≥ 0` conjuncts as (a - Yr, a - Xc, a).
+        // `a ≥ 0` conjuncts as (a - Yr, a - Xc, a), as ranges of `less` and `nonneg` (the
+        // polynomials shared: elements of one conjunct value and row or column have the same).
+        let mut less: Vec<BoundTerms> = Vec::new();
+        let mut nonneg: Vec<BoundTerms> = Vec::new();
+        let mut per_elem: Vec<(Range<usize>, Range<usize>)> = Vec::new();
+        let mut cache: FxHashMap<Id, Vec<Conjunct>> = FxHashMap::default();
         #[allow(clippy::type_complexity)]
-        let mut per_elem: Vec<(Vec<(Poly, Poly, Poly)>, Vec<(Poly, Poly, Poly)>)> = Vec::new();
-        let mut cache: HashMap<Id, Vec<Conjunct>> = HashMap::new();
-        #[allow(clippy::type_complexity)]
-        let mut lane_cache: FxHashMap<(Id, u32), (Poly, Option<Poly>)> = FxHashMap::default();
-        let mut bound_cache: FxHashMap<(Id, u32, usize, u8, i64), Poly> = FxHashMap::default();
+        // Per conjunct and invocation: `a`, `b - a`, and which of the conjunct's distinct
+        // `b - a` (`a` for `a ≥ 0`) it is (the bounds depend on that value only).
+        let mut lane_cache: FxHashMap<(Id, u32), (Rc<Poly>, Option<Poly>, usize)> =
+            FxHashMap::default();
+        let mut distinct: FxHashMap<Id, Vec<Poly>> = FxHashMap::default();
+        let mut bound_cache: FxHashMap<(Id, usize, usize, u8, i64), Rc<Poly>> =
+            FxHashMap::default();
+        // `Yr` (`Xc`) at a width: per subgroup, dimension, row (column) and width.
+        let mut along_cache: FxHashMap<(usize, u8, i64, u32), Poly> = FxHashMap::default();
         let mut masked = 0usize;
         let mut unmasked: Vec<(usize, i64, i64, u32)> = Vec::new();
         for (s, (y, x)) in ys.iter().zip(xs).enumerate() {
@@ -137,7 +156,7 @@ impl Planner<'_> {
                     return Err(OperandReject::MaskNotABound);
                 }
                 masked += 1;
-                per_elem.push((Vec::new(), Vec::new()));
+                let starts = (less.len(), nonneg.len());
                 let mut conjuncts: Vec<Conjunct> = Vec::new();
                 for &(cond, _) in &conds {
                     if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(cond) {
@@ -174,7 +193,7 @@ impl Planner<'_> {
                     Some(_) => return Err(OperandReject::MixedMasks),
                 }
                 for &c in &conjuncts {
-                    let (cmp, a, b, less) = match c {
+                    let (cmp, a, b, is_less) = match c {
                         Conjunct::Uniform(id) => {
                             if !uniform.contains(&(id, true)) {
                                 uniform.push((id, true));
@@ -190,10 +209,10 @@ impl Planner<'_> {
                         Conjunct::NonNeg(cmp, a) => (cmp, a, None, false),
                     };
                     // `a` and `b - a` at invocation `w`, once per conjunct and invocation.
-                    let (av, d) = match lane_cache.entry((cmp, w)) {
-                        std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+                    let (av, d, value) = match lane_cache.entry((cmp, w)) {
+                        std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                         std::collections::hash_map::Entry::Vacant(e) => {
-                            let av = self.poly_of(a)?.at_lane(w as usize);
+                            let av = Rc::new(self.poly_of(a)?.at_lane(w as usize));
                             let d = match b {
                                 Some(b) => Some(
                                     self.poly_of(b)?
@@ -203,44 +222,63 @@ impl Planner<'_> {
                                 ),
                                 None => None,
                             };
-                            e.insert((av, d)).clone()
+                            let seen = distinct.entry(cmp).or_default();
+                            let dep = d.as_ref().unwrap_or(&av);
+                            let value = match seen.iter().position(|p| p.same_as(dep)) {
+                                Some(i) => i,
+                                None => {
+                                    seen.push(dep.clone());
+                                    seen.len() - 1
+                                }
+                            };
+                            e.insert((av, d, value))
                         }
                     };
+                    let value = *value;
                     let wd = av.width;
                     // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
                     // `a ≥ 0`: a - Yr and a - Xc. Each once per conjunct, invocation, subgroup
                     // and row (column).
-                    let along = |origin: &Poly, k: i64| -> Result<Poly, OperandReject> {
-                        let v = origin
-                            .add(&Poly::constant(k, 64, n))
-                            .ok_or(OperandReject::MaskNotABound)?
-                            .with_width(wd);
-                        match &d {
-                            Some(d) => d.add(&v),
-                            None => av.sub(&v),
+                    let mut along = |dim: u8, k: i64| -> Result<Rc<Poly>, OperandReject> {
+                        let v = match along_cache.entry((s, dim, k, wd)) {
+                            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                            std::collections::hash_map::Entry::Vacant(e) => {
+                                let origin = if dim == 0 { y } else { x };
+                                e.insert(
+                                    origin
+                                        .add(&Poly::constant(k, 64, n))
+                                        .ok_or(OperandReject::MaskNotABound)?
+                                        .with_width(wd),
+                                )
+                            }
+                        };
+                        match d {
+                            Some(d) => d.add(v),
+                            None => av.sub(v),
                         }
+                        .map(Rc::new)
                         .ok_or(OperandReject::MaskNotABound)
                     };
-                    let rv = match bound_cache.entry((cmp, w, s, 0, row)) {
+                    let rv = match bound_cache.entry((cmp, value, s, 0, row)) {
                         std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
                         std::collections::hash_map::Entry::Vacant(e) => {
-                            e.insert(along(y, row)?).clone()
+                            e.insert(along(0, row)?).clone()
                         }
                     };
-                    let cv = match bound_cache.entry((cmp, w, s, 1, col)) {
+                    let cv = match bound_cache.entry((cmp, value, s, 1, col)) {
                         std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
                         std::collections::hash_map::Entry::Vacant(e) => {
-                            e.insert(along(x, col)?).clone()
+                            e.insert(along(1, col)?).clone()
                         }
                     };
-                    let entry = per_elem.last_mut().expect("pushed for this element");
-                    if less {
-                        entry.0.push((rv, cv, av));
+                    if is_less {
+                        less.push((rv, cv, av.clone()));
                     } else {
-                        entry.1.push((rv, cv, av));
+                        nonneg.push((rv, cv, av.clone()));
                     }
                     let _ = cmp;
                 }
+                per_elem.push((starts.0..less.len(), starts.1..nonneg.len()));
             }
         }
         let mut row_bound: Option<Poly> = None;
@@ -254,25 +292,28 @@ impl Planner<'_> {
         let mut row_lower = false;
         let mut multiple = 1u32;
         // The row bound: a bound on Yr every element's mask states.
-        let mut cands: Vec<Poly> = per_elem
+        let mut cands: Vec<Rc<Poly>> = per_elem
             .first()
-            .map(|e| e.0.iter().map(|c| c.0.clone()).collect())
+            .map(|e| less[e.0.clone()].iter().map(|c| c.0.clone()).collect())
             .unwrap_or_default();
         for e in &per_elem[1.min(per_elem.len())..] {
-            cands.retain(|r| e.0.iter().any(|c| c.0.same_as(r)));
+            cands.retain(|r| less[e.0.clone()].iter().any(|c| same_poly(&c.0, r)));
         }
         let mut chosen = None;
+        // Per shared column bound: its offset from the first and its atom's trailing zeros.
+        let mut offsets: FxHashMap<*const Poly, Option<i64>> = FxHashMap::default();
+        let mut zeros: FxHashMap<*const Poly, u32> = FxHashMap::default();
         for rb in cands
             .iter()
-            .chain(std::iter::once(&Poly::constant(i64::MIN, 64, n)))
+            .chain(std::iter::once(&Rc::new(Poly::constant(i64::MIN, 64, n))))
         {
             let is_none = rb.as_constant() == Some(i64::MIN);
             // Every other `a < b` is a column bound: Bc + t with 0 ≤ t < V.
-            let mut cols: Vec<(Poly, Poly)> = Vec::new();
+            let mut cols: Vec<(Rc<Poly>, Rc<Poly>)> = Vec::new();
             let mut ok = true;
             for e in &per_elem {
-                for (rv, cv, a) in &e.0 {
-                    if !is_none && rv.same_as(rb) {
+                for (rv, cv, a) in &less[e.0.clone()] {
+                    if !is_none && same_poly(rv, rb) {
                         continue;
                     }
                     if cols.len() > 4096 {
@@ -285,13 +326,18 @@ impl Planner<'_> {
                 continue;
             }
             if cols.is_empty() {
-                chosen = Some(((!is_none).then(|| rb.clone()), None, 1u32));
+                chosen = Some(((!is_none).then(|| (**rb).clone()), None, 1u32));
                 break;
             }
             let first = cols[0].0.clone();
+            offsets.clear();
             let offs: Option<Vec<i64>> = cols
                 .iter()
-                .map(|(c, _)| c.constant_offset_at(&first, 0))
+                .map(|(c, _)| {
+                    *offsets
+                        .entry(Rc::as_ptr(c))
+                        .or_insert_with(|| c.constant_offset_at(&first, 0))
+                })
                 .collect();
             let Some(offs) = offs else { continue };
             let (lo, hi) = (
@@ -303,9 +349,12 @@ impl Planner<'_> {
             }
             let v = ((hi - lo + 1) as u64).next_power_of_two() as u32;
             if v > 1
-                && cols
-                    .iter()
-                    .any(|(_, a)| self.lanes.trailing_zeros(a) < v.trailing_zeros())
+                && cols.iter().any(|(_, a)| {
+                    let tz = *zeros
+                        .entry(Rc::as_ptr(a))
+                        .or_insert_with(|| self.lanes.trailing_zeros(a));
+                    tz < v.trailing_zeros()
+                })
             {
                 return Err(OperandReject::Misaligned);
             }
@@ -314,7 +363,7 @@ impl Planner<'_> {
             let bc = first
                 .add(&Poly::constant(lo, first.width, n))
                 .ok_or(OperandReject::MaskNotABound)?;
-            chosen = Some(((!is_none).then(|| rb.clone()), Some(bc), v));
+            chosen = Some(((!is_none).then(|| (**rb).clone()), Some(bc), v));
             break;
         }
         if masked > 0 {
@@ -330,7 +379,7 @@ impl Planner<'_> {
         let mut col_lower_all = !per_elem.is_empty();
         for e in &per_elem {
             let mut has_col_lower = false;
-            for (dr, dc, a) in &e.1 {
+            for (dr, dc, a) in &nonneg[e.1.clone()] {
                 if dr.terms().is_empty() {
                     row_lower = true;
                 } else if let Some(t) = dc.as_constant().filter(|t| (-63..=0).contains(t)) {
@@ -451,7 +500,13 @@ impl Planner<'_> {
         let mut span = 0i64;
         let mut min_tz = u32::MAX;
         let mut via_counter: Vec<(Poly, i64)> = Vec::new();
+        // (Once per subgroup and row or column: the same value gives the same entry.)
+        let mut counted: FxHashSet<(usize, i64)> = FxHashSet::default();
         let mut along: FxHashMap<(usize, i64), Poly> = FxHashMap::default();
+        // What `assumed_bound` gives per subgroup, row (column) and invocation.
+        #[allow(clippy::type_complexity)]
+        let mut assumed: FxHashMap<(usize, i64, u32), Option<(Poly, i64, u32, Id)>> =
+            FxHashMap::default();
         for &(s, row, col, w) in elems {
             let k = if dim == 0 { row } else { col };
             let v = match along.entry((s, k)) {
@@ -465,14 +520,20 @@ impl Planner<'_> {
                     )
                 }
             };
-            if let Some((b, t, tz, r)) = self.assumed_bound(v, w) {
-                if bound.as_ref().is_some_and(|x| !x.same_as(&b)) {
-                    return Err(OperandReject::MixedMasks);
+            let by_assumption = assumed
+                .entry((s, k, w))
+                .or_insert_with(|| self.assumed_bound(v, w));
+            if let Some((b, t, tz, r)) = by_assumption {
+                let (t, tz, r) = (*t, *tz, *r);
+                match &bound {
+                    Some(x) if !x.same_as(b) => return Err(OperandReject::MixedMasks),
+                    // The same bound: keeping it is taking this one.
+                    Some(_) => {}
+                    None => bound = Some(b.clone()),
                 }
                 if !from.contains(&r) {
                     from.push(r);
                 }
-                bound = Some(b);
                 // Element `a + t` of a vector read at column `a` (`a < b`): below `b` when
                 // `a` and `b` are multiples of the vector's span.
                 span = span.max(t + 1);
@@ -482,7 +543,9 @@ impl Planner<'_> {
                 }
                 continue;
             }
-            via_counter.push((v.with_constant_part(Coef::Same(0)), v.constant_part().at(0)));
+            if counted.insert((s, k)) {
+                via_counter.push((v.with_constant_part(Coef::Same(0)), v.constant_part().at(0)));
+            }
         }
         let multiple = (span.max(1) as u64).next_power_of_two() as u32;
         if span > 1 && multiple.trailing_zeros() > min_tz {
