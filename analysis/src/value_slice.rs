@@ -8,7 +8,7 @@
 //! [`Provenance::build_for`]. [`ValueSlice::of_block_operations`] is the slice passes over 2D
 //! block operations need (their base pointers, coordinates, shapes and surfaces).
 //!
-//! Which operands are followed ([`for_each_input`]) is what those analyses read: every value
+//! Which operands are followed (`for_each_input`) is what those analyses read: every value
 //! of a phi; every id of a constant composite, an access chain or a composite construction;
 //! the pointer of a load (loads from read-only memory vary like their pointer) and of a
 //! pointer cast; the leading id operands (those before the first literal) of every other
