@@ -183,14 +183,10 @@ impl std::fmt::Debug for BlockGeometry {
 /// Cached like the analyses it is built from; its facts are its provenance's and induction's.
 impl Analysis for BlockGeometry {
     const KIND: AnalysisSet = AnalysisSet::ALIAS;
-    const DEPENDS_ON: AnalysisSet = AnalysisSet(
-        AnalysisSet::CFG.0
-            | AnalysisSet::DOMINATORS.0
-            | AnalysisSet::LOOPS.0
-            | AnalysisSet::INDUCTION.0
-            | AnalysisSet::CONSTANTS.0
-            | AnalysisSet::DECORATIONS.0,
-    );
+    /// What its provenance is computed from, its induction, and the constants it reads.
+    const DEPENDS_ON: AnalysisSet = <Provenance as Analysis>::DEPENDS_ON
+        .union(AnalysisSet::INDUCTION)
+        .union(AnalysisSet::CONSTANTS);
     fn fingerprint(&self) -> Vec<String> {
         let mut lines: Vec<String> = format!("{:#?}\n{:#?}", self.prov, self.ind)
             .lines()

@@ -55,7 +55,7 @@ impl AnalysisSet {
         self.0 & other.0 == other.0
     }
     /// Both sets' analyses.
-    pub fn union(self, other: AnalysisSet) -> AnalysisSet {
+    pub const fn union(self, other: AnalysisSet) -> AnalysisSet {
         AnalysisSet(self.0 | other.0)
     }
     /// This set minus `other`.

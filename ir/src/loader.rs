@@ -293,15 +293,7 @@ impl Loader {
             let forward_pointer = (opcode == spirv::Op::TypeForwardPointer as u16)
                 .then(|| inst.operand_word(0))
                 .flatten();
-            if let Some(r) = result {
-                if self.m.def(r).is_some() {
-                    return Err(err(
-                        offset,
-                        name(),
-                        LoadErrorKind::DuplicateDefinition(r.word()),
-                    ));
-                }
-            }
+            self.check_not_defined(result, opcode, offset)?;
             if opcode == spirv::Op::Function as u16 && !self.links_started {
                 // Instructions before the first function never sit in a block: no links.
                 self.m.links.start_at(self.m.recs.len());
@@ -377,15 +369,7 @@ impl Loader {
         let rule = UseRule::new(scope, seq, None, opcode == spirv::Op::Phi as u16);
         let uses_ok = self.check_fast(inst, desc, tail_uses, rule, offset, self.m.header.bound)?;
         let result = inst.result_id();
-        if let Some(r) = result {
-            if self.m.def(r).is_some() {
-                return Err(err(
-                    offset,
-                    Some(opcode_display(opcode).into_owned()),
-                    LoadErrorKind::DuplicateDefinition(r.word()),
-                ));
-            }
-        }
+        self.check_not_defined(result, opcode, offset)?;
         let i = self
             .m
             .alloc_pooled_at_block_end(b, pos as u32, wc as u32, result);
@@ -400,6 +384,24 @@ impl Loader {
         self.checks
             .record(&self.m, site, opcode, result, None, uses_ok);
         Ok(())
+    }
+
+    /// The error for a `result` some earlier instruction already defines.
+    #[inline]
+    fn check_not_defined(
+        &self,
+        result: Option<Id>,
+        opcode: u16,
+        offset: usize,
+    ) -> Result<(), LoadError> {
+        match result {
+            Some(r) if self.m.def(r).is_some() => Err(err(
+                offset,
+                Some(opcode_display(opcode).into_owned()),
+                LoadErrorKind::DuplicateDefinition(r.word()),
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Scope and section the instruction of `opcode` gets if `place` can take it (what the

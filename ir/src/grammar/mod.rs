@@ -987,12 +987,7 @@ fn visit_shape(shape: FastShape, words: &[u32], mut f: impl FnMut(usize)) -> boo
         FastTail::Enum(_) | FastTail::Bits(_) => return visit_enum_tail(shape, words, f),
         _ => return false,
     };
-    let mut mask = shape.use_mask;
-    while mask != 0 {
-        let i = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        f(i);
-    }
+    for_each_bit(shape.use_mask, 0, &mut f);
     if ids_tail {
         for i in fixed..words.len() {
             f(i);
@@ -1014,19 +1009,19 @@ fn visit_enum_tail(shape: FastShape, words: &[u32], mut f: impl FnMut(usize)) ->
         FastTail::Enum(k) => enum_tail_uses(k, false, &words[fixed..]),
         _ => None,
     };
-    let Some(mut tail_uses) = tail_uses else {
+    let Some(tail_uses) = tail_uses else {
         return false;
     };
-    let mut mask = shape.use_mask;
-    while mask != 0 {
-        let i = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        f(i);
-    }
-    while tail_uses != 0 {
-        let i = tail_uses.trailing_zeros() as usize;
-        tail_uses &= tail_uses - 1;
-        f(fixed + i);
-    }
+    for_each_bit(shape.use_mask, 0, &mut f);
+    for_each_bit(tail_uses, fixed, &mut f);
     true
+}
+
+/// Calls `f(offset + k)` for every set bit k of `mask`, lowest first.
+#[inline]
+fn for_each_bit(mut mask: u32, offset: usize, f: &mut impl FnMut(usize)) {
+    while mask != 0 {
+        f(offset + mask.trailing_zeros() as usize);
+        mask &= mask - 1;
+    }
 }
