@@ -289,6 +289,16 @@ impl Pass for RaiseBlockIo {
                 );
                 continue;
             }
+            if let Some(at) = narrow_widening(m, &lanes) {
+                reject_all(
+                    &mut stats,
+                    "rejected_narrow_widening",
+                    "an index computed in fewer than 32 bits is widened: the lane map cannot show it does not wrap",
+                    m.def(at),
+                    m,
+                );
+                continue;
+            }
             // The staging (its scan also rejects loops that write global memory or call);
             // gathers need none, only that scan.
             let st = match Staging::build(m, &dec, &loops, &dom, &lanes, l) {
@@ -479,6 +489,15 @@ impl Pass for RaiseBlockIo {
                     LaneMap::build(m, f, &cfg, &pdom, &dec, nx as usize, sg as usize, false)
                 })
                 .clone();
+            if let Some(at) = narrow_widening(m, &lanes) {
+                reject(
+                    &mut stats,
+                    "store_rejected_narrow_widening",
+                    "an index computed in fewer than 32 bits is widened: the lane map cannot show it does not wrap",
+                    m.def(at).unwrap_or(stores[0]),
+                );
+                continue;
+            }
             if !lanes.assumptions.is_empty() || !lanes.widenings.is_empty() {
                 // Only a lane map whose assumptions the loops' plans check is taken.
                 if !plans_done.iter().any(|p| p.func == f) {
@@ -631,4 +650,19 @@ fn count_candidates(m: &Module) -> u64 {
         n += seen.len() as u64;
     }
     n
+}
+
+/// The first widening the lane map took exactly from an operand narrower than 32 bits
+/// (`LaneMap::no_wrap`), if any: the map's polynomial is the operand's mathematical value,
+/// the kernel's is that value modulo 2^width. A 32-bit operand cannot wrap for an element of a
+/// surface under 2^31 bytes (which the run-time check demands); a narrower one can (a 16-bit
+/// row offset at 256 rows of 256 halves), and no check before the body can see the loop's
+/// values, so the function's candidates are rejected.
+fn narrow_widening(m: &Module, lanes: &LaneMap) -> Option<Id> {
+    lanes.no_wrap.iter().find_map(|&(result, operand, _)| {
+        let width = m
+            .type_of(operand)
+            .and_then(|t| spvopt_analysis::types::int_width(m, t))?;
+        (width < 32).then_some(result)
+    })
 }

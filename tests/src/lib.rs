@@ -200,6 +200,7 @@ pub fn run_fixture_pipeline(path: &Path) -> Result<FixtureRun, String> {
                 .collect::<Vec<_>>()
         ));
     }
+    check_stats(&source, &report)?;
     let launch_path = path.with_extension("launch.json");
     if launch_path.exists() {
         let before_m = spvopt_ir::load_words(&before).map_err(|e| e.to_string())?;
@@ -211,6 +212,62 @@ pub fn run_fixture_pipeline(path: &Path) -> Result<FixtureRun, String> {
         output,
         expect_unchanged,
     })
+}
+
+/// The fixture's `; STATS: PASS KEY=N` lines (one statistic each; `KEY` alone: at least 1)
+/// against the statistics the first run's passes reported: a negative fixture names why its
+/// candidates were rejected, a positive one what it raised.
+fn check_stats(source: &str, report: &spvopt_passes::RunReport) -> Result<(), String> {
+    for line in source.lines() {
+        let Some(rest) = line
+            .trim_start()
+            .strip_prefix(';')
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix("STATS:"))
+        else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let (Some(pass), Some(stat), None) = (words.next(), words.next(), words.next()) else {
+            return Err(format!(
+                "; STATS: expects `PASS KEY[=N]`, got `{}`",
+                rest.trim()
+            ));
+        };
+        let (key, want) = match stat.split_once('=') {
+            Some((k, n)) => (
+                k,
+                Some(
+                    n.parse::<u64>()
+                        .map_err(|_| format!("; STATS: `{n}` is not a count"))?,
+                ),
+            ),
+            None => (stat, None),
+        };
+        let got: u64 = report
+            .passes
+            .iter()
+            .filter(|p| p.name == pass)
+            .map(|p| p.stats.get(key))
+            .sum();
+        let ok = match want {
+            Some(n) => got == n,
+            None => got > 0,
+        };
+        if !ok {
+            let all: Vec<String> = report
+                .passes
+                .iter()
+                .filter(|p| p.name == pass)
+                .map(|p| p.stats.to_string())
+                .collect();
+            return Err(format!(
+                "; STATS: {pass} {stat}: the pass reported {key}={got} ({})",
+                all.join("; ")
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Every fixture under `tests/fixtures/<dir>`.

@@ -270,11 +270,13 @@ impl Builder<'_> {
             if d == 0 {
                 continue;
             }
+            // The subgroup bits are 32-bit 0/1 values: at another width, converted.
+            let bit = self.resize(bits[b], w);
             let term = if d == 1 {
-                bits[b]
+                bit
             } else {
                 let dk = self.konst(w, d);
-                self.op(Op::IMul, t, &[bits[b].word(), dk.word()])
+                self.op(Op::IMul, t, &[bit.word(), dk.word()])
             };
             acc = Some(match acc {
                 None => term,
@@ -286,6 +288,25 @@ impl Builder<'_> {
 
     /// A polynomial per subgroup (lane-invariant each) as one value, given the subgroup id's
     /// bits.
+    /// A block origin per subgroup as the block operation's 32-bit coordinate: the polynomial
+    /// at 32 bits, or, when `saturate`, at 64 bits clamped to `±SATURATE_AT` first (exact
+    /// inside, outside every surface beyond: `plan/origins.rs`).
+    pub fn origin(&mut self, ps: &[Poly], bits: &[Id], saturate: bool) -> Option<Id> {
+        if !saturate {
+            return self.subgroup_poly(ps, bits, 32);
+        }
+        let wide = self.subgroup_poly(ps, bits, 64)?;
+        let (t64, t32) = (self.int(64), self.int(32));
+        let bt = self.types.bool(self.m);
+        let lo = self.konst(64, -super::plan::SATURATE_AT);
+        let hi = self.konst(64, super::plan::SATURATE_AT);
+        let below = self.op(Op::SLessThan, bt, &[wide.word(), lo.word()]);
+        let v = self.op(Op::Select, t64, &[below.word(), lo.word(), wide.word()]);
+        let above = self.op(Op::SGreaterThan, bt, &[v.word(), hi.word()]);
+        let v = self.op(Op::Select, t64, &[above.word(), hi.word(), v.word()]);
+        Some(self.op(Op::UConvert, t32, &[v.word()]))
+    }
+
     pub fn subgroup_poly(&mut self, ps: &[Poly], bits: &[Id], w: u32) -> Option<Id> {
         // The union of monomials, each coefficient fitted over the subgroups.
         let mut monos: Vec<_> = Vec::new();

@@ -23,7 +23,13 @@ use super::staging::Staging;
 use super::trace::{ByteSource, Tracer};
 
 mod bounds;
+mod origins;
+pub use origins::SATURATE_AT;
 use spvopt_analysis::block_io::layout::Layout;
+
+/// The largest MMA operand (bytes per invocation) the planner takes: four times what any
+/// device's MMA reads (8 rows of 32 bytes over a subgroup of 8: 32 bytes).
+const MAX_OPERAND_BYTES: u64 = 128;
 
 /// Why an operand is not raised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +43,10 @@ pub enum OperandReject {
     NoBound,
     MixedMasks,
     Misaligned,
+    VectorOffsetFromMask,
+    OriginOutOfRange,
+    NarrowMask,
+    OverBudget,
 }
 
 impl OperandReject {
@@ -78,6 +88,22 @@ impl OperandReject {
             OperandReject::Misaligned => (
                 "rejected_misaligned",
                 "the column origin is not a multiple of the element pairs the target needs",
+            ),
+            OperandReject::OriginOutOfRange => (
+                "rejected_origin_out_of_range",
+                "a block origin may not fit the block operation's 32-bit coordinate and cannot be checked before the body",
+            ),
+            OperandReject::OverBudget => (
+                "rejected_over_budget",
+                "the operand is larger than any MMA operand a device takes",
+            ),
+            OperandReject::NarrowMask => (
+                "rejected_narrow_mask",
+                "a mask compares values narrower than 32 bits: the lane map cannot show they do not wrap",
+            ),
+            OperandReject::VectorOffsetFromMask => (
+                "rejected_vector_offset_from_mask",
+                "a masked vector's first column is not a multiple of the vector: its mask is not the vector's column bound",
             ),
         }
     }
@@ -125,6 +151,9 @@ pub struct OperandPlan {
     pub at_least: Vec<(Poly, Poly)>,
     /// The lane map's remainder assumptions a bound comes from: (remainder, 0 rows / 1 columns).
     pub assumed: Vec<(Id, usize)>,
+    /// Whether the row (0) and column (1) origin are computed in 64 bits and saturated to
+    /// `±2^30` before the block operation takes 32 bits (`plan/origins.rs`).
+    pub saturate: [bool; 2],
 }
 
 /// The planner of one loop.
@@ -156,8 +185,13 @@ impl Planner<'_> {
             .m
             .type_of(x)
             .and_then(|t| spvopt_analysis::types::size_of(self.m, self.tracer.dec, t))
-            .ok_or(OperandReject::NotStaged)? as u32;
-        let n = size / e;
+            .ok_or(OperandReject::NotStaged)?;
+        // The operand's size comes from the module: bounded before anything is sized from it
+        // (an MMA operand of any device is at most 64 bytes per invocation).
+        if !matches!(e, 1 | 2 | 4 | 8) || size > MAX_OPERAND_BYTES || size % u64::from(e) != 0 {
+            return Err(OperandReject::OverBudget);
+        }
+        let n = size as u32 / e;
         // Where each operand element is read: from Workgroup memory (the staging), or
         // straight from a global load (a gather); the same for every invocation.
         let mut reads = Vec::with_capacity(n as usize);
@@ -539,6 +573,16 @@ impl Planner<'_> {
             return Err(OperandReject::Misaligned);
         }
         let bd = self.bounds(lay, &place, elems, &ys, &xs)?;
+        let mut at_least = bd.at_least;
+        let origins = self.origin_checks(self.tracer.func, &ys, &xs, &bd.nonneg_checks)?;
+        for check in origins.checks {
+            if !at_least
+                .iter()
+                .any(|(a, b)| a.same_as(&check.0) && b.same_as(&check.1))
+            {
+                at_least.push(check);
+            }
+        }
         Ok(OperandPlan {
             kind: lay.kind,
             shape: (lay.element_size, lay.width, lay.height, 1),
@@ -552,7 +596,8 @@ impl Planner<'_> {
             uniform_conds: bd.uniform,
             width_multiple: bd.multiple,
             nonneg_checks: bd.nonneg_checks,
-            at_least: bd.at_least,
+            at_least,
+            saturate: origins.saturate,
             assumed: bd.assumed,
         })
     }

@@ -146,7 +146,7 @@ pub(super) fn apply(
         let mut reads = Vec::new();
         for (x, plan, uses) in &lp.plans {
             let mut xv = b
-                .subgroup_poly(&plan.x, &bits, 32)
+                .origin(&plan.x, &bits, plan.saturate[1])
                 .ok_or("column origin does not fit the subgroups")?;
             if plan.pack > 1 {
                 // The origin in the block's (packed) elements: a multiple of the pack.
@@ -154,7 +154,7 @@ pub(super) fn apply(
                 xv = b.op(Op::ShiftRightArithmetic, u32t, &[xv.word(), sh.word()]);
             }
             let yv = b
-                .subgroup_poly(&plan.y, &bits, 32)
+                .origin(&plan.y, &bits, plan.saturate[0])
                 .ok_or("row origin does not fit the subgroups")?;
             let wv = b.poly(&plan.width, 32).ok_or("width")?;
             let hv = b.poly(&plan.height, 32).ok_or("height")?;
@@ -430,9 +430,11 @@ pub(super) fn apply(
                     conds.push(b.op(Op::SGreaterThanEqual, bt, &[l.word(), r.word()]));
                 }
                 for &a in &plan.nonneg_checks {
+                    // At 64 bits: the atom as the lane map reads it (sign-extended), never
+                    // truncated (a 64-bit 2^32 is not 0).
                     let v = emit::copy_tree(b.m, func, a, b.at, &mut memo)?;
-                    let v = b.resize(v, 32);
-                    let z = b.konst(32, 0);
+                    let v = b.resize(v, 64);
+                    let z = b.konst(64, 0);
                     conds.push(b.op(Op::SGreaterThanEqual, bt, &[v.word(), z.word()]));
                 }
             }

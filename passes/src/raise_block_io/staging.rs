@@ -329,11 +329,15 @@ impl Staging {
                 let Some(size) = m.type_of(val).and_then(|t| size_of(m, dec, t)) else {
                     return Err(StagingReject::UnknownAddress(s));
                 };
+                // Sizes come from the module's types: bounded before any table is sized.
+                if size as i64 > MAX_REGION || size == 0 {
+                    return Err(StagingReject::TooLarge);
+                }
                 let off = p.constant_part();
                 for w in 0..lanes.lanes {
                     let a = off.at(w);
                     lo = lo.min(a);
-                    hi = hi.max(a + size as i64);
+                    hi = hi.max(a.saturating_add(size as i64));
                 }
                 spans.push((s, off, size as i64));
             }
@@ -341,7 +345,7 @@ impl Staging {
                 regions.push((0, Vec::new()));
                 continue;
             }
-            if hi - lo > MAX_REGION {
+            if hi.saturating_sub(lo) > MAX_REGION {
                 return Err(StagingReject::TooLarge);
             }
             let mut writers: Vec<Option<Writer>> = vec![None; (hi - lo) as usize];
@@ -505,6 +509,8 @@ pub fn loads_outside_are_rewritten(
         found
     };
     // Every byte the stores outside the loop write, once: (root, offset) -> the stores.
+    // Bytes (per invocation) the maps below hold, bounded by MAX_REGION.
+    let mut mapped: u64 = 0;
     let mut writers: spvopt_analysis::fxhash::FxHashMap<(Id, i64), SmallVec<[usize; 2]>> =
         Default::default();
     for (k, &(st, sb, sptr)) in outside_stores.iter().enumerate() {
@@ -518,6 +524,12 @@ pub fn loads_outside_are_rewritten(
         let Some(ssize) = m.inst(st).operand_id(1).and_then(size_of) else {
             continue;
         };
+        // Every byte of every invocation is a map entry: bounded like a staged region (a
+        // hostile module's huge vector stores are not worth 10 GB of map).
+        mapped += ssize.saturating_mul(lanes.lanes as u64);
+        if mapped > MAX_REGION as u64 {
+            return false;
+        }
         let off = sp.constant_part();
         for l in 0..lanes.lanes {
             for b in 0..ssize as i64 {
@@ -536,6 +548,10 @@ pub fn loads_outside_are_rewritten(
         let Some(size) = m.inst(ld).result_id().and_then(size_of) else {
             return false;
         };
+        mapped += size.saturating_mul(lanes.lanes as u64);
+        if mapped > MAX_REGION as u64 {
+            return false;
+        }
         let Some(root) = workgroup_root(pp) else {
             return false;
         };

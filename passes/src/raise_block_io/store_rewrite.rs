@@ -93,10 +93,10 @@ pub(super) fn store_epilogue(
         let plan = &t.plan;
         let (e, w, h, c) = plan.shape;
         let xv = b
-            .subgroup_poly(&plan.x, &bits, 32)
+            .origin(&plan.x, &bits, plan.saturate[1])
             .ok_or("column origin does not fit the subgroups")?;
         let mut yv = b
-            .subgroup_poly(&plan.y, &bits, 32)
+            .origin(&plan.y, &bits, plan.saturate[0])
             .ok_or("row origin does not fit the subgroups")?;
         let wv = b.poly(&plan.width, 32).ok_or("width")?;
         let hv = b.poly(&plan.height, 32).ok_or("height")?;

@@ -85,7 +85,10 @@ impl Tracer<'_> {
     }
 
     fn type_size(&self, ty: Id) -> Option<u32> {
-        size_of(self.m, self.dec, ty).and_then(|s| u32::try_from(s).ok())
+        // A zero size (a hostile module's empty struct) would divide by zero below.
+        size_of(self.m, self.dec, ty)
+            .and_then(|s| u32::try_from(s).ok())
+            .filter(|&s| s > 0)
     }
 
     /// The component type and count of a vector type.
@@ -181,7 +184,11 @@ impl Tracer<'_> {
                     ) else {
                         return fail(id);
                     };
-                    byte += k * cs;
+                    // Selectors are the module's words: checked, never wrapped.
+                    let Some(b) = k.checked_mul(cs).and_then(|o| o.checked_add(byte)) else {
+                        return fail(id);
+                    };
+                    byte = b;
                     id = src;
                 }
                 Op::CompositeInsert => {
@@ -193,7 +200,7 @@ impl Tracer<'_> {
                     ) else {
                         return fail(id);
                     };
-                    let Some(cs) = self.size(obj) else {
+                    let Some(cs) = self.size(obj).filter(|&s| s > 0) else {
                         return fail(id);
                     };
                     if byte / cs == k {
@@ -204,7 +211,7 @@ impl Tracer<'_> {
                     }
                 }
                 Op::CompositeConstruct => {
-                    let mut at = 0;
+                    let mut at = 0u32;
                     let mut next = None;
                     for &w in inst.operands() {
                         let Some(part) = Id::new(w) else {
@@ -213,11 +220,14 @@ impl Tracer<'_> {
                         let Some(s) = self.size(part) else {
                             return fail(id);
                         };
-                        if byte < at + s {
+                        let Some(end) = at.checked_add(s) else {
+                            return fail(id);
+                        };
+                        if byte < end {
                             next = Some((part, byte - at));
                             break;
                         }
-                        at += s;
+                        at = end;
                     }
                     let Some((part, b)) = next else {
                         return fail(id);
@@ -244,14 +254,25 @@ impl Tracer<'_> {
                     if sel == u32::MAX {
                         return Ok(ByteSource::Undef);
                     }
-                    byte %= cs;
-                    if sel < n1 {
-                        id = v1;
-                        byte += sel * cs;
+                    let n2 = self
+                        .m
+                        .type_of(v2)
+                        .and_then(|t| self.vector(t))
+                        .map_or(0, |(_, n)| n);
+                    // A selector past both vectors (invalid SPIR-V a hostile module may hold)
+                    // is not traced.
+                    let (src, k) = if sel < n1 {
+                        (v1, sel)
+                    } else if sel - n1 < n2 {
+                        (v2, sel - n1)
                     } else {
-                        id = v2;
-                        byte += (sel - n1) * cs;
-                    }
+                        return fail(id);
+                    };
+                    let Some(b) = k.checked_mul(cs).and_then(|o| o.checked_add(byte % cs)) else {
+                        return fail(id);
+                    };
+                    id = src;
+                    byte = b;
                 }
                 Op::Phi => return self.masked_phi(id, d, byte),
                 Op::Select => {

@@ -124,6 +124,10 @@ impl Planner<'_> {
         // `a ≥ 0` conjuncts as (a - Yr, a - Xc, a), as ranges of `less` and `nonneg` (the
         // polynomials shared: elements of one conjunct value and row or column have the same).
         let mut less: Vec<BoundTerms> = Vec::new();
+        // Per entry of `less`: the element's column `Xc` (its vector's first column must be
+        // a multiple of the vector, not only the mask operand `a`).
+        let mut less_col: Vec<Rc<Poly>> = Vec::new();
+        let mut col_cache: FxHashMap<(usize, i64, u32), Rc<Poly>> = FxHashMap::default();
         let mut nonneg: Vec<BoundTerms> = Vec::new();
         let mut per_elem: Vec<(Range<usize>, Range<usize>)> = Vec::new();
         let mut cache: FxHashMap<Id, Vec<Conjunct>> = FxHashMap::default();
@@ -236,6 +240,11 @@ impl Planner<'_> {
                     };
                     let value = *value;
                     let wd = av.width;
+                    // Narrow masks wrap where the lane map's polynomials do not (the 32-bit
+                    // ones cannot within a surface under 2^31 bytes, which the check demands).
+                    if wd < 32 {
+                        return Err(OperandReject::NarrowMask);
+                    }
                     // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
                     // `a ≥ 0`: a - Yr and a - Xc. Each once per conjunct, invocation, subgroup
                     // and row (column).
@@ -273,6 +282,17 @@ impl Planner<'_> {
                     };
                     if is_less {
                         less.push((rv, cv, av.clone()));
+                        let xc = match col_cache.entry((s, col, wd)) {
+                            std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+                            std::collections::hash_map::Entry::Vacant(e) => {
+                                let v = along_cache
+                                    .get(&(s, 1, col, wd))
+                                    .cloned()
+                                    .ok_or(OperandReject::MaskNotABound)?;
+                                e.insert(Rc::new(v)).clone()
+                            }
+                        };
+                        less_col.push(xc);
                     } else {
                         nonneg.push((rv, cv, av.clone()));
                     }
@@ -309,17 +329,17 @@ impl Planner<'_> {
         {
             let is_none = rb.as_constant() == Some(i64::MIN);
             // Every other `a < b` is a column bound: Bc + t with 0 ≤ t < V.
-            let mut cols: Vec<(Rc<Poly>, Rc<Poly>)> = Vec::new();
+            let mut cols: Vec<(Rc<Poly>, Rc<Poly>, Rc<Poly>)> = Vec::new();
             let mut ok = true;
             for e in &per_elem {
-                for (rv, cv, a) in &less[e.0.clone()] {
+                for ((rv, cv, a), xc) in less[e.0.clone()].iter().zip(&less_col[e.0.clone()]) {
                     if !is_none && same_poly(rv, rb) {
                         continue;
                     }
                     if cols.len() > 4096 {
                         ok = false;
                     }
-                    cols.push((cv.clone(), a.clone()));
+                    cols.push((cv.clone(), a.clone(), xc.clone()));
                 }
             }
             if !ok {
@@ -333,7 +353,7 @@ impl Planner<'_> {
             offsets.clear();
             let offs: Option<Vec<i64>> = cols
                 .iter()
-                .map(|(c, _)| {
+                .map(|(c, _, _)| {
                     *offsets
                         .entry(Rc::as_ptr(c))
                         .or_insert_with(|| c.constant_offset_at(&first, 0))
@@ -349,7 +369,7 @@ impl Planner<'_> {
             }
             let v = ((hi - lo + 1) as u64).next_power_of_two() as u32;
             if v > 1
-                && cols.iter().any(|(_, a)| {
+                && cols.iter().any(|(_, a, _)| {
                     let tz = *zeros
                         .entry(Rc::as_ptr(a))
                         .or_insert_with(|| self.lanes.trailing_zeros(a));
@@ -357,6 +377,24 @@ impl Planner<'_> {
                 })
             {
                 return Err(OperandReject::Misaligned);
+            }
+            // The vector's first element (the least bound, offset `lo`) must sit at a column
+            // that is a multiple of V too: the mask `a < b` tests the vector's `a`, the block
+            // bound `B = b + (c0 - a)` its first column `c0`; with `a`, `c0` and `B` multiples
+            // of V, `a < b` iff `c0 + t < B` for every `t < V`. A vector read at `a + 2` under
+            // the mask of `a` is not bounded by it (columns `b .. b+1` of the original are
+            // read, the block would return 0 there).
+            if v > 1
+                && cols.iter().zip(&offs).any(|((_, _, xc), &o)| {
+                    o == lo && {
+                        let tz = *zeros
+                            .entry(Rc::as_ptr(xc))
+                            .or_insert_with(|| self.lanes.trailing_zeros(xc));
+                        tz < v.trailing_zeros()
+                    }
+                })
+            {
+                return Err(OperandReject::VectorOffsetFromMask);
             }
             // The vector at c0 is loaded iff c0 < B; element c0 + t is in bounds iff c0 + t < B:
             // the same when c0 and B are multiples of V (B is checked at run time).
