@@ -42,7 +42,8 @@ Every command also takes:
                                    0: no limit): the simulator runs them one after another
     --max-buffer-bytes N           refuse a launch whose global buffers hold more than N bytes
                                    together (default 1G; suffixes K, M, G; 0: no limit)
-A run longer than a second shows a progress bar on stderr when stderr is a terminal.
+A run longer than a second shows a progress bar on stderr when stderr is a terminal
+(SPV_SIM_PROGRESS_AFTER_MS=N: after N milliseconds instead).
     --completions SHELL            print a completion script for bash, zsh or fish
     --man                          print the man page (roff)
 `spv-sim COMMAND --help` for details. Launch format: sim/README.md. Exit status: 0 success,
@@ -259,12 +260,13 @@ fn run_showing_progress(
     use std::io::IsTerminal;
     let start = Instant::now();
     let tty = std::io::stderr().is_terminal();
+    let after = progress_delay();
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |done: u64, total: u64| {
         if !tty || done >= total {
             return;
         }
-        if bar.is_none() && start.elapsed().as_secs() >= 1 {
+        if bar.is_none() && start.elapsed() >= after {
             let b = indicatif::ProgressBar::new(total);
             b.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -284,6 +286,19 @@ fn run_showing_progress(
         b.finish_and_clear();
     }
     r.map_err(|e| format!("{module}: {e}"))
+}
+
+/// How long a run on a terminal goes before the progress bar appears: one second, or
+/// `SPV_SIM_PROGRESS_AFTER_MS` milliseconds (0: from the start, what the test of the bar uses,
+/// so that it does not depend on the machine's speed). An unreadable value is the default.
+fn progress_delay() -> std::time::Duration {
+    std::env::var("SPV_SIM_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(
+            std::time::Duration::from_secs(1),
+            std::time::Duration::from_millis,
+        )
 }
 
 fn launch_of(o: &Opts) -> Result<Launch, String> {
