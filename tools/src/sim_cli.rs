@@ -236,7 +236,7 @@ pub fn load_module(path: &str) -> Result<spvopt_ir::Module, String> {
             l.strip_prefix("; target-env:")
                 .map(|e| e.trim().to_string())
         }) {
-            Some(e) => Some(text::parse_target_env(&e).map_err(|e| e.to_string())?),
+            Some(e) => Some(text::parse_target_env(&e).map_err(|e| format!("{path}: {e}"))?),
             None => None,
         }
     };
@@ -322,7 +322,7 @@ fn launch_of(o: &Opts) -> Result<Launch, String> {
             f.buffer_bytes, o.max_buffer_bytes
         ));
     }
-    let mut launch = Launch::from_json(&text, base).map_err(|e| e.to_string())?;
+    let mut launch = Launch::from_json(&text, base).map_err(|e| format!("{l}: {e}"))?;
     if let Some(b) = o.block_layout {
         launch.block_layout = b;
     }
@@ -522,7 +522,7 @@ fn cmd_compare(o: &Opts) -> Result<i32, String> {
     let shapes = {
         let l = o.launch.as_deref().unwrap_or_default();
         let text = std::fs::read_to_string(l).map_err(|e| format!("{l}: {e}"))?;
-        spvopt_sim::launch::arg_shapes(&text).map_err(|e| e.to_string())?
+        spvopt_sim::launch::arg_shapes(&text).map_err(|e| format!("{l}: {e}"))?
     };
     let (ma, ra) = simulate(a, &launch)?;
     let (_, rb) = simulate(b, &launch)?;
@@ -539,7 +539,9 @@ fn cmd_compare(o: &Opts) -> Result<i32, String> {
             Some(t) => (
                 Some(Elem::parse(&t).ok_or_else(|| {
                     format!(
-                        "arg {i}: unknown \"type\" `{t}` (f16, bf16, f32, f64, i8..i64, u8..u64)"
+                        "{}: arg {i}: unknown \"type\" `{t}` (f16, bf16, f32, f64, i8..i64, \
+                         u8..u64)",
+                        o.launch.as_deref().unwrap_or_default()
                     )
                 })?),
                 "launch \"type\"",

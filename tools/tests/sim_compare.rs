@@ -405,3 +405,66 @@ fn a_long_run_shows_progress_on_a_terminal() {
     assert!(s.contains("/8 work-groups"), "{s}");
     assert!(s.contains("M instructions/s"), "{s}");
 }
+
+/// A launch whose local size contradicts the kernel's `LocalSize` (`reqd_work_group_size`) is
+/// refused, as a driver refuses it (issue 42 item 7): passes rely on the declaration. The error
+/// is one line naming the module.
+#[test]
+fn a_local_size_other_than_the_declared_one_is_refused() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/user-kernels");
+    let module = dir.join("dpas_2d.spv");
+    let mut l: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("launches/dpas_2d.launch.json")).unwrap())
+            .unwrap();
+    l["local_size"] = serde_json::json!([8, 8, 1]);
+    let d = tmpdir("local-size");
+    std::fs::write(d.join("l.json"), l.to_string()).unwrap();
+    for cmd in [&["run"][..], &["bench"]] {
+        let mut c = spv_sim();
+        c.args(cmd)
+            .arg(&module)
+            .arg("--launch")
+            .arg(d.join("l.json"));
+        if cmd == ["run"] {
+            c.arg("--out").arg(d.join("out"));
+        }
+        let o = c.output().unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{cmd:?}: {e}");
+        assert!(
+            e.lines().count() == 1
+                && e.contains(&module.display().to_string())
+                && e.contains("declares LocalSize 16 4 1")
+                && e.contains("CL_INVALID_WORK_GROUP_SIZE"),
+            "{cmd:?}: {e}"
+        );
+    }
+    let o = spv_sim()
+        .arg("compare")
+        .arg(&module)
+        .arg(&module)
+        .arg("--launch")
+        .arg(d.join("l.json"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "compare answers as diff: 2 for an error"
+    );
+    // The declared size runs.
+    let o = spv_sim()
+        .arg("compare")
+        .arg(&module)
+        .arg(&module)
+        .arg("--launch")
+        .arg(dir.join("launches/dpas_2d.launch.json"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
