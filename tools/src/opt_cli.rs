@@ -550,11 +550,12 @@ fn run_inner(argv: &[String]) -> Result<(), Failure> {
         let module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
         let mut analyses = spvopt_analysis::Analyses::new();
         let listing = if dot {
-            spvopt_analysis::dot::dot(&module, name, &mut analyses)
+            spvopt_analysis::dot::dot(&module, name, &mut analyses).map_err(|e| e.to_string())?
         } else {
-            spvopt_analysis::print::annotate(&module, name, &mut analyses)
-        }
-        .map_err(|e| e.to_string())?;
+            let lines = spvopt_analysis::print::annotate_lines(&module, name, &mut analyses)
+                .map_err(|e| e.to_string())?;
+            crate::named_listing::named_listing(&module, &lines)
+        };
         return Ok(io::write_stdout(listing.as_bytes())?);
     }
     if a.check_env {
