@@ -385,6 +385,33 @@ impl KernelFacts {
             .map_or(Fact::Unknown, Summary::fact)
     }
 
+    /// Whether component `d` (0..3) of `LocalInvocationId`, and so of `GlobalInvocationId`
+    /// (the work-group's id and offset are uniform), is the same in every invocation of a
+    /// subgroup of function `f`. Subgroups are formed from consecutive linear local ids
+    /// (`x + X*(y + Y*z)`: Intel's GPU drivers, and `spv-sim`), so a subgroup of `S`
+    /// invocations lies within one row when the work-group's `X` is a multiple of `S`, and
+    /// within one `xy` plane when `X*Y` is: then `y`, or `z`, is subgroup-uniform. It needs
+    /// the exact work-group size (`LocalSize`, `reqd_work_group_size`) and the subgroup size
+    /// (`SubgroupSize`, `intel_reqd_sub_group_size`) of every kernel reaching `f`; without them
+    /// only a dimension whose size (or `MaxWorkgroupSizeINTEL` bound) is 1 is uniform.
+    pub fn local_id_subgroup_uniform(&self, f: FuncId, d: usize) -> bool {
+        if d >= 3 {
+            return false;
+        }
+        if self.workgroup_size_bound_dim(f, d) == Fact::Known(1) {
+            return true;
+        }
+        let (Fact::Known(size), Fact::Known(sg)) = (self.local_size(f), self.subgroup_size(f))
+        else {
+            return false;
+        };
+        if sg == 0 || size.contains(&0) {
+            return false;
+        }
+        let below: u64 = size[..d].iter().map(|&s| u64::from(s)).product();
+        below.is_multiple_of(u64::from(sg))
+    }
+
     /// An upper bound of the work-group size of function `f` (all three dimensions known).
     pub fn workgroup_size_bound(&self, f: FuncId) -> Fact<[u32; 3]> {
         let dims = [0, 1, 2].map(|d| self.workgroup_size_bound_dim(f, d));

@@ -125,6 +125,41 @@ pub fn annotate(
     analysis: &str,
     analyses: &mut Analyses,
 ) -> Result<String, AnnotateError> {
+    let mut out = String::new();
+    for l in annotate_lines(m, analysis, analyses)? {
+        if l.indent {
+            out.push_str("  ");
+        }
+        out.push_str(&l.text);
+        if !l.comments.is_empty() {
+            out.push_str("  ; ");
+            out.push_str(&l.comments.join("; "));
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// One line of [`annotate`]'s listing, in parts: for a caller that prints the instruction
+/// another way (`spv-opt --print-analysis` prints it as `--emit-text` does, with names).
+#[derive(Clone, Debug)]
+pub struct AnnotatedLine {
+    /// The instruction (every instruction of the module, in order).
+    pub inst: InstId,
+    /// Inside a block, after its label: indented.
+    pub indent: bool,
+    /// [`format_inst`]'s text (ids as numbers, enumerants as numbers).
+    pub text: String,
+    /// What the analysis says about it (ids in them as numbers, `%12`).
+    pub comments: Vec<String>,
+}
+
+/// [`annotate`]'s listing, line by line.
+pub fn annotate_lines(
+    m: &Module,
+    analysis: &str,
+    analyses: &mut Analyses,
+) -> Result<Vec<AnnotatedLine>, AnnotateError> {
     let mut ann: Box<dyn Annotator> = match analysis {
         "cfg" => Box::new(CfgAnn {
             cfg: analyses.get::<Cfg>(m),
@@ -155,7 +190,7 @@ pub fn annotate(
         }),
         other => return Err(AnnotateError::UnknownAnalysis(other.to_string())),
     };
-    let mut out = String::new();
+    let mut out = Vec::new();
     let mut current_block: Option<BlockId> = None;
     for i in m.all_insts() {
         let inst = m.inst(i);
@@ -164,20 +199,12 @@ pub fn annotate(
         } else if inst.is(Op::Function) || inst.is(Op::FunctionEnd) {
             current_block = None;
         }
-        let text = format_inst(m, inst);
-        let indent = if current_block.is_some() && !inst.is(Op::Label) {
-            "  "
-        } else {
-            ""
-        };
-        let comments = ann.comments(m, i, current_block);
-        out.push_str(indent);
-        out.push_str(&text);
-        if !comments.is_empty() {
-            out.push_str("  ; ");
-            out.push_str(&comments.join("; "));
-        }
-        out.push('\n');
+        out.push(AnnotatedLine {
+            inst: i,
+            indent: current_block.is_some() && !inst.is(Op::Label),
+            text: format_inst(m, inst),
+            comments: ann.comments(m, i, current_block),
+        });
     }
     Ok(out)
 }

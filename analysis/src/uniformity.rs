@@ -5,10 +5,13 @@
 //! "everything uniform" and only ever adds divergence, per value and per vector component
 //! (bit k of a mask: component k may differ; scalars use all bits). Sources of divergence:
 //! - built-ins: `SubgroupLocalInvocationId`, `LocalInvocationIndex`, `GlobalLinearId`, the
-//!   subgroup masks and any built-in we do not know; `GlobalInvocationId`/`LocalInvocationId`
-//!   component 0, and components 1/2 too unless every entry point reaching the reading function
-//!   declares a work-group size (`LocalSize`/`MaxWorkgroupSizeINTEL`) of 1 in that dimension
-//!   ([`KernelFacts`], per function: two kernels of one module may differ). `WorkgroupId`,
+//!   subgroup masks and any built-in we do not know; the components of
+//!   `GlobalInvocationId`/`LocalInvocationId` that may differ within a subgroup: subgroups are
+//!   consecutive linear local ids, so `y` is uniform when the work-group's x size is a multiple
+//!   of the subgroup size, `z` when `x*y` is, and a dimension of size 1 always (both sizes
+//!   declared by every entry point reaching the reading function: `LocalSize`, `SubgroupSize`;
+//!   [`KernelFacts::local_id_subgroup_uniform`], per function: two kernels of one module may
+//!   differ). `WorkgroupId`,
 //!   `NumWorkgroups`, `SubgroupId`, `SubgroupSize`, `NumSubgroups`, `SubgroupMaxSize`,
 //!   `WorkgroupSize`, `GlobalSize`, `GlobalOffset`, … are uniform. Built-ins are `Input`
 //!   variables decorated `BuiltIn` or imported as `__spirv_BuiltIn<Name>`;
@@ -69,7 +72,7 @@ use crate::call_graph::CallGraph;
 use crate::cfg::Cfg;
 use crate::decorations::Decorations;
 use crate::dominators::Dominators;
-use crate::kernel_facts::{Fact, KernelFacts};
+use crate::kernel_facts::KernelFacts;
 use crate::loops::{LoopId, Loops};
 use crate::operands::for_each_value_operand;
 use crate::operands::op_of;
@@ -408,13 +411,9 @@ impl<'a> Solver<'a> {
             self.yz_divergent = m
                 .function_ids()
                 .map(|f| {
-                    let mut mask = bit(0);
-                    for d in 1..3 {
-                        if facts.workgroup_size_bound_dim(f, d) != Fact::Known(1) {
-                            mask |= bit(d as u32);
-                        }
-                    }
-                    mask
+                    (0..3)
+                        .filter(|&d| !facts.local_id_subgroup_uniform(f, d))
+                        .fold(0, |mask, d| mask | bit(d as u32))
                 })
                 .collect();
         }

@@ -8,3 +8,4 @@ mod queries;
 mod target_profiles;
 mod triton_corpus;
 mod value_slice;
+mod work_group_uniformity;

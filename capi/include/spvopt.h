@@ -134,7 +134,8 @@ uint32_t spvopt_abi_version(void);
 
 /*
  Creates an optimizer for `target` (`"pvc"`, `"dg2"`, … or null for `generic`) into `*out`.
- Validation of the input is on by default (as in spv-opt).
+ Validation of the input is on by default (as in spv-opt). On error `*out` is set to null
+ (unless `out` itself is null), so destroying it is always safe.
 
  # Safety
  `target` is null or a NUL-terminated string; `out` points to writable storage.
@@ -215,9 +216,10 @@ enum spvopt_result spvopt_optimizer_set_target_env(struct spvopt_optimizer *opt,
  Runs the registered passes on `word_count` words at `words`. On success `*out` holds the
  optimized module (free it with [`spvopt_binary_destroy`]) and, when `stats_json` is not
  null, `*stats_json` the per-pass statistics as JSON (spv-opt's `--stats` format; free it
- with [`spvopt_string_destroy`]). On error nothing is returned, the message callback receives
- one line saying what and where, and the diagnostic callback each error of it. The input is
- never modified.
+ with [`spvopt_string_destroy`]). On error (every result but `SPVOPT_SUCCESS`) `*out` and
+ `*stats_json` are set to null (each unless the pointer itself is null), so destroying them
+ after any run is safe; the message callback receives one line saying what and where, and
+ the diagnostic callback each error of it. The input is never modified.
 
  # Safety
  `opt` is a live optimizer; `words` points to `word_count` readable words; `out` (and

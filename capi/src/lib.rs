@@ -324,7 +324,8 @@ pub extern "C" fn spvopt_abi_version() -> u32 {
 }
 
 /// Creates an optimizer for `target` (`"pvc"`, `"dg2"`, … or null for `generic`) into `*out`.
-/// Validation of the input is on by default (as in spv-opt).
+/// Validation of the input is on by default (as in spv-opt). On error `*out` is set to null
+/// (unless `out` itself is null), so destroying it is always safe.
 ///
 /// # Safety
 /// `target` is null or a NUL-terminated string; `out` points to writable storage.
@@ -333,10 +334,13 @@ pub unsafe extern "C" fn spvopt_optimizer_create(
     target: *const c_char,
     out: *mut *mut SpvoptOptimizer,
 ) -> SpvoptResult {
+    if out.is_null() {
+        return SPVOPT_ERROR_INVALID_ARGUMENT;
+    }
+    // SAFETY: `out` is writable per the contract. Null until the optimizer exists, whatever
+    // fails (a panic included).
+    unsafe { *out = std::ptr::null_mut() };
     guarded(|| {
-        if out.is_null() {
-            return SPVOPT_ERROR_INVALID_ARGUMENT;
-        }
         // SAFETY: per the contract.
         let target = match unsafe { arg(target) } {
             None if !target.is_null() => return SPVOPT_ERROR_INVALID_ARGUMENT,
@@ -555,9 +559,10 @@ pub unsafe extern "C" fn spvopt_optimizer_set_target_env(
 /// Runs the registered passes on `word_count` words at `words`. On success `*out` holds the
 /// optimized module (free it with [`spvopt_binary_destroy`]) and, when `stats_json` is not
 /// null, `*stats_json` the per-pass statistics as JSON (spv-opt's `--stats` format; free it
-/// with [`spvopt_string_destroy`]). On error nothing is returned, the message callback receives
-/// one line saying what and where, and the diagnostic callback each error of it. The input is
-/// never modified.
+/// with [`spvopt_string_destroy`]). On error (every result but `SPVOPT_SUCCESS`) `*out` and
+/// `*stats_json` are set to null (each unless the pointer itself is null), so destroying them
+/// after any run is safe; the message callback receives one line saying what and where, and
+/// the diagnostic callback each error of it. The input is never modified.
 ///
 /// # Safety
 /// `opt` is a live optimizer; `words` points to `word_count` readable words; `out` (and
@@ -570,6 +575,15 @@ pub unsafe extern "C" fn spvopt_optimizer_run(
     out: *mut *mut SpvoptBinary,
     stats_json: *mut *mut c_char,
 ) -> SpvoptResult {
+    // Null until the run succeeds, whatever fails (a null optimizer, a panic included).
+    if !out.is_null() {
+        // SAFETY: writable per the contract.
+        unsafe { *out = std::ptr::null_mut() };
+    }
+    if !stats_json.is_null() {
+        // SAFETY: writable per the contract.
+        unsafe { *stats_json = std::ptr::null_mut() };
+    }
     // SAFETY: per the contract.
     let Some(o) = (unsafe { opt.as_ref() }) else {
         return SPVOPT_ERROR_INVALID_ARGUMENT;

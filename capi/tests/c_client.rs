@@ -17,6 +17,145 @@ fn profile_dir() -> PathBuf {
     exe.parent().unwrap().parent().unwrap().to_path_buf()
 }
 
+/// Builds the C libraries of this test's profile into its target directory and returns that
+/// profile directory. `cargo test` links the tests against the rlib only, so this runs every
+/// time: the libraries are never older than the sources (a no-op when they are up to date).
+fn build_c_libraries() -> PathBuf {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib_dir = profile_dir();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.args(["build", "-p", "spvopt-capi", "--lib"]);
+    if lib_dir.file_name().is_some_and(|n| n == "release") {
+        build.arg("--release");
+    }
+    if let Some(target_dir) = lib_dir.parent() {
+        build.env("CARGO_TARGET_DIR", target_dir);
+    }
+    let o = build.current_dir(here).output().unwrap();
+    assert!(
+        o.status.success(),
+        "building the C libraries: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    lib_dir
+}
+
+/// The C compiler (`CC` may carry a wrapper or flags, `ccache cc`, as build tools accept it)
+/// as a program and its leading arguments.
+fn c_compiler() -> (String, Vec<String>) {
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let mut words = cc.split_whitespace();
+    let program = words.next().unwrap_or("cc").to_string();
+    (program, words.map(str::to_string).collect())
+}
+
+/// What a program linked statically against `libspvopt.a` needs besides it.
+const STATIC_LIBS: [&str; 6] = ["-lstdc++", "-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s"];
+
+/// The first ```c block after `marker` in `doc`.
+fn c_snippet(doc: &str, marker: &str) -> String {
+    let from = doc
+        .find(marker)
+        .unwrap_or_else(|| panic!("{marker:?} not found"));
+    let rest = &doc[from..];
+    let start = rest.find("```c\n").expect("a ```c block") + 5;
+    let len = rest[start..].find("```").expect("the block's end");
+    rest[start..start + len].to_string()
+}
+
+/// The C snippets of the README and the guide, as written, inside a `main` that reads a
+/// module from stdin (issue 42: the README's crashed on the first failing run). Compiled
+/// against the static library and run on random bytes (every call fails: exit 0, nothing
+/// written, no crash) and on a real kernel (the optimized module on stdout).
+#[test]
+fn the_documented_c_snippets_compile_and_survive_a_failing_run() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib_dir = build_c_libraries();
+    let tmp = tempfile::Builder::new()
+        .prefix("spvopt-snippet-")
+        .tempdir()
+        .unwrap();
+    let read = |p: &str| std::fs::read_to_string(here.join(p)).unwrap();
+    let snippets = [
+        ("readme", c_snippet(&read("../README.md"), "**C.**")),
+        (
+            "guide",
+            c_snippet(&read("../docs/guide.md"), "## C API (`capi/`)"),
+        ),
+    ];
+    let mut random = vec![0u8; 4096];
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for b in random.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    let kernel = std::fs::read(
+        here.join("../tests/corpus/triton/gemm_fp16_blockptr_128x128x32_w8__pvc.spv"),
+    )
+    .unwrap();
+    let (cc, cc_args) = c_compiler();
+    for (name, snippet) in snippets {
+        let src = tmp.path().join(format!("{name}.c"));
+        let program = format!(
+            "#include <stdint.h>\n#include <stdio.h>\n#include <spvopt.h>\n\
+             static void on_message(spvopt_message_level l, const char *s, const char *m, void *u)\n\
+             {{ (void)l; (void)u; fprintf(stderr, \"%s: %s\\n\", s, m); }}\n\
+             static void on_diag(const spvopt_diagnostic *d, void *u) {{ (void)d; (void)u; }}\n\
+             static uint32_t input[1 << 20];\n\
+             int main(void) {{\n\
+             void *ctx = NULL; (void)ctx; (void)on_message; (void)on_diag;\n\
+             size_t word_count = fread(input, sizeof(uint32_t), 1 << 20, stdin);\n\
+             const uint32_t *words = input;\n{snippet}\nreturn 0;\n}}\n"
+        );
+        std::fs::write(&src, program).unwrap();
+        let exe = tmp.path().join(name);
+        let o = Command::new(&cc)
+            .args(&cc_args)
+            .args(["-std=c11", "-O1", "-Wall", "-Werror", "-pthread"])
+            .arg(format!("-I{}", here.join("include").display()))
+            .arg(&src)
+            .arg(lib_dir.join("libspvopt.a"))
+            .args(STATIC_LIBS)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run the C compiler {cc}: {e}"));
+        assert!(
+            o.status.success(),
+            "the {name} snippet does not compile:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let run = |input: &[u8]| {
+            use std::io::Write;
+            let mut child = Command::new(&exe)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            child.stdin.take().unwrap().write_all(input).unwrap();
+            child.wait_with_output().unwrap()
+        };
+        let failed = run(&random);
+        assert!(
+            failed.status.success() && failed.stdout.is_empty(),
+            "the {name} snippet on random bytes: {:?}\n{}",
+            failed.status,
+            String::from_utf8_lossy(&failed.stderr)
+        );
+        let ok = run(&kernel);
+        assert!(
+            ok.status.success() && ok.stdout.starts_with(&0x0723_0203u32.to_le_bytes()),
+            "the {name} snippet on a kernel: {:?}\n{}",
+            ok.status,
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    }
+}
+
 #[test]
 fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -54,27 +193,7 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     ]);
     assert_eq!(code, 0);
 
-    // `cargo test` links the tests against the rlib only: build the C libraries of this
-    // profile (into this target directory) every time, so that they are never older than the
-    // sources (a no-op when they are up to date).
-    let lib_dir = profile_dir();
-    {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut build = Command::new(cargo);
-        build.args(["build", "-p", "spvopt-capi", "--lib"]);
-        if lib_dir.file_name().is_some_and(|n| n == "release") {
-            build.arg("--release");
-        }
-        if let Some(target_dir) = lib_dir.parent() {
-            build.env("CARGO_TARGET_DIR", target_dir);
-        }
-        let o = build.current_dir(here).output().unwrap();
-        assert!(
-            o.status.success(),
-            "building the C libraries: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
+    let lib_dir = build_c_libraries();
     // Install as a user would (header, libraries, pkg-config files), from this build: once
     // with the shared library, once (`--no-shared`) with the archive only.
     let install = |prefix: &Path, extra: &[&str]| {
@@ -109,11 +228,8 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
             "installed libspvopt.a has {archive_bytes} bytes"
         );
     }
-    // `CC` may carry a wrapper or flags (`ccache cc`), as build tools accept it.
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let mut cc_words = cc.split_whitespace();
-    let cc_program = cc_words.next().unwrap_or("cc").to_string();
-    let cc_args: Vec<String> = cc_words.map(str::to_string).collect();
+    let (cc_program, cc_args) = c_compiler();
+    let cc = cc_program.clone();
     let compile = |flags: &[String], exe: &Path| {
         let o = Command::new(&cc_program)
             .args(&cc_args)
@@ -172,7 +288,7 @@ fn c_client_optimizes_like_the_cli_and_runs_8_threads() {
     let include = format!("-I{}", prefix.join("include/spvopt").display());
     // 1. Static, the archive named on the command line (no pkg-config needed).
     let mut flags = vec![include.clone(), archive.display().to_string()];
-    flags.extend(["-lstdc++", "-lpthread", "-ldl", "-lm", "-lrt", "-lgcc_s"].map(String::from));
+    flags.extend(STATIC_LIBS.map(String::from));
     let exe = dir.join("optimize-static");
     compile(&flags, &exe);
     run(&exe);

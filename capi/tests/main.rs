@@ -4,3 +4,4 @@
 
 mod c_client;
 mod header;
+mod out_parameters;

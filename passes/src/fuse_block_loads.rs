@@ -23,20 +23,17 @@
 //!   repeats far apart cost linear time.
 //!
 //! Analyses: footprints come from `BlockGeometry` (provenance and induction of the values
-//! block operations read, constants); uniformity is asked for only for a group with a
-//! column-adjacent pair (a group without one builds no run whichever of its loads are uniform;
-//! its loads are then clustered as if all were, recording `rejected_not_adjacent` where it
-//! applies, never `rejected_non_uniform`), alias (with the whole module's provenance) only for
-//! the "nothing between" checks of a planned fusion or reuse, and the dominator trees only for
-//! a pair of candidates in two blocks.
+//! block operations read, constants); alias (with the whole module's provenance) only for the
+//! "nothing between" checks of a planned fusion or reuse; uniformity (divergent control) and
+//! the dominator trees only for a pair of candidates in two blocks.
 //!
 //! Accounting: `rejected_*` count rejection events; in addition every load considered ends
 //! with exactly one `load_outcome_*` (`fused`, `reused`, or `kept_<reason>`, the last reason
 //! recorded for it, `kept_no_partner` when nothing it could merge with was in its block), and
 //! these sum to `loads_before` (test `fuse_corpus::every_considered_load_has_one_outcome`).
 //!
-//! When (everything else is counted as a rejection, by reason, in the statistics): all block
-//! operands are dynamically uniform (uniformity analysis); shapes are constants; the function's
+//! When (everything else is counted as a rejection, by reason, in the statistics): shapes are
+//! constants; the function's
 //! subgroup size is known (every kernel reaching it declares the same `SubgroupSize`, per
 //! [`KernelFacts`]; a helper shared by kernels of different sizes is left alone,
 //! `rejected_conflicting_subgroup_size`, the kernels' own loads are not; a function no kernel
@@ -58,7 +55,14 @@
 //! destinations. Across blocks, `A` executes in an iteration iff `B` does (dominance, post-
 //! dominance, no back edge or exit between), with the same subgroup (uniform control), and
 //! `A`'s operands (defined before `A`, whose block dominates `B`'s) are available at `B`. Prefetches have no functional effect, and the widened prefetch covers the same
-//! bytes. Uniformity is a precondition of the instruction itself, re-checked here.
+//! bytes. Operand uniformity is not checked: SPV_INTEL_2d_block_io makes a 2D block load or
+//! prefetch whose operands (shape, base, memory width/height/pitch, coordinate) are not
+//! dynamically uniform in the subgroup undefined behaviour, so in every execution with defined
+//! behaviour each original's operands are uniform where it executes; the fused load executes
+//! exactly where and when the originals do (same block, or the same conditions and iteration
+//! across blocks), with the leader's base, surface and coordinate (values some original used
+//! in that same iteration) and a constant count, so its operands are uniform too; a reuse
+//! reads nothing new. (Uniform *control* across blocks is still proved by the analysis.)
 //! One rewrite (`--max-changes`): one fusion (a group of loads or prefetches becoming one) or
 //! one reuse (a repeated load becoming a copy), fusions first, each in plan order; loads left
 //! by the limit are counted as `load_outcome_kept_change_limit`.
@@ -85,8 +89,7 @@ mod on_demand;
 mod rewrite;
 
 use accounting::account_for_loads;
-pub use on_demand::with_every_group_checked;
-use on_demand::{every_group_checked, OnDemand};
+use on_demand::OnDemand;
 use rewrite::{fuse_loads, fuse_prefetches, reuse_load};
 
 /// A 2D block load or prefetch considered for merging.
@@ -254,42 +257,13 @@ impl FuseBlockLoads {
         }
     }
 
-    fn uniform(ctx: &Ctx<'_>, c: &Candidate) -> bool {
-        let o = &c.ops;
-        [
-            o.element_size,
-            o.width,
-            o.height,
-            o.count,
-            o.base,
-            o.memory_width,
-            o.memory_height,
-            o.memory_pitch,
-            o.coordinate,
-        ]
-        .iter()
-        .all(|&id| ctx.uni().is_uniform(id))
-    }
-
     /// Splits one group (same key, program order) into runs of column-adjacent candidates.
     /// Candidates are clustered around a leader (the first not yet placed): offsets within a
     /// cluster are proved relative to its leader.
     fn runs(m: &Module, ctx: &Ctx<'_>, group: &[Candidate], stats: &mut Statistics) -> Vec<Run> {
-        let mut pending: Vec<Candidate> = Vec::new();
-        if every_group_checked() || Self::may_form_run(m, ctx, group) {
-            for c in group {
-                if Self::uniform(ctx, c) {
-                    pending.push(c.clone());
-                } else {
-                    ctx.reject(stats, "rejected_non_uniform", 1, &[c.inst]);
-                }
-            }
-        } else {
-            // No run can form (see `may_form_run`): uniformity is not asked; the clustering
-            // below only records which candidates are not adjacent (as it would if all were
-            // uniform).
-            pending = group.to_vec();
-        }
+        // Every candidate's operands are subgroup-uniform wherever it executes (a precondition
+        // of the instruction, see the top comment): no uniformity analysis is asked.
+        let mut pending: Vec<Candidate> = group.to_vec();
         let mut runs: Vec<Run> = Vec::new();
         while pending.len() >= 2 {
             let leader = pending[0].clone();

@@ -30,9 +30,10 @@
 //! are cloned; anything else means no prologue).
 //!
 //! When (everything else is counted, by reason, in the statistics `skipped_*`): the target
-//! has 2D block IO (resp. buffer prefetch); the block shape is constant; every operand of the
-//! load is dynamically uniform (uniformity analysis) and all but the coordinate are invariant
-//! in the loop; the coordinate (pointer offset) is affine in the loop counter with a nonzero,
+//! has 2D block IO (resp. buffer prefetch); the block shape is constant; all operands of the
+//! 2D block load but the coordinate are invariant in the loop (their uniformity is the
+//! load's own precondition, see below; a 1D block read's pointer must be proved uniform by the
+//! uniformity analysis); the coordinate (pointer offset) is affine in the loop counter with a nonzero,
 //! loop-invariant, uniform step; and no prefetch in the loop already covers the load:
 //! a prefetch of the same base object (provenance root) and pitch whose coordinate has the
 //! same step and is `k ≥ 1` steps ahead, up to a remainder smaller than one step or made of
@@ -46,12 +47,21 @@
 //! elements of a prefetch are ignored; SPV_INTEL_subgroup_buffer_prefetch: a prefetch "does
 //! not affect the functionality of a module"), so prefetching past the end of the data in the
 //! last iterations is harmless and needs no guard. The only obligations are the instructions'
-//! preconditions: every operand is dynamically uniform (the load's operands are, the step is
-//! checked, the cloned prologue computations are the same functions of uniform values) and all
+//! preconditions: every operand is dynamically uniform and all
 //! invocations execute the same dynamic instance (the in-loop prefetch sits right before the
 //! load, in the same block; the prologue is only emitted when the preheader is not under
-//! divergent control). New arithmetic only adds to coordinates; the cloned instructions have
-//! no side effects.
+//! divergent control). Uniformity of a 2D prefetch's operands: SPV_INTEL_2d_block_io makes a
+//! 2D block load whose operands are not dynamically uniform undefined behaviour, so in every
+//! execution with defined behaviour the load's operands are uniform wherever it executes (the
+//! uniformity analysis is not asked about them). An in-loop prefetch runs exactly where the
+//! load runs, with the load's invariant operands and the coordinate `c(i) + d*step`; a
+//! prologue prefetch (only for a load that runs in the first iteration whenever the loop is
+//! entered) with `c(0) + k*step`, `c(0)` being the coordinate the load uses in the first
+//! iteration, recomputed per invocation from the same values. Those are uniform when the step
+//! is, and the step is proved uniform by the analysis (the load's uniformity in one iteration
+//! says nothing about it: the loop may run once). A 1D block read's pointer (SPV_INTEL_subgroups)
+//! is proved uniform by the analysis. New arithmetic only adds to coordinates; the cloned
+//! instructions have no side effects.
 //!
 //! Cooperative prefetching (`prefetch-cooperative`): when every subgroup of a work-group loads
 //! the same tile, each of them prefetching all of it multiplies the traffic by the number of

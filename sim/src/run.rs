@@ -74,6 +74,7 @@ pub fn run_with_progress(
         )));
     }
     let local = launch.local_size;
+    check_work_group_size(facts.entry_by_name(&launch.kernel), launch)?;
     let num_groups = [
         launch.global_size[0] / local[0],
         launch.global_size[1] / local[1],
@@ -411,4 +412,46 @@ impl<'p> Machine<'p> {
             error: Box::new(e),
         }
     }
+}
+
+/// Refuses a launch whose local size contradicts the kernel's declared work-group size, as a
+/// driver does (`CL_INVALID_WORK_GROUP_SIZE`): `LocalSize` (`reqd_work_group_size`) must be the
+/// launch's local size exactly, `MaxWorkgroupSizeINTEL` bounds it per dimension. Passes rely on
+/// these declarations (the uniformity of `y`/`z` ids, subgroup counts), so the oracle must not
+/// run a launch no device would.
+fn check_work_group_size(
+    entry: Option<&spvopt_analysis::kernel_facts::EntryFacts>,
+    launch: &Launch,
+) -> Result<(), SimError> {
+    let Some(e) = entry else { return Ok(()) };
+    let l = launch.local_size;
+    let dims = |s: [u32; 3]| format!("{} {} {}", s[0], s[1], s[2]);
+    match e.local_size {
+        Fact::Known(s) if s.map(u64::from) != l => {
+            return Err(SimError::Launch(format!(
+                "kernel `{}` declares LocalSize {} (reqd_work_group_size), the launch's \
+                 local_size is {l:?}: a driver refuses it (CL_INVALID_WORK_GROUP_SIZE)",
+                e.name,
+                dims(s)
+            )))
+        }
+        Fact::Conflicting => {
+            return Err(SimError::Module(format!(
+                "kernel `{}` declares two different LocalSize execution modes",
+                e.name
+            )))
+        }
+        _ => {}
+    }
+    if let Fact::Known(b) = e.max_workgroup_size {
+        if (0..3).any(|d| l[d] > u64::from(b[d])) {
+            return Err(SimError::Launch(format!(
+                "kernel `{}` declares MaxWorkgroupSizeINTEL {}, the launch's local_size is \
+                 {l:?}: a driver refuses it (CL_INVALID_WORK_GROUP_SIZE)",
+                e.name,
+                dims(b)
+            )));
+        }
+    }
+    Ok(())
 }

@@ -283,6 +283,33 @@ pub fn fixtures_in(dir: &str) -> Vec<PathBuf> {
     v
 }
 
+/// Runs `pipeline` for `target` on a copy of `m` with [`checked_hooks`]; panics on an error
+/// (the test's failure message names the pipeline).
+pub fn run_checked(
+    m: &spvopt_ir::Module,
+    pipeline: &str,
+    target: &str,
+) -> (spvopt_ir::Module, spvopt_passes::RunReport) {
+    let mut out = spvopt_ir::load_words(&m.to_words()).expect("the module reloads");
+    let report = run_pipeline(
+        &Pipeline::parse(pipeline).unwrap_or_else(|e| panic!("{pipeline}: {e}")),
+        &mut out,
+        &Target::by_name(target).unwrap_or_else(|e| panic!("{target}: {e}")),
+        &mut checked_hooks(),
+    )
+    .unwrap_or_else(|e| panic!("{pipeline} --target {target}: {e}"));
+    (out, report)
+}
+
+/// Statistic `key` of every run of pass `pass` in `r`, summed.
+pub fn pass_stat(r: &spvopt_passes::RunReport, pass: &str, key: &str) -> u64 {
+    r.passes
+        .iter()
+        .filter(|p| p.name == pass)
+        .map(|p| p.stats.get(key))
+        .sum()
+}
+
 /// Runs `before` and `after` on the simulator with the launch in `launch_path` and requires
 /// every buffer to be bit-identical (what `spv-sim compare` checks).
 pub fn sim_equivalent(

@@ -53,4 +53,5 @@ mod subgroup_size;
 mod tensor_convert_mutations;
 mod tensor_gemm;
 mod tensor_hw_convert;
+mod user_kernels;
 mod xe3_targets;

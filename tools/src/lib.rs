@@ -9,5 +9,6 @@ pub mod bench_gen;
 pub mod cli_doc;
 pub mod io;
 pub mod jit_bench;
+pub mod named_listing;
 pub mod opt_cli;
 pub mod sim_cli;

@@ -440,6 +440,45 @@ pub fn tool_doc() -> crate::cli_doc::Tool<'static> {
     }
 }
 
+/// Flags that a mode ignores are refused in one line before the input is read, as `-o` given
+/// twice is: `--check-env` and `--print-analysis` run no pass and write no module, so a pass,
+/// a pass option, `-o`, `--stats` or `--emit-text` with them would go silently unused.
+fn check_conflicts(a: &Args) -> Result<(), String> {
+    let mode = match (a.check_env, &a.print_analysis) {
+        (true, Some(_)) => {
+            return Err("--check-env and --print-analysis: give one of them".into());
+        }
+        (true, None) => "--check-env",
+        (false, Some(_)) => "--print-analysis",
+        (false, None) => return Ok(()),
+    };
+    let unused = if let Some(p) = a.pipeline.first() {
+        if p == "O" {
+            "-O".to_string()
+        } else if registry::lookup(p).is_some() {
+            format!("--{p}")
+        } else {
+            format!("--passes={p}")
+        }
+    } else if let Some((k, _)) = a.pass_options.first() {
+        format!("--{k}")
+    } else if a.max_changes.is_some() {
+        "--max-changes".into()
+    } else if let Some(o) = &a.output {
+        format!("-o {o}")
+    } else if a.stats.is_some() {
+        "--stats".into()
+    } else if a.emit_text {
+        "--emit-text".into()
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "{mode} runs no pass and writes no module: {unused} would be ignored (drop it, or \
+         run without {mode})"
+    ))
+}
+
 /// The name the pass manager gives an implicit raise-builtins step in its hooks.
 const IMPLICIT_RAISE: &str = "raise-builtins (implicit)";
 
@@ -481,6 +520,7 @@ fn run_inner(argv: &[String]) -> Result<(), Failure> {
     if a.describe_target {
         return Ok(io::write_stdout(target.describe().as_bytes())?);
     }
+    check_conflicts(&a)?;
     let dot = match (a.format.as_deref(), &a.print_analysis) {
         (None | Some("text"), _) => false,
         (Some("dot"), Some(_)) => true,
@@ -510,11 +550,12 @@ fn run_inner(argv: &[String]) -> Result<(), Failure> {
         let module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
         let mut analyses = spvopt_analysis::Analyses::new();
         let listing = if dot {
-            spvopt_analysis::dot::dot(&module, name, &mut analyses)
+            spvopt_analysis::dot::dot(&module, name, &mut analyses).map_err(|e| e.to_string())?
         } else {
-            spvopt_analysis::print::annotate(&module, name, &mut analyses)
-        }
-        .map_err(|e| e.to_string())?;
+            let lines = spvopt_analysis::print::annotate_lines(&module, name, &mut analyses)
+                .map_err(|e| e.to_string())?;
+            crate::named_listing::named_listing(&module, &lines)
+        };
         return Ok(io::write_stdout(listing.as_bytes())?);
     }
     if a.check_env {
@@ -590,6 +631,10 @@ fn run_inner(argv: &[String]) -> Result<(), Failure> {
     if let Some(n) = a.max_changes {
         pipeline.set_max_changes(n);
     }
+    // Option values (`--prefetch-distance=99`) are checked now, before the input is read.
+    pipeline
+        .check_options()
+        .map_err(|e| registry::error_text(&e))?;
 
     let bytes = io::read_input(&input)?;
     let bytes = io::to_binary(bytes, &input, env)?;

@@ -42,7 +42,8 @@ Every command also takes:
                                    0: no limit): the simulator runs them one after another
     --max-buffer-bytes N           refuse a launch whose global buffers hold more than N bytes
                                    together (default 1G; suffixes K, M, G; 0: no limit)
-A run longer than a second shows a progress bar on stderr when stderr is a terminal.
+A run longer than a second shows a progress bar on stderr when stderr is a terminal
+(SPV_SIM_PROGRESS_AFTER_MS=N: after N milliseconds instead).
     --completions SHELL            print a completion script for bash, zsh or fish
     --man                          print the man page (roff)
 `spv-sim COMMAND --help` for details. Launch format: sim/README.md. Exit status: 0 success,
@@ -235,7 +236,7 @@ pub fn load_module(path: &str) -> Result<spvopt_ir::Module, String> {
             l.strip_prefix("; target-env:")
                 .map(|e| e.trim().to_string())
         }) {
-            Some(e) => Some(text::parse_target_env(&e).map_err(|e| e.to_string())?),
+            Some(e) => Some(text::parse_target_env(&e).map_err(|e| format!("{path}: {e}"))?),
             None => None,
         }
     };
@@ -259,12 +260,13 @@ fn run_showing_progress(
     use std::io::IsTerminal;
     let start = Instant::now();
     let tty = std::io::stderr().is_terminal();
+    let after = progress_delay();
     let mut bar: Option<indicatif::ProgressBar> = None;
     let mut progress = |done: u64, total: u64| {
         if !tty || done >= total {
             return;
         }
-        if bar.is_none() && start.elapsed().as_secs() >= 1 {
+        if bar.is_none() && start.elapsed() >= after {
             let b = indicatif::ProgressBar::new(total);
             b.set_style(
                 indicatif::ProgressStyle::with_template(
@@ -284,6 +286,19 @@ fn run_showing_progress(
         b.finish_and_clear();
     }
     r.map_err(|e| format!("{module}: {e}"))
+}
+
+/// How long a run on a terminal goes before the progress bar appears: one second, or
+/// `SPV_SIM_PROGRESS_AFTER_MS` milliseconds (0: from the start, what the test of the bar uses,
+/// so that it does not depend on the machine's speed). An unreadable value is the default.
+fn progress_delay() -> std::time::Duration {
+    std::env::var("SPV_SIM_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(
+            std::time::Duration::from_secs(1),
+            std::time::Duration::from_millis,
+        )
 }
 
 fn launch_of(o: &Opts) -> Result<Launch, String> {
@@ -307,7 +322,7 @@ fn launch_of(o: &Opts) -> Result<Launch, String> {
             f.buffer_bytes, o.max_buffer_bytes
         ));
     }
-    let mut launch = Launch::from_json(&text, base).map_err(|e| e.to_string())?;
+    let mut launch = Launch::from_json(&text, base).map_err(|e| format!("{l}: {e}"))?;
     if let Some(b) = o.block_layout {
         launch.block_layout = b;
     }
@@ -507,7 +522,7 @@ fn cmd_compare(o: &Opts) -> Result<i32, String> {
     let shapes = {
         let l = o.launch.as_deref().unwrap_or_default();
         let text = std::fs::read_to_string(l).map_err(|e| format!("{l}: {e}"))?;
-        spvopt_sim::launch::arg_shapes(&text).map_err(|e| e.to_string())?
+        spvopt_sim::launch::arg_shapes(&text).map_err(|e| format!("{l}: {e}"))?
     };
     let (ma, ra) = simulate(a, &launch)?;
     let (_, rb) = simulate(b, &launch)?;
@@ -524,7 +539,9 @@ fn cmd_compare(o: &Opts) -> Result<i32, String> {
             Some(t) => (
                 Some(Elem::parse(&t).ok_or_else(|| {
                     format!(
-                        "arg {i}: unknown \"type\" `{t}` (f16, bf16, f32, f64, i8..i64, u8..u64)"
+                        "{}: arg {i}: unknown \"type\" `{t}` (f16, bf16, f32, f64, i8..i64, \
+                         u8..u64)",
+                        o.launch.as_deref().unwrap_or_default()
                     )
                 })?),
                 "launch \"type\"",

@@ -423,6 +423,16 @@ fn print_analysis_annotates_the_listing() {
             s.contains("OpSubgroup2DBlockLoadINTEL") && s.contains(needle),
             "{name}"
         );
+        // Written as --emit-text writes it (issue 42): enumerant names, OpNames.
+        assert!(
+            s.contains("OpCapability Kernel")
+                && s.contains("OpDecorate ")
+                && s.contains("LinkageAttributes")
+                && s.contains("%matmul_kernel_with_block_pointers = OpFunction")
+                && !s.contains("OpCapability 6"),
+            "{name}: {}",
+            &s[..s.len().min(2000)]
+        );
     }
     let o = spv_opt()
         .args(["--print-analysis", "nonsense"])

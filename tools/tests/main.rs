@@ -5,6 +5,7 @@
 mod ab;
 mod bench_gen_valid;
 mod cli;
+mod cli_conflicts;
 mod cli_diagnostics;
 mod cli_io;
 mod cli_max_changes;

@@ -24,7 +24,6 @@ pub(super) fn account_for_loads(
             "kept_data_reused" => "load_outcome_kept_data_reused",
             "rejected_non_constant_shape" => "load_outcome_kept_non_constant_shape",
             "rejected_non_affine_coordinate" => "load_outcome_kept_non_affine_coordinate",
-            "rejected_non_uniform" => "load_outcome_kept_non_uniform",
             "rejected_not_adjacent" => "load_outcome_kept_not_adjacent",
             "rejected_register_rule" => "load_outcome_kept_register_rule",
             "rejected_over_target_limit" => "load_outcome_kept_over_target_limit",

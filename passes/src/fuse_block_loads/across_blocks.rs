@@ -99,8 +99,8 @@ impl FuseBlockLoads {
                     {
                         continue;
                     }
-                    // Adjacency (geometry) before uniformity: both only skip the pair, and
-                    // uniformity is computed only for a pair that is adjacent.
+                    // Adjacency (geometry) before divergent control: both only skip the pair,
+                    // and uniformity is computed only for a pair that is adjacent.
                     use spvopt_analysis::alias::BlockRelation::*;
                     let dx = match ctx.geo.block_relation_in_same_iteration(
                         m,
@@ -122,9 +122,6 @@ impl FuseBlockLoads {
                     } else {
                         continue;
                     };
-                    if !Self::uniform(ctx, a) || !Self::uniform(ctx, b) {
-                        continue;
-                    }
                     if ctx.uni().is_divergent_control(*ba) || ctx.uni().is_divergent_control(*bb) {
                         ctx.reject(stats, "rejected_divergent_control", 1, &[a.inst, b.inst]);
                         continue;

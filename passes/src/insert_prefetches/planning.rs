@@ -329,7 +329,7 @@ impl<'a> Ctx<'a> {
         }
         let ops = BlockOperands::read(m.inst(i)).ok_or("skipped_malformed")?;
         let shape = ops.shape(m).ok_or("skipped_unsupported_shape")?;
-        let uniform = [
+        let operands = [
             ops.element_size,
             ops.width,
             ops.height,
@@ -340,7 +340,7 @@ impl<'a> Ctx<'a> {
             ops.memory_pitch,
             ops.coordinate,
         ];
-        if uniform[..8]
+        if operands[..8]
             .iter()
             .any(|&v| !self.ind.is_invariant_in(v, l))
         {
@@ -373,9 +373,8 @@ impl<'a> Ctx<'a> {
                 Coverage::None(_) => {}
             }
         }
-        if uniform.iter().any(|&v| !self.uni.get().is_uniform(v)) {
-            return Err("skipped_not_uniform");
-        }
+        // No uniformity check of the load's operands: they are uniform wherever the load runs
+        // (SPV_INTEL_2d_block_io; see the top comment); the step is checked below.
         for c in &comps {
             self.check_step(m, &c.step, i)?;
         }

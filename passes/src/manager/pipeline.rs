@@ -136,6 +136,17 @@ impl Pipeline {
         }
     }
 
+    /// Checks every step's options as the pass manager will when it runs the step (each pass
+    /// built from its options and dropped): an out-of-range or malformed value is an error
+    /// before any module is read.
+    pub fn check_options(&self) -> Result<(), PassError> {
+        for s in &self.steps {
+            let (_, options) = split_max_changes(s.info.name, &s.options)?;
+            (s.info.construct)(&options)?;
+        }
+        Ok(())
+    }
+
     /// The pass names, in order.
     pub fn names(&self) -> Vec<&'static str> {
         self.steps.iter().map(|s| s.info.name).collect()
