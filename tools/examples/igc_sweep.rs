@@ -5,7 +5,8 @@
 //!
 //! `SPVOPT_OCLOC=... cargo run --release -p spvopt-tools --example igc_sweep [-- FILTER]`
 //! (FILTER: a substring of the kernel path). One line per failure, a summary with the ocloc
-//! version and the time; exit 1 when a compile failed, 2 without ocloc.
+//! version and the time; exit 1 when a compile failed, 2 without ocloc. With
+//! `IGC_SWEEP_PRINT=1` each compile's ISA facts are printed as one JSON line.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -98,10 +99,14 @@ fn main() {
             let spv: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
             let large = is_matrix_kernel(k, &out.words) && !matches!(*t, "dg2" | "mtl");
             let options = if large { LARGE_GRF } else { "" };
-            ocloc
+            let isa = ocloc
                 .compile(&spv, device_for_target(t).unwrap(), options)
-                .map(|_| ())
-                .map_err(|e| format!("{rel} -O --target {t}: {e}"))
+                .map_err(|e| format!("{rel} -O --target {t}: {e}"))?;
+            if std::env::var_os("IGC_SWEEP_PRINT").is_some_and(|v| v == "1") {
+                let facts = serde_json::json!({"kernel": rel, "target": t, "isa": isa});
+                println!("{facts}");
+            }
+            Ok(())
         })
         .collect();
     let failed: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();

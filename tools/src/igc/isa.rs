@@ -303,9 +303,9 @@ fn drop_signature(lines: &mut Vec<Line<'_>>) {
     let signature = |l: &Line<'_>| {
         l.op == "nop"
             || (l.op == "mov"
-                && l.text
-                    .split_once(')')
-                    .is_some_and(|(_, r)| r.trim_start().starts_with("null<")))
+                && l.text.split(')').skip(1).any(|r| {
+                    r.starts_with(char::is_whitespace) && r.trim_start().starts_with("null<")
+                }))
     };
     if !tail.is_empty() && tail.iter().all(signature) {
         lines.truncate(eot + 1);
@@ -332,7 +332,7 @@ L120:
         send.gtwy (1|M0)         null r112 null:0  0x0  0x0  // wr:1+0, rd:0; end of thread {EOT}
         illegal
         nop
-        mov (16|M0)              null<1>:ud    0x1:ud
+(W)     mov (16|M0)              null<1>:ud    0x1:ud
 ";
 
     #[test]
