@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Intel's offline compiler (ocloc 26.27 + IGC 2.40, from Debian's unstable suite) into a
 # cache folder without touching the system, so the tests and `spv-ab` can judge `-O` output by the
-# ISA Intel's compiler makes of it (the recipe: docs/notes/igc-2026.md; no GPU needed).
+# ISA Intel's compiler makes of it (the recipe of the shared note igc-2026.md; no GPU needed).
 #
 # Usage: .ci/install-igc.sh CACHE_DIR
 #

@@ -1,6 +1,6 @@
 //! Counting one kernel's GEN ISA, as `ocloc disasm` prints it (`.text.<kernel>.asm`).
 //!
-//! The rules of `../shared/tools/isa_stats.py` (checked by hand against dumps): an instruction
+//! The rules of the reference counter script `isa_stats.py` (checked by hand against dumps): an instruction
 //! is every line that is not a label (`L123:`), blank, a comment or `illegal` (padding), minus
 //! IGC's signature after the last end-of-thread send (`nop`, `mov (16|M0) null<1>:ud imm`); a send
 //! is an opcode starting with `send`, classified by the message the disassembler prints after
