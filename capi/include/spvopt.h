@@ -204,6 +204,20 @@ enum spvopt_result spvopt_optimizer_register_pipeline(struct spvopt_optimizer *o
 enum spvopt_result spvopt_optimizer_set_validation(struct spvopt_optimizer *opt, int32_t enabled);
 
 /*
+ Turns validation of the output on (non-zero, the default) or off. With validation of the
+ input on (`spvopt_optimizer_set_validation`), the output of a valid input must validate
+ too: an output that does not is `SPVOPT_ERROR_VALIDATION` from source `validate`, the
+ message naming the first pass whose output fails (found by running the pipeline again
+ with validation after each pass, only then), and no binary is returned. Costs one
+ validator run per module.
+
+ # Safety
+ `opt` is a live optimizer not being run.
+ */
+enum spvopt_result spvopt_optimizer_set_output_validation(struct spvopt_optimizer *opt,
+                                                          int32_t enabled);
+
+/*
  Sets the validation environment (`"spv1.4"`, `"opencl2.2"`, …; null: the universal
  environment of the module's SPIR-V version, the default).
 

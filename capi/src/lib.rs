@@ -122,6 +122,8 @@ pub struct SpvoptOptimizer {
     /// `--max-changes=N`: rewrites allowed per pass (as `spv-opt --max-changes`).
     max_changes: Option<u64>,
     validate: bool,
+    /// Validate the output of a valid input (on by default; only with `validate`).
+    validate_output: bool,
     target_env: Option<TargetEnv>,
     consumer: SpvoptMessageConsumer,
     user_data: *mut c_void,
@@ -356,6 +358,7 @@ pub unsafe extern "C" fn spvopt_optimizer_create(
             options: Vec::new(),
             max_changes: None,
             validate: true,
+            validate_output: true,
             target_env: None,
             consumer: None,
             user_data: std::ptr::null_mut(),
@@ -521,6 +524,24 @@ pub unsafe extern "C" fn spvopt_optimizer_set_validation(
     unsafe { configure(opt, |o| o.validate = enabled != 0) }
 }
 
+/// Turns validation of the output on (non-zero, the default) or off. With validation of the
+/// input on (`spvopt_optimizer_set_validation`), the output of a valid input must validate
+/// too: an output that does not is `SPVOPT_ERROR_VALIDATION` from source `validate`, the
+/// message naming the first pass whose output fails (found by running the pipeline again
+/// with validation after each pass, only then), and no binary is returned. Costs one
+/// validator run per module.
+///
+/// # Safety
+/// `opt` is a live optimizer not being run.
+#[no_mangle]
+pub unsafe extern "C" fn spvopt_optimizer_set_output_validation(
+    opt: *mut SpvoptOptimizer,
+    enabled: i32,
+) -> SpvoptResult {
+    // SAFETY: per the contract.
+    unsafe { configure(opt, |o| o.validate_output = enabled != 0) }
+}
+
 /// Sets the validation environment (`"spv1.4"`, `"opencl2.2"`, …; null: the universal
 /// environment of the module's SPIR-V version, the default).
 ///
@@ -683,6 +704,20 @@ fn optimize(
             Report::pass_error(&e, &Renderer::with_names(&names)),
         )
     })?;
+    if o.validate && o.validate_output {
+        let reload = || spvopt_ir::load_words(input).ok();
+        spvopt_passes::validate::check_output(
+            &module,
+            o.target_env,
+            optimizer.pipeline(),
+            optimizer.target(),
+            reload,
+        )
+        .map_err(|e| {
+            let message = annotate(&module, &e.to_string());
+            failure(SPVOPT_ERROR_VALIDATION, "validate", message)
+        })?;
+    }
     let groups = report.warning_groups();
     if !groups.is_empty() {
         let names = Names::build(&module);

@@ -6,6 +6,7 @@
 //! [`crate::module`] (with the layout's records: `Function`, `BlockData`, the links); this
 //! file is the code that orders and links.
 
+use crate::grammar::ExtSet;
 use crate::id::{BlockId, FuncId, Id, InstId};
 use crate::inst::{Inst, InstBuf};
 use crate::module::{BlockData, Function, Link, Module, Section};
@@ -136,6 +137,27 @@ impl Module {
             module: self,
             next: self.blocks[b].first,
         }
+    }
+
+    /// The phis of block `b`: its leading `OpPhi`s, read past the instructions SPIR-V lets
+    /// precede them (`OpLine`, `OpNoLine` and debug / non-semantic `OpExtInst`s such as the
+    /// LLVM/SPIR-V translator's `DebugScope`, which it puts first in a block). Every walk over a
+    /// block's phis goes through this: one that stops at the first other instruction misses phis
+    /// (issue 46: a split block's successor kept naming the old predecessor).
+    pub fn block_phis(&self, b: BlockId) -> impl Iterator<Item = InstId> + '_ {
+        self.block_insts(b)
+            .take_while(move |&i| {
+                let inst = self.inst(i);
+                match inst.op() {
+                    Some(spirv::Op::Phi | spirv::Op::Line | spirv::Op::NoLine) => true,
+                    Some(spirv::Op::ExtInst) => inst
+                        .operand_id(0)
+                        .and_then(|set| self.ext_set(set))
+                        .is_some_and(ExtSet::is_debug_or_non_semantic),
+                    _ => false,
+                }
+            })
+            .filter(move |&i| self.inst(i).is(spirv::Op::Phi))
     }
 
     /// The last instruction of block `b` (its terminator in a valid module).

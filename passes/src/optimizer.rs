@@ -42,6 +42,8 @@ pub struct Optimizer {
     pipeline: Pipeline,
     #[cfg(feature = "validate")]
     validation: Option<Option<spvopt_ir::text::TargetEnv>>,
+    #[cfg(feature = "validate")]
+    output_validation: Option<Option<spvopt_ir::text::TargetEnv>>,
 }
 
 /// What [`Optimizer::run`] returns: the optimized words and what each pass did.
@@ -68,6 +70,8 @@ impl Optimizer {
             pipeline: parse_flags_or_pipeline(pipeline)?,
             #[cfg(feature = "validate")]
             validation: None,
+            #[cfg(feature = "validate")]
+            output_validation: None,
         })
     }
 
@@ -78,6 +82,8 @@ impl Optimizer {
             pipeline,
             #[cfg(feature = "validate")]
             validation: None,
+            #[cfg(feature = "validate")]
+            output_validation: None,
         }
     }
 
@@ -86,6 +92,18 @@ impl Optimizer {
     #[cfg(feature = "validate")]
     pub fn with_validation(mut self, env: Option<spvopt_ir::text::TargetEnv>) -> Optimizer {
         self.validation = Some(env);
+        self
+    }
+
+    /// Validates the output of every run whose input validates in `env` (when `None`: the
+    /// universal environment of each module's version), as `spv-opt` does by default: an output
+    /// that does not is an error, [`PassError::Validation`] naming the first pass whose output
+    /// fails (found by running the pipeline again with validation after each pass; only then).
+    /// An input that does not validate is an error only with [`Optimizer::with_validation`];
+    /// without it such an input's output is not checked. Costs one validator run per module.
+    #[cfg(feature = "validate")]
+    pub fn with_output_validation(mut self, env: Option<spvopt_ir::text::TargetEnv>) -> Optimizer {
+        self.output_validation = Some(env);
         self
     }
 
@@ -104,7 +122,11 @@ impl Optimizer {
     pub fn run(&self, words: &[u32]) -> Result<Optimized, OptimizeError> {
         let mut m = spvopt_ir::load_words(words)?;
         let warnings = self.validate(&m)?;
+        let check_output = self.wants_output_check(&m);
         let report = self.run_module(&mut m)?;
+        if check_output {
+            self.check_output(&m, words)?;
+        }
         Ok(Optimized {
             words: m.to_words(),
             report,
@@ -135,6 +157,40 @@ impl Optimizer {
     #[cfg(not(feature = "validate"))]
     fn validate(&self, _: &Module) -> Result<Vec<String>, OptimizeError> {
         Ok(Vec::new())
+    }
+
+    /// Whether the output of a run on `input` is to be validated: output validation is on and
+    /// the input validates (already checked when input validation is on too).
+    #[cfg(feature = "validate")]
+    fn wants_output_check(&self, input: &Module) -> bool {
+        let Some(env) = self.output_validation else {
+            return false;
+        };
+        self.validation.is_some() || {
+            let env = env.unwrap_or_else(|| {
+                spvopt_ir::text::universal_env_for_version(input.header.version)
+            });
+            crate::validate::validate_tolerating(input, env).is_ok()
+        }
+    }
+
+    #[cfg(not(feature = "validate"))]
+    fn wants_output_check(&self, _: &Module) -> bool {
+        false
+    }
+
+    #[cfg(feature = "validate")]
+    fn check_output(&self, output: &Module, input: &[u32]) -> Result<(), OptimizeError> {
+        let env = self.output_validation.flatten();
+        crate::validate::check_output(output, env, &self.pipeline, &self.target, || {
+            spvopt_ir::load_words(input).ok()
+        })
+        .map_err(|e| OptimizeError::Pass(e.into_pass_error()))
+    }
+
+    #[cfg(not(feature = "validate"))]
+    fn check_output(&self, _: &Module, _: &[u32]) -> Result<(), OptimizeError> {
+        Ok(())
     }
 }
 

@@ -46,6 +46,9 @@ fn is_cache_control(decoration: u32) -> bool {
 }
 
 use crate::pass::{Changes, Pass, Statistics};
+
+mod output;
+pub use output::{check_output, InvalidOutput};
 use spvopt_ir::grammar::internal::{is_translator_internal, JOINT_MATRIX_CAPABILITIES};
 
 /// Whether spirv-val's message is about a translator-internal opcode or capability.

@@ -35,6 +35,7 @@ mod lower_mma;
 mod max_changes;
 mod opencl_samples;
 mod optimizer_api;
+mod output_validation;
 mod predicated_io;
 mod prefetch_corpus;
 mod preserved_check;

@@ -7,6 +7,7 @@
 pub mod ab;
 pub mod bench_gen;
 pub mod cli_doc;
+pub mod igc;
 pub mod io;
 pub mod jit_bench;
 pub mod named_listing;

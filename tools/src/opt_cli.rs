@@ -8,7 +8,7 @@ use spvopt_ir::text::{self, TargetEnv};
 use spvopt_ir::Module;
 use spvopt_passes::diagnostic::render::Renderer;
 use spvopt_passes::messages::Names;
-use spvopt_passes::validate::{validate_module, validate_tolerating};
+use spvopt_passes::validate::{check_output, validate_module, validate_tolerating};
 use spvopt_passes::{registry, run_pipeline, Diagnostic, Hooks, PassError, Pipeline};
 
 use crate::io;
@@ -42,8 +42,10 @@ OPTIONS:
     --target-env=ENV        SPIR-V environment for validation/assembly (spv1.4, opencl2.2, …);
                             default: the universal environment of the module's version (for
                             text input: of its `; Version:` line, else 1.6)
-    --skip-validation       do not validate the input (spirv-val's rules; Function variables
-                            outside the entry block and invalid debug info are warnings)
+    --skip-validation       do not validate the input, nor the output (spirv-val's rules;
+                            Function variables outside the entry block and invalid debug info
+                            are warnings; the output of a valid input must validate: nothing is
+                            written otherwise, and the error names the pass)
     --validate-after-each   validate the module after every pass that changed it, and the output
                             (a pass is blamed only if its input validated)
     -v, --verbose           one line per pass on stderr: changed or not, instruction counts,
@@ -761,6 +763,20 @@ fn run_inner(argv: &[String]) -> Result<(), Failure> {
     warnings.stop_if_errors()?;
     if a.validate_after_each {
         validate(&module).map_err(|e| format!("output does not validate: {e}"))?;
+    } else if !a.skip_validation && input_valid {
+        // The output of a valid input must validate (one spirv-val run); the pass is found by
+        // a rerun that only an invalid output costs (stdin cannot be read again).
+        let reload = || {
+            let bytes = (input != "-").then(|| io::read_input(&input).ok())??;
+            spvopt_ir::load_bytes_owned(io::to_binary(bytes, &input, env).ok()?).ok()
+        };
+        check_output(&module, env, &pipeline, &target, reload).map_err(|e| match e.pass {
+            Some(_) => Failure::pass(&e.into_pass_error(), &names.renderer()),
+            None => Failure::from(format!(
+                "{input}: {} (--validate-after-each names the pass)",
+                names.annotate(&e.to_string())
+            )),
+        })?;
     }
     if a.time_report {
         eprint!("{}", report.time_table());

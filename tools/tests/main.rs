@@ -12,5 +12,6 @@ mod cli_max_changes;
 mod cli_reporting;
 mod common;
 mod corrupt_inputs;
+mod igc_judge;
 mod sim_compare;
 mod snapshots;

@@ -14,8 +14,7 @@ impl Induction {
         only: Option<&ValueSlice>,
     ) {
         let phis: Vec<InstId> = m
-            .block_insts(header)
-            .take_while(|&i| m.inst(i).is(Op::Phi))
+            .block_phis(header)
             .filter(|&i| only.is_none_or(|s| s.defines(i)))
             .collect();
         let mut resolved: HashMap<Id, AffineExpr> = HashMap::default();

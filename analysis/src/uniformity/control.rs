@@ -101,8 +101,7 @@ impl<'a> Solver<'a> {
     pub(super) fn force_phis(&mut self, j: BlockId) {
         let m = self.m;
         let phis: Vec<Id> = m
-            .block_insts(j)
-            .take_while(|&i| m.inst(i).is(Op::Phi))
+            .block_phis(j)
             .filter_map(|i| m.inst(i).result_id())
             .collect();
         for p in phis {

@@ -56,11 +56,7 @@ pub fn split_block_after(m: &mut Module, at: InstId) -> Option<SplitBlock> {
         let Some(b) = m.def(label).and_then(|l| m.inst_block(l)) else {
             continue;
         };
-        let phis: Vec<InstId> = m
-            .block_insts(b)
-            .take_while(|&x| m.inst(x).is(Op::Phi) || m.inst(x).is(Op::Line))
-            .filter(|&x| m.inst(x).is(Op::Phi))
-            .collect();
+        let phis: Vec<InstId> = m.block_phis(b).collect();
         for p in phis {
             let ops = m.inst_mut(p).operands_mut();
             for k in (1..ops.len()).step_by(2) {
@@ -305,18 +301,15 @@ fn only_branch_to(m: &Module, b: BlockId, to: Id) -> bool {
 
 /// Whether every phi of block `b` takes the same value from predecessor `p` as from `q`.
 fn phis_agree(m: &Module, b: BlockId, p: Id, q: Id) -> bool {
-    m.block_insts(b)
-        .take_while(|&i| m.inst(i).is(Op::Phi) || m.inst(i).is(Op::Line))
-        .filter(|&i| m.inst(i).is(Op::Phi))
-        .all(|i| {
-            let ops = m.inst(i).operands();
-            let from = |l: Id| {
-                ops.chunks(2)
-                    .find(|c| c.len() == 2 && c[1] == l.word())
-                    .map(|c| c[0])
-            };
-            from(p) == from(q)
-        })
+    m.block_phis(b).all(|i| {
+        let ops = m.inst(i).operands();
+        let from = |l: Id| {
+            ops.chunks(2)
+                .find(|c| c.len() == 2 && c[1] == l.word())
+                .map(|c| c[0])
+        };
+        from(p) == from(q)
+    })
 }
 
 fn drop_phi_entries(m: &mut Module, b: BlockId, parent: Id) {
@@ -387,6 +380,43 @@ mod tests {
         %fn = OpTypeFunction %void %uint\n%c0 = OpConstant %uint 0\n%c1 = OpConstant %uint 1\n\
         %k = OpFunction %void None %fn\n%x = OpFunctionParameter %uint\n%entry = OpLabel\n\
         %c = OpULessThan %bool %x %c1\n";
+
+    /// A split block's successor whose phis follow a `DebugScope` and an `OpLine` (the
+    /// LLVM/SPIR-V translator's order) has every phi renamed to the new predecessor, and so
+    /// does a phi after an `OpNoLine` (issue 46).
+    #[test]
+    fn split_renames_phis_behind_debug_scopes_and_lines() {
+        let text = "OpCapability Addresses\nOpCapability Kernel\n\
+            %dbg = OpExtInstImport \"OpenCL.DebugInfo.100\"\n\
+            OpMemoryModel Physical64 OpenCL\nOpEntryPoint Kernel %k \"k\"\n\
+            %file = OpString \"k.cl\"\nOpName %entry \"entry\"\n\
+            %void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%fn = OpTypeFunction %void %uint\n\
+            %src = OpExtInst %void %dbg DebugSource %file\n\
+            %cu = OpExtInst %void %dbg DebugCompilationUnit 65536 0 %src Unknown\n\
+            %k = OpFunction %void None %fn\n%x = OpFunctionParameter %uint\n\
+            %entry = OpLabel\n%y = OpIAdd %uint %x %x\n%z = OpIAdd %uint %y %x\n\
+            OpBranch %next\n%next = OpLabel\n%s = OpExtInst %void %dbg DebugScope %cu\n\
+            OpLine %file 1 1\n%p = OpPhi %uint %y %entry\nOpNoLine\n\
+            %q = OpPhi %uint %z %entry\nOpReturn\nOpFunctionEnd\n";
+        let words = assemble(text, TargetEnv::Universal_1_2).unwrap();
+        let mut m = spvopt_ir::load_words(&words).unwrap();
+        let f = m.function_ids().next().unwrap();
+        let entry = m.function(f).blocks[0];
+        let at = m.block_insts(entry).next().unwrap();
+        let split = split_block_after(&mut m, at).unwrap();
+        let after = split.after_label.word();
+        let succ = *m.function(f).blocks.last().unwrap();
+        let phis: Vec<InstId> = m.block_phis(succ).collect();
+        assert_eq!(phis.len(), 2);
+        for p in phis {
+            assert_eq!(
+                m.inst(p).operands()[1],
+                after,
+                "{}",
+                disassemble(&m.to_words()).unwrap()
+            );
+        }
+    }
 
     /// A branch around an empty block whose phis agree goes, and the blocks join; a branch
     /// whose join phi tells the edges apart stays.
