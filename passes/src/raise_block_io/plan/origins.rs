@@ -99,6 +99,8 @@ impl Planner<'_> {
         // Per distinct checked part: the tightest bounds over the origins that share it.
         let mut bounds: Vec<(Poly, i128, i128)> = Vec::new();
         let mut saturate = [false; 2];
+        // Whether an atom can be computed before the body: once per atom, not per subgroup.
+        let mut copyable: spvopt_analysis::fxhash::FxHashMap<Id, bool> = Default::default();
         for (k, origin) in ys.iter().chain(xs).enumerate() {
             let dim = usize::from(k >= ys.len());
             // Ranges: `None` when interval arithmetic overflows (not proven, not wrong).
@@ -112,8 +114,12 @@ impl Planner<'_> {
                 let r = mono.iter().try_fold(Range::point(i128::from(*c)), |r, &a| {
                     r.mul(self.atom_range(a, nonneg_checked))
                 });
-                let at_entry =
-                    !mono.is_empty() && mono.iter().all(|&a| emit::copyable(self.m, f, a));
+                let at_entry = !mono.is_empty()
+                    && mono.iter().all(|&a| {
+                        *copyable
+                            .entry(a)
+                            .or_insert_with(|| emit::copyable(self.m, f, a))
+                    });
                 if at_entry {
                     let term = mono
                         .iter()
