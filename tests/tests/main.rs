@@ -40,6 +40,7 @@ mod predicated_io;
 mod prefetch_corpus;
 mod preserved_check;
 mod raise_block_io;
+mod raise_block_io_stats;
 mod raise_lower_corpus;
 mod raise_lower_sim;
 mod self_contained;

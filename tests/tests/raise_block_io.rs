@@ -191,6 +191,13 @@ fn dg2_is_left_alone() {
             .unwrap();
         assert!(!p.changed, "{file}: dg2 has no 2D block IO");
         assert!(accounted(&rep));
+        let candidates = stat(&rep, "raise-block-io", "candidates");
+        assert!(candidates > 0, "{file}: no candidates counted on dg2");
+        assert_eq!(
+            stat(&rep, "raise-block-io", "rejected_no_2d_block_io"),
+            candidates,
+            "{file}: every candidate is rejected for the missing 2D block IO"
+        );
     }
 }
 

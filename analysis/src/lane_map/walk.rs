@@ -101,6 +101,11 @@ impl Walker<'_> {
                 ))
             }
             Op::ConstantNull => Some(Poly::constant(0, w, self.lanes)),
+            // A Workgroup variable (OpenCL C's kernel-scope `__local` array): one address for
+            // the whole work-group, an atom like a local pointer parameter.
+            Op::Variable if inst.operand_word(0) == Some(spirv::StorageClass::Workgroup as u32) => {
+                Some(Poly::atom(id, w, self.lanes))
+            }
             _ => None,
         }
     }

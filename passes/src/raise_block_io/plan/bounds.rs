@@ -66,6 +66,9 @@ fn same_value(m: &Module, a: Id, b: Id, depth: u32) -> bool {
         })
 }
 
+/// A mask: its condition, polarity and the further conditions of a nested mask.
+type MaskKey = (Id, bool, [Option<(Id, bool)>; 2]);
+
 /// One conjunct of a mask.
 #[derive(Clone, Copy, Debug)]
 enum Conjunct {
@@ -131,6 +134,8 @@ impl Planner<'_> {
         let mut nonneg: Vec<BoundTerms> = Vec::new();
         let mut per_elem: Vec<(Range<usize>, Range<usize>)> = Vec::new();
         let mut cache: FxHashMap<Id, Vec<Conjunct>> = FxHashMap::default();
+        // Per mask (condition, polarity, further conditions): its conjuncts.
+        let mut mask_cache: FxHashMap<MaskKey, Rc<[Conjunct]>> = FxHashMap::default();
         #[allow(clippy::type_complexity)]
         // Per conjunct and invocation: `a`, `b - a`, and which of the conjunct's distinct
         // `b - a` (`a` for `a ≥ 0`) it is (the bounds depend on that value only).
@@ -152,63 +157,30 @@ impl Planner<'_> {
                     unmasked.push((s, row, col, el.writer));
                     continue;
                 };
-                // Every condition of the mask (nested masks have several), each true.
-                let conds: Vec<(Id, bool)> = std::iter::once((cond, polarity))
-                    .chain(el.also.iter().flatten().copied())
-                    .collect();
-                if conds.iter().any(|c| !c.1) {
-                    return Err(OperandReject::MaskNotABound);
-                }
+                // The mask's conjuncts and its uniform conditions depend on the mask alone:
+                // worked out at its first element (in element order, so the first reason to
+                // reject is the same as element by element), the rest share them.
+                let key = (cond, polarity, el.also);
+                let conjuncts = match mask_cache.get(&key) {
+                    Some(c) => c.clone(),
+                    None => {
+                        let c = self.mask_conjuncts(
+                            (cond, polarity),
+                            &el.also,
+                            &mut cache,
+                            &mut uniform_set,
+                            &mut uniform,
+                            &mut nonneg_uniform,
+                        )?;
+                        mask_cache.insert(key, c.clone());
+                        c
+                    }
+                };
                 masked += 1;
                 let starts = (less.len(), nonneg.len());
-                let mut conjuncts: Vec<Conjunct> = Vec::new();
-                for &(cond, _) in &conds {
-                    if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(cond) {
-                        let mut v = Vec::new();
-                        self.conjuncts(cond, &mut v)?;
-                        slot.insert(v);
-                    }
-                    conjuncts.extend(cache[&cond].iter().copied());
-                }
-                // The work-group-uniform conjuncts become one select of the whole operand, so
-                // every element must have the same ones (a K tail masking some pairs only
-                // is not a select of the operand).
-                // (Conditions are compared by value: an opcode and its operands' polynomials.)
-                let mut own_uniform: Vec<UniformKey> = Vec::new();
-                for c in &conjuncts {
-                    let Conjunct::Uniform(id) = *c else { continue };
-                    // `v ≥ 0` tests (Triton's origin checks on group ids and loop counters)
-                    // are taken as before: one select of all of them.
-                    if self.nonneg_operand(id).is_some() {
-                        continue;
-                    }
-                    let k = self.uniform_key(id);
-                    if !own_uniform.iter().any(|x| x.same(&k, self.m)) {
-                        own_uniform.push(k);
-                    }
-                }
-                match &uniform_set {
-                    None => uniform_set = Some(own_uniform),
-                    Some(first)
-                        if first.len() == own_uniform.len()
-                            && first
-                                .iter()
-                                .all(|x| own_uniform.iter().any(|y| y.same(x, self.m))) => {}
-                    Some(_) => return Err(OperandReject::MixedMasks),
-                }
-                for &c in &conjuncts {
+                for &c in conjuncts.iter() {
                     let (cmp, a, b, is_less) = match c {
-                        Conjunct::Uniform(id) => {
-                            if !uniform.contains(&(id, true)) {
-                                uniform.push((id, true));
-                            }
-                            if let Some(v) = self.nonneg_operand(id) {
-                                if !nonneg_uniform.iter().any(|p| p.same_as(&v)) {
-                                    nonneg_uniform.push(v);
-                                }
-                            }
-                            continue;
-                        }
+                        Conjunct::Uniform(_) => continue,
                         Conjunct::Less(cmp, a, b) => (cmp, a, Some(b), true),
                         Conjunct::NonNeg(cmp, a) => (cmp, a, None, false),
                     };
@@ -245,6 +217,9 @@ impl Planner<'_> {
                     if wd < 32 {
                         return Err(OperandReject::NarrowMask);
                     }
+                    // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
+                    // `a ≥ 0`: a - Yr and a - Xc. Each once per conjunct, invocation, subgroup
+                    // and row (column).
                     // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
                     // `a ≥ 0`: a - Yr and a - Xc. Each once per conjunct, invocation, subgroup
                     // and row (column).
@@ -700,6 +675,73 @@ impl Planner<'_> {
             w,
             self.lanes.lanes,
         ))
+    }
+
+    /// The conjuncts of one mask (its condition and the further ones of a nested mask), the
+    /// work-group-uniform ones checked against the first mask's (`uniform_set`) and recorded
+    /// in `uniform` and `nonneg_uniform`.
+    fn mask_conjuncts(
+        &self,
+        first: (Id, bool),
+        also: &[Option<(Id, bool)>; 2],
+        cache: &mut FxHashMap<Id, Vec<Conjunct>>,
+        uniform_set: &mut Option<Vec<UniformKey>>,
+        uniform: &mut Vec<(Id, bool)>,
+        nonneg_uniform: &mut Vec<Poly>,
+    ) -> Result<Rc<[Conjunct]>, OperandReject> {
+        // Every condition of the mask (nested masks have several), each true.
+        let conds: Vec<(Id, bool)> = std::iter::once(first)
+            .chain(also.iter().flatten().copied())
+            .collect();
+        if conds.iter().any(|c| !c.1) {
+            return Err(OperandReject::MaskNotABound);
+        }
+        let mut conjuncts: Vec<Conjunct> = Vec::new();
+        for &(cond, _) in &conds {
+            if let std::collections::hash_map::Entry::Vacant(slot) = cache.entry(cond) {
+                let mut v = Vec::new();
+                self.conjuncts(cond, &mut v)?;
+                slot.insert(v);
+            }
+            conjuncts.extend(cache[&cond].iter().copied());
+        }
+        // The work-group-uniform conjuncts become one select of the whole operand, so every
+        // element must have the same ones (a K tail masking some pairs only is not a select
+        // of the operand). Conditions are compared by value: an opcode and its operands'
+        // polynomials. `v ≥ 0` tests (Triton's origin checks on group ids and loop counters)
+        // are exempt: one select of all of them.
+        let mut own_uniform: Vec<UniformKey> = Vec::new();
+        for c in &conjuncts {
+            let Conjunct::Uniform(id) = *c else { continue };
+            if self.nonneg_operand(id).is_some() {
+                continue;
+            }
+            let k = self.uniform_key(id);
+            if !own_uniform.iter().any(|x| x.same(&k, self.m)) {
+                own_uniform.push(k);
+            }
+        }
+        match uniform_set {
+            None => *uniform_set = Some(own_uniform),
+            Some(first)
+                if first.len() == own_uniform.len()
+                    && first
+                        .iter()
+                        .all(|x| own_uniform.iter().any(|y| y.same(x, self.m))) => {}
+            Some(_) => return Err(OperandReject::MixedMasks),
+        }
+        for c in &conjuncts {
+            let Conjunct::Uniform(id) = *c else { continue };
+            if !uniform.contains(&(id, true)) {
+                uniform.push((id, true));
+            }
+            if let Some(v) = self.nonneg_operand(id) {
+                if !nonneg_uniform.iter().any(|p| p.same_as(&v)) {
+                    nonneg_uniform.push(v);
+                }
+            }
+        }
+        Ok(conjuncts.into())
     }
 
     /// `cond` by value (see [`UniformKey`]).
