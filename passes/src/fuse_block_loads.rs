@@ -499,6 +499,7 @@ impl Pass for FuseBlockLoads {
         }
         if vertical::fuse_vertically(m, analyses, target, changes, &mut r.stats) {
             r.changed = true;
+            r.preserved = AnalysisSet::CFG | AnalysisSet::DOMINATORS | AnalysisSet::LOOPS;
             let (loads, prefetches) = count_block_loads(m);
             r.stats
                 .counters

@@ -135,7 +135,9 @@ pub(super) fn vertical_obstacle(
         (BlockKind::LoadTransform, 2) => 2,
         _ => 1,
     };
-    if s.height % rows != 0 || (u64::from(wp) * u64::from(s.height / rows)) % u64::from(sg) != 0 {
+    if !s.height.is_multiple_of(rows)
+        || !(u64::from(wp) * u64::from(s.height / rows)).is_multiple_of(u64::from(sg))
+    {
         return Some("layout");
     }
     if !target.block_count_concatenates(s.element_size, s.width, h, s.count, sg) {
@@ -373,9 +375,11 @@ fn plan_column(
                 }
             }
             let Some(k) = best else {
-                ctx.reasons
-                    .borrow_mut()
-                    .insert(first.inst, why.unwrap_or("over_target_limit"));
+                // The reason applies to the pair that could not start a stack.
+                let why = why.unwrap_or("over_target_limit");
+                let mut r = ctx.reasons.borrow_mut();
+                r.insert(first.inst, why);
+                r.insert(run[from + 1].inst, why);
                 from += 1;
                 continue;
             };
