@@ -235,7 +235,10 @@ impl fmt::Display for UnknownTarget {
 impl std::error::Error for UnknownTarget {}
 
 mod describe;
+mod igc_costs;
 mod profiles;
+
+pub use igc_costs::{BlockCost, IGC_COSTS_SOURCE};
 
 impl Target {
     /// Subgroup sizes kernels may be compiled for on this device.

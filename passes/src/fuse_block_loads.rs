@@ -16,6 +16,11 @@
 //!   through at most 256 blocks (`rejected_region_too_large`). Counted as `fused_across_blocks`.
 //! - Prefetches (`OpSubgroup2DBlockPrefetchINTEL`) adjacent in the same way become one prefetch
 //!   of width `W·count` and count 1 (what IGC and Triton prefer), when the target supports it.
+//! - Then, on that output, loads and prefetches of the same surface, columns and shape at rows
+//!   `y, y+H, …` become one of height `k·H` (vertical phase, `vertical.rs`: when the data is
+//!   the concatenation by the spec's layout rules, the target has the shape, IGC's measured
+//!   cost table neither rejects it nor makes it as many messages, and it fits one message's
+//!   registers; counted as `vertical_*`).
 //! - A load repeating an earlier one in the same block (same operands, nothing in between that
 //!   may write the region or the first destination) becomes a copy of the first destination.
 //! - The "nothing in between" checks of a function scan at most 64 instructions per instruction
@@ -87,8 +92,9 @@ mod accounting;
 mod across_blocks;
 mod on_demand;
 mod rewrite;
+mod vertical;
 
-use accounting::account_for_loads;
+use accounting::{account_for_loads, count_block_loads};
 use on_demand::OnDemand;
 use rewrite::{fuse_loads, fuse_prefetches, reuse_load};
 
@@ -486,6 +492,33 @@ impl Pass for FuseBlockLoads {
         target: &Target,
         changes: &mut Changes,
     ) -> Result<PassResult, PassError> {
+        let mut r = Self::column_phase(m, analyses, target, changes)?;
+        // The vertical phase plans on the column phase's output.
+        if r.changed {
+            analyses.invalidate_except(r.preserved);
+        }
+        if vertical::fuse_vertically(m, analyses, target, changes, &mut r.stats) {
+            r.changed = true;
+            r.preserved = AnalysisSet::CFG | AnalysisSet::DOMINATORS | AnalysisSet::LOOPS;
+            let (loads, prefetches) = count_block_loads(m);
+            r.stats
+                .counters
+                .retain(|(k, _)| !matches!(*k, "loads_after" | "prefetches_after"));
+            r.stats.add("loads_after", loads);
+            r.stats.add("prefetches_after", prefetches);
+        }
+        Ok(r)
+    }
+}
+
+impl FuseBlockLoads {
+    /// The column-wise phase: Block Count fusion, wider prefetches, reuse.
+    fn column_phase(
+        m: &mut Module,
+        analyses: &mut Analyses,
+        target: &Target,
+        changes: &mut Changes,
+    ) -> Result<PassResult, PassError> {
         let mut stats = Statistics::default();
         // Every native 2D block instruction, in layout order: the one scan of the module.
         let block_ops = block_instructions(m);
@@ -734,18 +767,7 @@ impl Pass for FuseBlockLoads {
         let prefetches_before = stats.get("prefetches_before");
         let changed = merged_away > 0;
         let mut after = Statistics::default();
-        let (mut loads_after, mut prefetches_after) = (0u64, 0u64);
-        for f in m.function_ids() {
-            for &bb in &m.function(f).blocks {
-                for i in m.block_insts(bb) {
-                    match BlockKind::of(m.inst(i)) {
-                        Some(BlockKind::Prefetch) => prefetches_after += 1,
-                        Some(k) if k.is_load() => loads_after += 1,
-                        _ => {}
-                    }
-                }
-            }
-        }
+        let (loads_after, prefetches_after) = count_block_loads(m);
         after.add("loads_before", loads_before);
         after.add("loads_after", loads_after);
         after.add("prefetches_before", prefetches_before);

@@ -2,7 +2,8 @@
 
 use spvopt_analysis::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use spvopt_ir::InstId;
+use spvopt_analysis::block_io::BlockKind;
+use spvopt_ir::{InstId, Module};
 
 use crate::pass::Statistics;
 
@@ -43,4 +44,21 @@ pub(super) fn account_for_loads(
         };
         stats.add(key, 1);
     }
+}
+
+/// 2D block loads and prefetches in the module.
+pub(super) fn count_block_loads(m: &Module) -> (u64, u64) {
+    let (mut loads, mut prefetches) = (0u64, 0u64);
+    for f in m.function_ids() {
+        for &bb in &m.function(f).blocks {
+            for i in m.block_insts(bb) {
+                match BlockKind::of(m.inst(i)) {
+                    Some(BlockKind::Prefetch) => prefetches += 1,
+                    Some(k) if k.is_load() => loads += 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+    (loads, prefetches)
 }

@@ -9,7 +9,7 @@ use super::Candidate;
 use spvopt_analysis::block_io::{BlockKind, BlockOperands};
 
 /// Integer type of `bits` width, if the module may use it (capability declared).
-fn scalar_type(m: &mut Module, types: &mut Interner, bits: u32) -> Option<Id> {
+pub(super) fn scalar_type(m: &mut Module, types: &mut Interner, bits: u32) -> Option<Id> {
     let cap = match bits {
         8 => Some(spirv::Capability::Int8),
         16 => Some(spirv::Capability::Int16),
@@ -29,7 +29,7 @@ fn scalar_type(m: &mut Module, types: &mut Interner, bits: u32) -> Option<Id> {
 
 /// The first instruction of function block `b`'s function's entry block, where new Function
 /// variables go (after the existing OpVariables).
-fn variable_insertion_point(m: &Module, b: BlockId) -> Option<InstId> {
+pub(super) fn variable_insertion_point(m: &Module, b: BlockId) -> Option<InstId> {
     let f = m.block(b).func;
     let entry = *m.function(f).blocks.first()?;
     m.block_insts(entry).find(|&i| !m.inst(i).is(Op::Variable))
