@@ -36,6 +36,7 @@
 pub mod affine;
 pub mod alias;
 pub mod block_io;
+pub mod block_payload;
 mod block_kind;
 pub mod builtin_names;
 pub mod builtins;
