@@ -36,8 +36,8 @@
 pub mod affine;
 pub mod alias;
 pub mod block_io;
-pub mod block_payload;
 mod block_kind;
+pub mod block_payload;
 pub mod builtin_names;
 pub mod builtins;
 pub mod cache;

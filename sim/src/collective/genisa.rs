@@ -95,7 +95,17 @@ impl<'p> Machine<'p> {
             mapping: self.block_layout,
             base_alignment: self.block_base_alignment,
         };
-        self.block2d_by_value(sg, name, kind, bits, shape, &params, args.get(13).copied(), res, ret_ty)
+        self.block2d_by_value(
+            sg,
+            name,
+            kind,
+            bits,
+            shape,
+            &params,
+            args.get(13).copied(),
+            res,
+            ret_ty,
+        )
     }
 
     /// Executes the 2D block operation `kind` of `bits`-bit elements and `shape` (width,

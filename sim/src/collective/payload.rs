@@ -236,4 +236,3 @@ impl<'p> Machine<'p> {
         )
     }
 }
-
