@@ -29,7 +29,8 @@
 //! - the coordinate is affine in `L`'s counter (`step·i + base`, both invariant) and the
 //!   step's values are uniform (uniformity analysis) — the loop-carried prefetches Triton and
 //!   `insert-prefetches` emit; anything else would not pay (see below);
-//! - the cache controls are none, or both L1 and L3 in a combination `LSC_LDCC` has.
+//! - the cache controls are none, or L1 (and L3, Cached when not given) in a combination
+//!   `LSC_LDCC` has.
 //!
 //! Loads and stores are left alone, by measurement (IGC 2.40, 256 GRF, Triton's 2D fp16 GEMM
 //! on pvc): `read_ap` forms of its three K-loop loads make ocloc crash (exit -11), while the
@@ -290,7 +291,10 @@ impl Ctx<'_> {
             if cc.iter().any(|&(l, _)| l > 1) {
                 return Err("skipped_cache_controls");
             }
-            lsc_load_cache(level(0), level(1)).ok_or("skipped_cache_controls")?
+            // L3 Cached is the default `insert-prefetches` leaves implicit (spirv-val takes one
+            // CacheControlLoadINTEL per id).
+            let l3 = level(1).or(level(0).map(|_| 1));
+            lsc_load_cache(level(0), l3).ok_or("skipped_cache_controls")?
         };
         let pre = self
             .loops
@@ -540,9 +544,10 @@ impl Pass for HoistBlockPayloads {
         stats.add("prefetches_hoisted", done);
         let n = em.imports.finish(m);
         stats.add("declarations_added", n);
+        // New declarations renumber the functions: nothing is preserved.
         Ok(PassResult {
             changed: true,
-            preserved: AnalysisSet::CFG | AnalysisSet::DOMINATORS | AnalysisSet::LOOPS,
+            preserved: AnalysisSet::NONE,
             stats,
         })
     }

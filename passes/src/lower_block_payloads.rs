@@ -285,7 +285,10 @@ impl Lowering {
                 };
                 let levels = lsc_load_cache_levels(m.const_int_value(cache)? as u32)?;
                 if let Some((l1, l3)) = levels {
-                    for (level, control) in [(0, l1), (1, l3)] {
+                    // L3 Cached is the default and left implicit, as insert-prefetches does
+                    // (spirv-val takes one CacheControlLoadINTEL per id).
+                    let l3 = (l3 != 1).then_some((1, l3));
+                    for (level, control) in std::iter::once((0, l1)).chain(l3) {
                         m.push_to_section(
                             Section::Annotation,
                             Inst::new(
@@ -441,9 +444,10 @@ impl Pass for LowerBlockPayloads {
         }
         let fns: Vec<Id> = imports.iter().map(|(f, _, _)| *f).collect();
         stats.add("declarations_removed", remove_declarations(m, &fns));
+        // Removed declarations renumber the functions: nothing is preserved.
         Ok(PassResult {
             changed: true,
-            preserved: AnalysisSet::CFG | AnalysisSet::DOMINATORS | AnalysisSet::LOOPS,
+            preserved: AnalysisSet::NONE,
             stats,
         })
     }
