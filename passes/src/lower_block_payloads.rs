@@ -14,7 +14,8 @@
 //! type into the call's result id, a write's goes into one. The declarations the module no
 //! longer calls are removed with their decorations and names.
 //!
-//! When: always, for every call; a payload whose use the pass cannot follow (a payload that
+//! When: always, for every call (one rewrite, `--max-changes`, is one payload with its copies
+//! and every call on them); a payload whose use the pass cannot follow (a payload that
 //! goes through an `OpPhi`, `OpSelect`, a store or a call of something else, an access whose
 //! shape differs from the payload's, or a non-constant block shape or cache control) is an
 //! error with its location, since leaving the builtins for a consumer that does not know them
@@ -81,15 +82,19 @@ fn call_args(m: &Module, at: InstId) -> Vec<Id> {
         .collect()
 }
 
-/// Checks every payload's uses and returns, per payload, its block shape (width, height,
-/// count), following copies.
+/// Checks every payload's uses (and that each access has its payload's block shape) and
+/// returns, per call, the family it belongs to: the create its payload descends from through
+/// copies.
 fn check(
     m: &Module,
     calls: &[Call],
     by_inst: &HashMap<InstId, usize>,
     du: &DefUse,
-) -> Result<HashMap<Id, [u32; 3]>, PassError> {
+) -> Result<Vec<Id>, PassError> {
     let mut shapes: HashMap<Id, [u32; 3]> = HashMap::new();
+    // Per payload, the create it descends from (through copies): one family, lowered together.
+    let mut roots: HashMap<Id, Id> = HashMap::new();
+    let mut family = Vec::with_capacity(calls.len());
     // Calls are in module order and a payload's definition dominates its uses, so a copy's
     // source is seen before the copy.
     for c in calls {
@@ -156,11 +161,20 @@ fn check(
                 None
             }
         };
+        let r = m
+            .inst(c.at)
+            .result_id()
+            .ok_or_else(|| error(m, c.at, "no result"))?;
+        let root = match c.b {
+            PayloadBuiltin::Create => r,
+            _ => roots
+                .get(&args[0])
+                .copied()
+                .ok_or_else(|| error(m, c.at, "the payload argument is no payload"))?,
+        };
+        family.push(root);
         if let Some(s) = shape {
-            let r = m
-                .inst(c.at)
-                .result_id()
-                .ok_or_else(|| error(m, c.at, "no result"))?;
+            roots.insert(r, root);
             // Names and decorations of the payload go with it; every use in a function body
             // must be a payload builtin's first argument.
             for &u in du.users(r).iter().filter(|&&u| m.inst_block(u).is_some()) {
@@ -179,7 +193,7 @@ fn check(
             shapes.insert(r, s);
         }
     }
-    Ok(shapes)
+    Ok(family)
 }
 
 struct Lowering {
@@ -417,20 +431,34 @@ impl Pass for LowerBlockPayloads {
                 }
             }
         }
+        if calls.is_empty() {
+            // Unused declarations only: `dce` keeps imports; nothing to lower.
+            return Ok(PassResult::unchanged(stats));
+        }
         let by_inst: HashMap<InstId, usize> =
             calls.iter().enumerate().map(|(k, c)| (c.at, k)).collect();
         let du = analyses.get::<DefUse>(m);
-        check(m, &calls, &by_inst, &du)?;
-        // All or nothing: a partly lowered payload would be wrong.
-        if !changes.allow_all(calls.len() as u64) {
-            stats.add("skipped_max_changes", calls.len() as u64);
-            return Ok(PassResult::unchanged(stats));
+        let family = check(m, &calls, &by_inst, &du)?;
+        // One rewrite (`--max-changes`) is one family: a payload, its copies and every call on
+        // them (a partly lowered family would read fields no variable holds).
+        let mut allowed: HashMap<Id, bool> = HashMap::new();
+        for &f in &family {
+            if !allowed.contains_key(&f) {
+                let ok = changes.allow();
+                allowed.insert(f, ok);
+            }
         }
         let mut lw = Lowering {
             types: Interner::default(),
             vars: HashMap::new(),
         };
-        for c in &calls {
+        let mut kept_callees: Vec<Id> = Vec::new();
+        for (c, f) in calls.iter().zip(&family) {
+            if !allowed[f] {
+                kept_callees.extend(m.inst(c.at).operand_id(0));
+                stats.add("skipped_max_changes", 1);
+                continue;
+            }
             lw.lower(m, c)
                 .ok_or_else(|| error(m, c.at, "cannot lower this payload builtin"))?;
             stats.add(
@@ -442,7 +470,14 @@ impl Pass for LowerBlockPayloads {
                 1,
             );
         }
-        let fns: Vec<Id> = imports.iter().map(|(f, _, _)| *f).collect();
+        if allowed.values().all(|&ok| !ok) {
+            return Ok(PassResult::unchanged(stats));
+        }
+        let fns: Vec<Id> = imports
+            .iter()
+            .map(|(f, _, _)| *f)
+            .filter(|f| !kept_callees.contains(f))
+            .collect();
         stats.add("declarations_removed", remove_declarations(m, &fns));
         // Removed declarations renumber the functions: nothing is preserved.
         Ok(PassResult {
