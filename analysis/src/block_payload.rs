@@ -61,7 +61,8 @@ impl PayloadField {
         }
     }
 
-    const ALL: [PayloadField; 6] = [
+    /// Every field, in the order of the creating call's arguments.
+    pub const ALL: [PayloadField; 6] = [
         PayloadField::Base,
         PayloadField::WidthMinusOne,
         PayloadField::HeightMinusOne,

@@ -45,21 +45,13 @@ use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 const PASS: &str = "lower-block-payloads";
 const EXT_CACHE_CONTROLS: &str = "SPV_INTEL_cache_controls";
-/// The variables of one payload, in [`FIELDS`] order.
+/// The variables of one payload, in [`PayloadField::ALL`] order.
 type Vars = [Id; 6];
-const FIELDS: [PayloadField; 6] = [
-    PayloadField::Base,
-    PayloadField::WidthMinusOne,
-    PayloadField::HeightMinusOne,
-    PayloadField::PitchMinusOne,
-    PayloadField::BlockX,
-    PayloadField::BlockY,
-];
 
 pub struct LowerBlockPayloads;
 
 fn field_index(f: PayloadField) -> usize {
-    FIELDS.iter().position(|&x| x == f).unwrap_or(0)
+    PayloadField::ALL.iter().position(|&x| x == f).unwrap_or(0)
 }
 
 /// One call of a payload builtin.
@@ -443,10 +435,7 @@ impl Pass for LowerBlockPayloads {
         // them (a partly lowered family would read fields no variable holds).
         let mut allowed: HashMap<Id, bool> = HashMap::new();
         for &f in &family {
-            if !allowed.contains_key(&f) {
-                let ok = changes.allow();
-                allowed.insert(f, ok);
-            }
+            allowed.entry(f).or_insert_with(|| changes.allow());
         }
         let mut lw = Lowering {
             types: Interner::default(),

@@ -52,9 +52,9 @@ impl<'p> Machine<'p> {
         let v = self.uniform(sg, id, mask, &format!("{name}: the payload"))?;
         let h = rd(&v, v.len().min(8), 0);
         let idx = if v.len() >= 8 {
-            (h & TAG64 == TAG64).then(|| h & !TAG64)
+            (h & TAG64 == TAG64).then_some(h & !TAG64)
         } else {
-            (h & TAG32 == TAG32).then(|| h & !TAG32)
+            (h & TAG32 == TAG32).then_some(h & !TAG32)
         };
         match idx {
             Some(i) if (i as usize) < self.payloads.len() => Ok(i as usize),
