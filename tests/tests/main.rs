@@ -11,7 +11,6 @@
 
 mod analyses_on_demand;
 mod architecture;
-mod block_payloads;
 mod builtin_form_passes;
 mod corpus_block_passes;
 mod corpus_passes;
