@@ -438,19 +438,7 @@ impl FuseBlockLoads {
                 return false;
             }
             // Address arithmetic on a destination does not touch its memory.
-            if matches!(
-                m.inst(i).op(),
-                Some(
-                    Op::Bitcast
-                        | Op::PtrAccessChain
-                        | Op::InBoundsPtrAccessChain
-                        | Op::AccessChain
-                        | Op::InBoundsAccessChain
-                        | Op::PtrCastToGeneric
-                        | Op::GenericCastToPtr
-                        | Op::CopyObject
-                )
-            ) {
+            if is_address_arithmetic(m.inst(i).op()) {
                 continue;
             }
             // Any value may be used here: the whole module's provenance (the geometry's
@@ -783,4 +771,21 @@ impl FuseBlockLoads {
             stats: after,
         })
     }
+}
+
+/// Address arithmetic on a pointer (casts, access chains, copies): touches no memory.
+pub(super) fn is_address_arithmetic(op: Option<Op>) -> bool {
+    matches!(
+        op,
+        Some(
+            Op::Bitcast
+                | Op::PtrAccessChain
+                | Op::InBoundsPtrAccessChain
+                | Op::AccessChain
+                | Op::InBoundsAccessChain
+                | Op::PtrCastToGeneric
+                | Op::GenericCastToPtr
+                | Op::CopyObject
+        )
+    )
 }

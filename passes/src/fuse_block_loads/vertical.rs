@@ -558,19 +558,7 @@ fn legal_stack(
             ctx.reject(stats, "rejected_barrier_between", 1, &insts);
             return None;
         }
-        if matches!(
-            inst.op(),
-            Some(
-                Op::Bitcast
-                    | Op::PtrAccessChain
-                    | Op::InBoundsPtrAccessChain
-                    | Op::AccessChain
-                    | Op::InBoundsAccessChain
-                    | Op::PtrCastToGeneric
-                    | Op::GenericCastToPtr
-                    | Op::CopyObject
-            )
-        ) {
+        if super::is_address_arithmetic(inst.op()) {
             continue;
         }
         let mut roots: Vec<Option<Id>> = Vec::new();
