@@ -37,6 +37,7 @@ pub mod affine;
 pub mod alias;
 pub mod block_io;
 mod block_kind;
+pub mod block_payload;
 pub mod builtin_names;
 pub mod builtins;
 pub mod cache;

@@ -5,8 +5,10 @@ use crate::convert_tensor_addressing::ConvertTensorAddressing;
 use crate::dce::DeadCodeElimination;
 use crate::declare_subgroup_size::DeclareSubgroupSize;
 use crate::fuse_block_loads::FuseBlockLoads;
+use crate::hoist_block_payloads::HoistBlockPayloads;
 use crate::insert_prefetches::InsertPrefetches;
 use crate::legalize::Legalize;
+use crate::lower_block_payloads::LowerBlockPayloads;
 use crate::lower_builtins::LowerBuiltins;
 use crate::lower_mma::LowerMma;
 use crate::pass::{Pass, PassError};
@@ -129,6 +131,29 @@ pub static REGISTRY: &[PassInfo] = &[
         construct: |o| Ok(Box::new(InsertPrefetches::from_options(o)?)),
     },
     PassInfo {
+        name: "hoist-block-payloads",
+        description: "Build the address payload of a loop's 2D block prefetches once in the \
+                      preheader through IGC's payload builtins and set only the coordinate \
+                      that changes per iteration (for targets whose consumer is IGC: pvc, bmg, \
+                      lnl, ptl, cri)",
+        options: &[PassOptionInfo {
+            key: "hoist-consumer",
+            description: "auto: only for the IGC targets; igc: on any target with 2D block IO",
+            default: "auto",
+        }],
+        construct: |o| Ok(Box::new(HoistBlockPayloads::from_options(o)?)),
+    },
+    PassInfo {
+        name: "lower-block-payloads",
+        description: "Replace IGC's 2D block address payload builtins by the native 2D block \
+                      ops (the inverse of hoist-block-payloads), for other consumers and A/B",
+        options: &[],
+        construct: |o| {
+            no_options("lower-block-payloads", o)?;
+            Ok(Box::new(LowerBlockPayloads))
+        },
+    },
+    PassInfo {
         name: "split-block-loads",
         description: "Split 2D block loads with Block Count N > 1 into N single-block loads \
                       (the inverse of fuse-block-loads)",
@@ -231,7 +256,7 @@ pub static REGISTRY: &[PassInfo] = &[
 
 /// The passes of `-O`, in order (for the `--target` device).
 pub const OPTIMIZE_PIPELINE: &str =
-    "raise-builtins,convert-tensor-addressing,lower-mma,legalize,raise-block-io,fuse-block-loads,insert-prefetches,dce";
+    "raise-builtins,convert-tensor-addressing,lower-mma,legalize,raise-block-io,fuse-block-loads,insert-prefetches,hoist-block-payloads,dce";
 
 /// Passes that work on the native 2D block IO / MMA instructions. On a module that holds
 /// calls to the OpenCL builtins instead (what Triton and clang/llvm-spirv emit), the pass
@@ -241,6 +266,7 @@ pub const NATIVE_FORM_PASSES: &[&str] = &[
     "raise-block-io",
     "fuse-block-loads",
     "insert-prefetches",
+    "hoist-block-payloads",
     "split-block-loads",
     "legalize",
     "lower-mma",

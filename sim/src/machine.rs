@@ -134,6 +134,8 @@ pub(crate) struct Machine<'p> {
     /// What 2D block IO needs of its base address (launch `"block_base_alignment"`).
     pub block_base_alignment: u64,
     pub prefetched: HashSet<u64>,
+    /// The 2D block address payloads created so far (`collective/payload.rs`).
+    pub(crate) payloads: Vec<crate::collective::Payload>,
     pub(crate) err_lane: Option<usize>,
     pub(crate) scratch: Vec<u8>,
     /// The memory message being collected (reused).

@@ -106,6 +106,7 @@ pub fn run_with_progress(
         block_layout: launch.block_layout,
         block_base_alignment: launch.block_base_alignment,
         prefetched: HashSet::new(),
+        payloads: Vec::new(),
         err_lane: None,
         scratch: Vec::new(),
         msg: Default::default(),

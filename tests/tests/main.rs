@@ -11,6 +11,7 @@
 
 mod analyses_on_demand;
 mod architecture;
+mod block_payloads;
 mod builtin_form_passes;
 mod corpus_block_passes;
 mod corpus_passes;

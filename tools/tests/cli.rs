@@ -508,6 +508,7 @@ fn optimize_pipeline_for_a_target_runs_on_triton_output() {
             "raise-block-io",
             "fuse-block-loads",
             "insert-prefetches",
+            "hoist-block-payloads",
             "dce"
         ]
     );

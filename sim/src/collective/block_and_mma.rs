@@ -266,6 +266,10 @@ impl<'p> Machine<'p> {
                 args.get(5).copied(),
             );
         }
+        if let Some(b) = spvopt_analysis::block_payload::parse_payload_builtin(name) {
+            let ret_ty = p.funcs[callee].ret_ty;
+            return self.payload_builtin(sg, mask, b, name, &args, inst.res, ret_ty);
+        }
         if let Some(op) = spvopt_analysis::builtin_names::parse_genisa_block(name) {
             let ret_ty = p.funcs[callee].ret_ty;
             return self.genisa_block2d(sg, mask, op, &args, inst.res, ret_ty);

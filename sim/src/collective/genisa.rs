@@ -95,6 +95,36 @@ impl<'p> Machine<'p> {
             mapping: self.block_layout,
             base_alignment: self.block_base_alignment,
         };
+        self.block2d_by_value(
+            sg,
+            name,
+            kind,
+            bits,
+            shape,
+            &params,
+            args.get(13).copied(),
+            res,
+            ret_ty,
+        )
+    }
+
+    /// Executes the 2D block operation `kind` of `bits`-bit elements and `shape` (width,
+    /// height, count) at `params` for a call `name` whose data is a value: a read sets the
+    /// call's result `res` (of type `ret_ty`), a write stores the value `stored`. Shared by
+    /// the GenISA intrinsics and the address payload builtins (`payload.rs`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn block2d_by_value(
+        &mut self,
+        sg: &mut Sg,
+        name: &str,
+        kind: Block2dOp,
+        bits: u32,
+        shape: [u32; 3],
+        params: &Block2dParams,
+        stored: Option<u32>,
+        res: u32,
+        ret_ty: u32,
+    ) -> Result<(), SimError> {
         let shape_sg = self.sg_shape(sg);
         let key = format!(
             "{} {}b {}r{}x{}c",
@@ -106,16 +136,17 @@ impl<'p> Machine<'p> {
         );
         let bytes = match kind {
             Block2dOp::Prefetch => {
-                let r = block_io_2d::prefetch(&params, shape_sg)?;
+                let r = block_io_2d::prefetch(params, shape_sg)?;
                 self.counters.prefetches += 1;
                 self.counters.prefetched_bytes += r.bytes;
                 self.prefetched.extend(r.lines);
                 r.bytes
             }
             Block2dOp::Store => {
-                let lay = block_io_2d::layout(kind, &params, shape_sg)?;
+                let stored_id = stored.ok_or_else(|| uerr(format!("{name}: no value to store")))?;
+                let lay = block_io_2d::layout(kind, params, shape_sg)?;
                 let src: Vec<Vec<u8>> = (0..sg.n)
-                    .map(|l| self.val(sg, args[13], l).to_vec())
+                    .map(|l| self.val(sg, stored_id, l).to_vec())
                     .collect();
                 if src
                     .first()
@@ -127,7 +158,7 @@ impl<'p> Machine<'p> {
                         lay.bytes_per_invocation
                     )));
                 }
-                block_io_2d::store(&mut self.mem, &params, shape_sg, &src)?.bytes
+                block_io_2d::store(&mut self.mem, params, shape_sg, &src)?.bytes
             }
             _ => {
                 let lk = match kind {
@@ -135,7 +166,7 @@ impl<'p> Machine<'p> {
                     Block2dOp::LoadTranspose => LoadKind::Transpose,
                     _ => LoadKind::Plain,
                 };
-                let r = block_io_2d::load(&self.mem, lk, &params, shape_sg)?;
+                let r = block_io_2d::load(&self.mem, lk, params, shape_sg)?;
                 let size = self.p.ty(ret_ty)?.size as usize;
                 if r.data.first().is_some_and(|d| d.len() != size) {
                     return Err(uerr(format!(
