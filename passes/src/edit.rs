@@ -2,8 +2,10 @@
 //! architecture test forbids it): where an instruction is, for messages ([`location`]); the
 //! module's capabilities, extensions and version ([`capabilities`]) and the enum operands they
 //! come from ([`enum_operands`]); control-flow surgery
-//! ([`cfg`](mod@cfg)); built-in Input variables and entry point interfaces ([`variables`]).
+//! ([`cfg`](mod@cfg)); built-in Input variables and entry point interfaces ([`variables`]); the imported
+//! declarations of IGC's 2D block payload builtins ([`block_payload_imports`]).
 
+pub mod block_payload_imports;
 pub mod capabilities;
 pub mod cfg;
 pub mod enum_operands;

@@ -72,9 +72,7 @@ use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module};
 
 use crate::pass::{Changes, Pass, PassError, PassOptions, PassResult, Statistics};
 
-pub(crate) mod imports;
-
-use imports::{emit, load_cache_controls, minus_or_plus_one, Imports};
+use crate::edit::block_payload_imports::{emit, load_cache_controls, minus_or_plus_one, Imports};
 
 /// Instructions one prefetch may clone into the preheader.
 pub const CLONE_BUDGET: usize = 32;

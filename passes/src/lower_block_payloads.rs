@@ -37,10 +37,10 @@ use spvopt_ir::{DefUse, Id, Inst, InstId, Interner, Module, Section};
 
 use crate::builtin_mangling::{block_opcode, extra_block_capability, EXT_2D_BLOCK_IO};
 use crate::diagnostic::{Diagnostic, Location};
-use crate::edit::capabilities::{ensure_capability, ensure_extension};
-use crate::hoist_block_payloads::imports::{
+use crate::edit::block_payload_imports::{
     emit, imported_payload_builtins, minus_or_plus_one, CACHE_CONTROL_LOAD,
 };
+use crate::edit::capabilities::{ensure_capability, ensure_extension};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 
 const PASS: &str = "lower-block-payloads";

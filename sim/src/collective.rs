@@ -22,8 +22,6 @@ mod block_and_mma;
 mod genisa;
 mod payload;
 
-pub(crate) use payload::Payload;
-
 fn uerr(msg: impl Into<String>) -> SimError {
     SimError::Undefined(msg.into())
 }

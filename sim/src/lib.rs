@@ -27,6 +27,7 @@
 mod arith;
 pub mod block_io_1d;
 pub mod block_io_2d;
+mod block_payload_state;
 pub mod block_prefetch_1d;
 mod collective;
 pub mod compare;

@@ -135,7 +135,7 @@ pub(crate) struct Machine<'p> {
     pub block_base_alignment: u64,
     pub prefetched: HashSet<u64>,
     /// The 2D block address payloads created so far (`collective/payload.rs`).
-    pub(crate) payloads: Vec<crate::collective::Payload>,
+    pub(crate) payloads: Vec<crate::block_payload_state::Payload>,
     pub(crate) err_lane: Option<usize>,
     pub(crate) scratch: Vec<u8>,
     /// The memory message being collected (reused).

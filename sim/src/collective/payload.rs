@@ -27,19 +27,7 @@ const MAX_PAYLOADS: usize = 1 << 24;
 const TAG64: u64 = 0xB10C_0000_0000_0000;
 const TAG32: u64 = 0xB000_0000;
 
-/// One payload: the fields in the order of the creating call's arguments.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Payload {
-    base: u64,
-    width_m1: u32,
-    height_m1: u32,
-    pitch_m1: u32,
-    /// Block x and y: 32-bit two's complement values (adds wrap).
-    x: u32,
-    y: u32,
-    /// Block width, height, count.
-    shape: [u32; 3],
-}
+use crate::block_payload_state::Payload;
 
 impl<'p> Machine<'p> {
     fn payload_u32(&self, sg: &Sg, id: u32, mask: u64, what: &str) -> Result<u32, SimError> {
