@@ -96,6 +96,19 @@ pub fn has_translator_internal_opcodes(words: &[u32]) -> bool {
     instructions(words).any(|(op, _)| grammar::internal::is_translator_internal(op))
 }
 
+/// Whether the module declares a translator-internal capability
+/// ([`crate::grammar::internal::INTERNAL_CAPABILITIES`], `BFloat16ArithmeticINTEL` say), which
+/// SPIRV-Tools does not know either.
+pub fn has_translator_internal_capabilities(words: &[u32]) -> bool {
+    const OP_CAPABILITY: u16 = 17;
+    instructions(words).any(|(op, operands)| {
+        op == OP_CAPABILITY
+            && operands
+                .first()
+                .is_some_and(|&c| grammar::internal::is_internal_capability(c))
+    })
+}
+
 struct NoExtInsts;
 
 impl grammar::WalkContext for NoExtInsts {
@@ -127,13 +140,15 @@ fn internal_max_id(words: &[u32]) -> Option<u32> {
 }
 
 /// Disassembles words into SPIR-V text (no colour; friendly names). A module with
-/// translator-internal instructions (DPC++ `joint_matrix`, [`crate::grammar::internal`]), which
-/// SPIRV-Tools does not know, prints them as `OpUnknown(opcode, words) w1 w2 …` with raw words
+/// translator-internal instructions or capabilities (DPC++ `joint_matrix`, sigmoid,
+/// `BFloat16ArithmeticINTEL`, …: [`crate::grammar::internal`]), which SPIRV-Tools does not
+/// know, prints them, named in a comment, as `OpUnknown(opcode, words) w1 w2 …` with raw words
 /// and every id as its number (`%42`, no friendly names), so [`assemble`] gives the same words
 /// back.
 pub fn disassemble(words: &[u32]) -> Result<String, ToolsError> {
     let asm = assembler::create(Some(TargetEnv::Universal_1_6));
-    let internal = has_translator_internal_opcodes(words);
+    let internal =
+        has_translator_internal_opcodes(words) || has_translator_internal_capabilities(words);
     let opts = DisassembleOptions {
         print: false,
         color: false,
@@ -207,7 +222,19 @@ fn name_internal_operands(line: &str) -> String {
         .zip(&ids)
         .map(|(w, &id)| if id { format!("%{w}") } else { w.to_string() })
         .collect();
-    format!("OpUnknown({op}, {n}) {} ; {}", words.join(" "), desc.name)
+    // A translator-internal capability is named too (`; OpCapability BFloat16ArithmeticINTEL`).
+    let capability = match (op, raw.as_slice()) {
+        (17, [c]) => grammar::internal::capability_name(*c),
+        _ => None,
+    };
+    match capability {
+        Some(c) => format!(
+            "OpUnknown({op}, {n}) {} ; {} {c}",
+            words.join(" "),
+            desc.name
+        ),
+        None => format!("OpUnknown({op}, {n}) {} ; {}", words.join(" "), desc.name),
+    }
 }
 
 /// Validates words with spirv-val's rules for `env`.

@@ -281,7 +281,7 @@ const JOINT_MATRIX_CAPABILITIES: [u32; 6] = [6192, 6411, 6434, 6435, 6436, 6437]
 fn drop_joint_matrix_extension(m: &mut Module, stats: &mut Statistics) {
     let used = m
         .all_insts()
-        .any(|i| internal::is_translator_internal(m.inst(i).opcode()))
+        .any(|i| internal::is_joint_matrix(m.inst(i).opcode()))
         || m.section_insts(Section::Capability).any(|(_, c)| {
             c.operand_word(0)
                 .is_some_and(|w| JOINT_MATRIX_CAPABILITIES.contains(&w))
@@ -378,7 +378,7 @@ impl Pass for ConvertTensorAddressing {
         let (mut has_internal, mut first_apply) = (false, None);
         m.for_each_inst_in_order(|i| {
             let o = m.inst(i).opcode();
-            if internal::is_translator_internal(o) {
+            if internal::is_joint_matrix(o) {
                 has_internal = true;
                 if o == apply && first_apply.is_none() {
                     first_apply = Some(i);
@@ -390,7 +390,7 @@ impl Pass for ConvertTensorAddressing {
             for j in m.all_insts() {
                 match m.inst(j).opcode() {
                     o if o == apply => applies += 1,
-                    o if internal::is_translator_internal(o) => others += 1,
+                    o if internal::is_joint_matrix(o) => others += 1,
                     _ => {}
                 }
             }

@@ -16,11 +16,14 @@
 //!   removes the repetitions; differing repeated decorations stay errors;
 //! - global variables an entry point uses but does not list in its interface (required from
 //!   SPIR-V 1.4; the same translator lists only built-ins): `legalize` lists them;
-//! - DPC++ `joint_matrix` instructions the LLVM/SPIR-V translator keeps internal (opcodes
-//!   6193-6195, 6440, 6448, 6449, capabilities 6192, 6411, 6435; `spvopt_ir::grammar::internal`):
-//!   spirv-val knows none of them, so they are not validated (their operand layout is checked
-//!   when loading); on the copy their capabilities go and each result they define becomes an
-//!   `OpUndef` of its type, so everything else is still validated.
+//! - instructions and capabilities the LLVM/SPIR-V translator keeps internal
+//!   (`spvopt_ir::grammar::internal`: DPC++ `joint_matrix`, `OpFSigmoidINTEL`, the FP
+//!   conversions, the scaled MMA, `BFloat16ArithmeticINTEL` and the other capabilities of its
+//!   table): spirv-val knows none of them, so they are not validated (their operand layout is
+//!   checked when loading); on the copy their capabilities go and each result they define
+//!   becomes an `OpUndef` of its type, so everything else is still validated. Where
+//!   `BFloat16ArithmeticINTEL` is declared, the arithmetic it allows on bfloat16 values (which
+//!   spirv-val rejects: "doesn't support BFloat16 type") goes the same way on the copy.
 //!
 //! - Valid modules the compiled-in SPIRV-Tools wrongly rejects: several `CacheControlLoadINTEL`
 //!   / `CacheControlStoreINTEL` decorations on one id (`SPV_INTEL_cache_controls` allows one per
@@ -49,7 +52,11 @@ use crate::pass::{Changes, Pass, Statistics};
 
 mod output;
 pub use output::{check_output, InvalidOutput};
-use spvopt_ir::grammar::internal::{is_translator_internal, JOINT_MATRIX_CAPABILITIES};
+use spvopt_ir::grammar::internal::{
+    is_internal_capability, is_translator_internal, CAPABILITY_BFLOAT16_ARITHMETIC_INTEL,
+};
+
+mod bfloat16_arithmetic;
 
 /// Whether spirv-val's message is about a translator-internal opcode or capability.
 fn is_internal_message(message: &str) -> bool {
@@ -61,8 +68,8 @@ fn is_internal_message(message: &str) -> bool {
             .and_then(|d| d.parse::<u32>().ok())
     };
     number("Invalid opcode: ").is_some_and(|op| u16::try_from(op).is_ok_and(is_translator_internal))
-        || number("Invalid capability operand: ")
-            .is_some_and(|c| JOINT_MATRIX_CAPABILITIES.contains(&c))
+        || number("Invalid capability operand: ").is_some_and(is_internal_capability)
+        || message.contains("doesn't support BFloat16 type")
 }
 
 /// A deviation spirv-val rejects that compiler output for Intel GPUs carries and drivers accept.
@@ -137,9 +144,10 @@ impl Deviation {
                 "legalize removes the repetitions",
             ),
             Deviation::TranslatorInternalOpcodes => (
-                "DPC++ joint_matrix instructions spirv-val does not know (translator-internal \
-                 opcodes 6193-6195, 6440, 6448, 6449)",
-                "joint_matrix internal opcodes not validated",
+                "instructions or capabilities spirv-val does not know (kept internal by the \
+                 LLVM/SPIR-V translator: DPC++ joint_matrix, sigmoid, FP conversions, scaled \
+                 MMA, bfloat16 arithmetic, ...)",
+                "translator-internal opcodes not validated",
                 "absent from SPIRV-Headers; their operand layout is checked when loading",
                 "the rest of the module is validated",
             ),
@@ -164,10 +172,9 @@ impl Deviation {
             return if m
                 .all_insts()
                 .any(|i| is_translator_internal(m.inst(i).opcode()))
-                || m.section_insts(Section::Capability).any(|(_, c)| {
-                    c.operand_word(0)
-                        .is_some_and(|w| JOINT_MATRIX_CAPABILITIES.contains(&w))
-                }) {
+                || m.section_insts(Section::Capability)
+                    .any(|(_, c)| c.operand_word(0).is_some_and(is_internal_capability))
+            {
                 Ok(())
             } else {
                 Err(String::new())
@@ -230,15 +237,21 @@ impl Deviation {
             Deviation::TranslatorInternalOpcodes => {
                 // Their capabilities go; a result they define becomes an OpUndef of its type,
                 // so every use stays defined and the rest is judged as it is.
+                let bf16_arithmetic = copy
+                    .section_insts(Section::Capability)
+                    .any(|(_, c)| c.operand_word(0) == Some(CAPABILITY_BFLOAT16_ARITHMETIC_INTEL));
                 copy.retain_section(Section::Capability, |m, i| {
                     !m.inst(i)
                         .operand_word(0)
-                        .is_some_and(|w| JOINT_MATRIX_CAPABILITIES.contains(&w))
+                        .is_some_and(is_internal_capability)
                 });
-                let internal: Vec<_> = copy
+                let mut internal: Vec<_> = copy
                     .all_insts()
                     .filter(|&i| is_translator_internal(copy.inst(i).opcode()))
                     .collect();
+                if bf16_arithmetic {
+                    internal.extend(bfloat16_arithmetic::instructions(copy));
+                }
                 for i in internal {
                     let (ty, res) = (copy.inst(i).result_type(), copy.inst(i).result_id());
                     if res.is_some() {

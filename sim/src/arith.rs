@@ -132,7 +132,7 @@ fn fop64(op: Op, a: f64, b: f64) -> f64 {
 pub fn convert(op: Op, x: u64, ac: Comp, rc: Comp, sat: bool, mode: Option<u32>) -> u64 {
     match op {
         Op::ConvertFToU | Op::ConvertFToS => {
-            let v = f_get(x, ac.bits);
+            let v = f_get(x, ac.fw());
             let v = match mode {
                 Some(0) => v.round_ties_even(),
                 Some(2) => v.ceil(),
@@ -159,7 +159,7 @@ pub fn convert(op: Op, x: u64, ac: Comp, rc: Comp, sat: bool, mode: Option<u32>)
             } else {
                 mask(x, ac.bits) as i128
             };
-            int_to_float(xi, rc.bits, mode.unwrap_or(0))
+            int_to_float(xi, rc.fw(), mode.unwrap_or(0))
         }
         Op::UConvert | Op::ConvertPtrToU | Op::ConvertUToPtr => {
             let v = mask(x, ac.bits);
@@ -189,16 +189,17 @@ pub fn convert(op: Op, x: u64, ac: Comp, rc: Comp, sat: bool, mode: Option<u32>)
             mask(v.clamp(lo, hi) as u64, rc.bits)
         }
         _ => {
-            // FConvert
-            let v = f_get(x, ac.bits);
-            let nearest = f_put(v, rc.bits);
-            if rc.bits >= ac.bits || v.is_nan() {
+            // FConvert (bf16 <-> f16 rounds both ways: neither holds the other)
+            let v = f_get(x, ac.fw());
+            let nearest = f_put(v, rc.fw());
+            let exact = rc.bits > ac.bits || rc.fw() == ac.fw() || (rc.bits == 32 && ac.bf16);
+            if exact || v.is_nan() {
                 if v.is_nan() {
-                    return nan_convert(x, ac.bits, rc.bits);
+                    return nan_convert(x, ac.fw(), rc.fw());
                 }
                 return nearest;
             }
-            round_with_mode(nearest, rc.bits, mode.unwrap_or(0), |c| {
+            round_with_mode(nearest, rc.fw(), mode.unwrap_or(0), |c| {
                 c.partial_cmp(&v).unwrap_or(Ordering::Equal)
             })
         }
@@ -218,12 +219,15 @@ fn int_range(bits: u32, signed: bool) -> (i128, i128) {
     }
 }
 
-/// Converts an integer to a float of `bits` with rounding mode `mode`.
+/// Converts an integer to a float of format code `bits` ([`crate::values::BF16`] for
+/// bfloat16) with rounding mode `mode`.
 pub fn int_to_float(xi: i128, bits: u32, mode: u32) -> u64 {
     // nearest-even via f64 is exact for |x| < 2^53; above, go through i128 -> f32/f64 carefully
     let nearest = match bits {
         64 => (xi as f64).to_bits(),
         32 => (xi as f32).to_bits() as u64,
+        // f32 first: harmless for bf16 (24 ≥ 2·8 + 2 bits, one correct rounding in effect)
+        crate::values::BF16 => f_put(xi as f32 as f64, crate::values::BF16),
         _ => f_put(xi as f32 as f64, 16), // double rounding is harmless: f16 range < 2^16
     };
     round_with_mode(nearest, bits, mode, |c| {

@@ -149,36 +149,36 @@ fn red_of(op: Op) -> Option<Red> {
 }
 
 fn identity(r: Red, c: Comp) -> u64 {
-    let bits = c.bits;
+    let (bits, fw) = (c.bits, c.fw());
     match r {
         Red::IAdd | Red::Or | Red::Xor | Red::UMax | Red::LOr | Red::LXor => 0,
-        Red::FAdd => f_put(0.0, bits),
+        Red::FAdd => f_put(0.0, fw),
         Red::IMul => 1,
-        Red::FMul => f_put(1.0, bits),
+        Red::FMul => f_put(1.0, fw),
         Red::SMin => mask(i64::MAX as u64 >> (64 - bits), bits),
         Red::UMin | Red::And => mask(u64::MAX, bits),
         Red::LAnd => 1,
-        Red::FMin => f_put(f64::INFINITY, bits),
+        Red::FMin => f_put(f64::INFINITY, fw),
         Red::SMax => mask(1u64 << (bits - 1), bits),
-        Red::FMax => f_put(f64::NEG_INFINITY, bits),
+        Red::FMax => f_put(f64::NEG_INFINITY, fw),
     }
 }
 
 fn combine(r: Red, x: u64, y: u64, c: Comp) -> u64 {
-    let bits = c.bits;
+    let (bits, fw) = (c.bits, c.fw());
     let (sx, sy) = (sext(x, bits), sext(y, bits));
     let (ux, uy) = (mask(x, bits), mask(y, bits));
     let v = match r {
         Red::IAdd => x.wrapping_add(y),
         Red::IMul => x.wrapping_mul(y),
-        Red::FAdd => ops::float_bin(Op::FAdd, x, y, bits),
-        Red::FMul => ops::float_bin(Op::FMul, x, y, bits),
+        Red::FAdd => ops::float_bin(Op::FAdd, x, y, fw),
+        Red::FMul => ops::float_bin(Op::FMul, x, y, fw),
         Red::SMin => sx.min(sy) as u64,
         Red::SMax => sx.max(sy) as u64,
         Red::UMin => ux.min(uy),
         Red::UMax => ux.max(uy),
         Red::FMin | Red::FMax => {
-            let (a, b) = (f_get(x, bits), f_get(y, bits));
+            let (a, b) = (f_get(x, fw), f_get(y, fw));
             if a.is_nan() {
                 y
             } else if b.is_nan() {
@@ -383,8 +383,8 @@ impl<'p> Machine<'p> {
                     let v = self.val(sg, vid, l);
                     if is_float {
                         (0..n).all(|i| {
-                            f_get(rd(v, c.bytes, i), c.bits)
-                                == f_get(rd(&first, c.bytes, i), c.bits)
+                            f_get(rd(v, c.bytes, i), c.fw())
+                                == f_get(rd(&first, c.bytes, i), c.fw())
                         })
                     } else {
                         v == first.as_slice()

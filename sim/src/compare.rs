@@ -151,6 +151,8 @@ fn scalar_of(m: &Module, ty: Id, depth: u32) -> Option<Elem> {
     let ops = inst.operands();
     match inst.op()? {
         Op::TypeFloat => match *ops.first()? {
+            // BFloat16KHR (encoding 0)
+            16 if ops.get(1) == Some(&0) => Some(Elem::Bf16),
             16 => Some(Elem::F16),
             32 => Some(Elem::F32),
             64 => Some(Elem::F64),

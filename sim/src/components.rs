@@ -14,30 +14,35 @@ pub fn comp(p: &Program, scalar_ty: u32) -> Result<Comp, SimError> {
             bits: width,
             bytes: width as usize / 8,
             signed,
+            bf16: false,
         },
-        Ty::Float { width } => Comp {
+        Ty::Float { width, bf16 } => Comp {
             kind: Kind::Float,
             bits: width,
             bytes: width as usize / 8,
             signed: true,
+            bf16,
         },
         Ty::Bool => Comp {
             kind: Kind::Bool,
             bits: 8,
             bytes: 1,
             signed: false,
+            bf16: false,
         },
         Ty::Pointer { .. } => Comp {
             kind: Kind::Ptr,
             bits: p.ptr_bytes * 8,
             bytes: p.ptr_bytes as usize,
             signed: false,
+            bf16: false,
         },
         _ => Comp {
             kind: Kind::Other,
             bits: t.size * 8,
             bytes: t.size as usize,
             signed: false,
+            bf16: false,
         },
     })
 }

@@ -135,7 +135,7 @@ impl Machine<'_> {
                             &mut out,
                             m.comp.bytes,
                             i,
-                            ops::float_bin(Op::FMul, x, s, m.comp.bits),
+                            ops::float_bin(Op::FMul, x, s, m.comp.fw()),
                         );
                     }
                     self.set(sg, inst.res, lane, &out);
@@ -241,13 +241,13 @@ impl Machine<'_> {
                 let ci = cv[r * n + col];
                 out[r * n + col] = if float {
                     // exact products, fused in order k = 0.. in f64, rounded once
-                    let mut acc = f_get(ci, c.comp.bits);
+                    let mut acc = f_get(ci, c.comp.fw());
                     for i in 0..k {
-                        let x = f_get(av[r * k + i], a.comp.bits);
-                        let y = f_get(bv[i * n + col], b.comp.bits);
+                        let x = f_get(av[r * k + i], a.comp.fw());
+                        let y = f_get(bv[i * n + col], b.comp.fw());
                         acc = x.mul_add(y, acc);
                     }
-                    f_put(acc, d.comp.bits)
+                    f_put(acc, d.comp.fw())
                 } else {
                     let int = |v: u64, bits: u32, signed: bool| -> i128 {
                         if signed {

@@ -135,7 +135,18 @@ impl Program {
                     if !matches!(w, 16 | 32 | 64) {
                         return Err(merr(format!("unsupported float width {w}")));
                     }
-                    Some((Ty::Float { width: w }, w / 8, w / 8, w / 8))
+                    // The optional FP Encoding (SPV_KHR_bfloat16, SPV_EXT_float8): only
+                    // BFloat16KHR (0) on a 16-bit float is executed.
+                    let bf16 = match ops.get(1).copied() {
+                        None => false,
+                        Some(FP_ENCODING_BFLOAT16_KHR) if w == 16 => true,
+                        Some(e) => {
+                            return Err(merr(format!(
+                                "unsupported floating-point encoding {e} of a {w}-bit float"
+                            )))
+                        }
+                    };
+                    Some((Ty::Float { width: w, bf16 }, w / 8, w / 8, w / 8))
                 }
                 Op::TypeVector | Op::TypeVectorIdEXT => {
                     let e = word(0)?;
@@ -658,6 +669,9 @@ impl Program {
 /// a function's values per invocation may take. Type sizes multiply (a vector of 2^30
 /// components costs one instruction), so larger ones are an error instead of a wrapped `u32`.
 const MAX_TYPE_BYTES: u64 = 16 << 20;
+
+/// `FPEncoding` `BFloat16KHR` (SPV_KHR_bfloat16).
+const FP_ENCODING_BFLOAT16_KHR: u32 = 0;
 
 /// `OpPredicatedLoadINTEL` and `OpPredicatedStoreINTEL` (SPV_INTEL_predicated_io).
 const PREDICATED_LOAD: u16 = 6258;

@@ -452,6 +452,9 @@ impl<'p> Machine<'p> {
                 }
                 return Ok(Flow::Barrier);
             }
+            Op::Nop if inst.internal == spvopt_ir::grammar::internal::OP_FSIGMOID_INTEL => {
+                self.sigmoid(sg, inst, mask)?
+            }
             Op::Nop if inst.internal != 0 => self.joint_matrix(sg, inst, mask)?,
             Op::MemoryBarrier | Op::Nop => {}
             Op::AtomicLoad
@@ -665,9 +668,9 @@ impl<'p> Machine<'p> {
                 Op::AtomicAnd => Some(old & v(3)),
                 Op::AtomicOr => Some(old | v(3)),
                 Op::AtomicXor => Some(old ^ v(3)),
-                Op::AtomicFAddEXT => Some(ops::float_bin(Op::FAdd, old, v(3), bits)),
+                Op::AtomicFAddEXT => Some(ops::float_bin(Op::FAdd, old, v(3), c.fw())),
                 Op::AtomicFMinEXT | Op::AtomicFMaxEXT => {
-                    let (a, b) = (f_get(old, bits), f_get(v(3), bits));
+                    let (a, b) = (f_get(old, c.fw()), f_get(v(3), c.fw()));
                     let take_b = if inst.op == Op::AtomicFMinEXT {
                         b < a || a.is_nan()
                     } else {
@@ -703,6 +706,7 @@ impl<'p> Machine<'p> {
                 bits: 0,
                 bytes: 0,
                 signed: false,
+                bf16: false,
             },
             0,
         ));
@@ -743,7 +747,7 @@ impl<'p> Machine<'p> {
                     for i in 0..n {
                         let v = rd(&buf, es, i);
                         let v = if half {
-                            f_put(f_get(v, 16), rc.bits)
+                            f_put(f_get(v, 16), rc.fw())
                         } else {
                             v
                         };
@@ -777,7 +781,7 @@ impl<'p> Machine<'p> {
                     for i in 0..dn {
                         let v = rd(&src, dc.bytes, i);
                         let v = if half {
-                            let x = f_get(v, dc.bits);
+                            let x = f_get(v, dc.fw());
                             let nearest = f_put(x, 16);
                             if x.is_nan() {
                                 nearest
@@ -812,7 +816,7 @@ impl<'p> Machine<'p> {
                     let mut out = vec![0u8; rn.max(1) * rc.bytes];
                     let mut side = vec![0u8; rn.max(1) * pc.bytes];
                     for i in 0..rn.max(1) {
-                        let a = f_get(rd(&x, rc.bytes, i), rc.bits);
+                        let a = f_get(rd(&x, rc.bytes, i), rc.fw());
                         let (r, s): (f64, u64) = match name {
                             "modf" => {
                                 let ip = a.trunc();
@@ -821,7 +825,7 @@ impl<'p> Machine<'p> {
                                 } else {
                                     (a - ip).copysign(a)
                                 };
-                                (fp, f_put(ip, pc.bits))
+                                (fp, f_put(ip, pc.fw()))
                             }
                             "fract" => {
                                 let fl = a.floor();
@@ -832,10 +836,10 @@ impl<'p> Machine<'p> {
                                 } else {
                                     // fmin(x - floor(x), 0x1.fffffep-1f)
                                     let lim =
-                                        f_get(f_step(f_put(1.0, rc.bits), rc.bits, false), rc.bits);
+                                        f_get(f_step(f_put(1.0, rc.fw()), rc.fw(), false), rc.fw());
                                     (a - fl).min(lim)
                                 };
-                                (fr, f_put(fl, pc.bits))
+                                (fr, f_put(fl, pc.fw()))
                             }
                             "frexp" => {
                                 if a == 0.0 || a.is_nan() || a.is_infinite() {
@@ -853,9 +857,9 @@ impl<'p> Machine<'p> {
                                     (m, mask_bits(e as u64, pc.bits))
                                 }
                             }
-                            "sincos" => (a.sin(), f_put(a.cos(), pc.bits)),
+                            "sincos" => (a.sin(), f_put(a.cos(), pc.fw())),
                             "remquo" => {
-                                let b = f_get(rd(&y, rc.bytes, i), rc.bits);
+                                let b = f_get(rd(&y, rc.bytes, i), rc.fw());
                                 let q = (a / b).round_ties_even();
                                 let r = a - q * b;
                                 let qi = (q.abs() as i64 & 0x7f) * if q < 0.0 { -1 } else { 1 };
@@ -863,7 +867,7 @@ impl<'p> Machine<'p> {
                             }
                             _ => return Err(SimError::Unsupported("lgamma_r".into())),
                         };
-                        wr(&mut out, rc.bytes, i, f_put(r, rc.bits));
+                        wr(&mut out, rc.bytes, i, f_put(r, rc.fw()));
                         wr(&mut side, pc.bytes, i, s);
                     }
                     let side_len = p.ty(pointee)?.size as usize;

@@ -232,8 +232,9 @@ fn float_fn(name: &str, x: u64, y: u64, z: u64, bits: u32) -> Option<u64> {
             return Some(match bits {
                 32 => (a as f32).mul_add(b as f32, c as f32).to_bits() as u64,
                 64 => a.mul_add(b, c).to_bits(),
-                _ => f_put(a.mul_add(b, c), 16),
-            })
+                // f16 and bf16: the f64 fma rounds once more, harmlessly (53 ≥ 2·11 + 2 bits)
+                w => f_put(a.mul_add(b, c), w),
+            });
         }
         "nextafter" => {
             if a.is_nan() || b.is_nan() {
@@ -360,25 +361,25 @@ pub fn pure_ext<'a>(
         "ilogb" => {
             let (ac, _) = arg_comp(0).ok_or_else(|| SimError::Module("ilogb".into()))?;
             for j in 0..n {
-                let v = ilogb(f_get(comp_at(0, j), ac.bits), ac.bits);
+                let v = ilogb(f_get(comp_at(0, j), ac.fw()), ac.bits);
                 wr(out, rc.bytes, j, mask(v as u64, rc.bits));
             }
             return Ok(true);
         }
         "ldexp" => {
             for j in 0..n {
-                let v = f_get(comp_at(0, j), rc.bits);
+                let v = f_get(comp_at(0, j), rc.fw());
                 let (ec, _) = arg_comp(1).unwrap_or((rc, 1));
                 let e = sext(comp_at(1, j), ec.bits).clamp(-2000, 2000) as i32;
                 // scale in two steps to stay exact through f64's range
                 let r = v * 2f64.powi(e / 2) * 2f64.powi(e - e / 2);
-                wr(out, rc.bytes, j, f_put(r, rc.bits));
+                wr(out, rc.bytes, j, f_put(r, rc.fw()));
             }
             return Ok(true);
         }
         "pown" | "rootn" => {
             for j in 0..n {
-                let v = f_get(comp_at(0, j), rc.bits);
+                let v = f_get(comp_at(0, j), rc.fw());
                 let (ec, _) = arg_comp(1).unwrap_or((rc, 1));
                 let e = sext(comp_at(1, j), ec.bits) as i32;
                 let r = if name == "pown" {
@@ -386,7 +387,7 @@ pub fn pure_ext<'a>(
                 } else {
                     v.powf(1.0 / e as f64)
                 };
-                wr(out, rc.bytes, j, f_put(r, rc.bits));
+                wr(out, rc.bytes, j, f_put(r, rc.fw()));
             }
             return Ok(true);
         }
@@ -422,15 +423,15 @@ pub fn pure_ext<'a>(
         | "fast_normalize" | "cross" => {
             let (ac, an) = arg_comp(0).ok_or_else(|| SimError::Module("geometric".into()))?;
             let xs: Vec<f64> = (0..an)
-                .map(|j| f_get(rd(arg(0), ac.bytes, j), ac.bits))
+                .map(|j| f_get(rd(arg(0), ac.bytes, j), ac.fw()))
                 .collect();
             let ys: Vec<f64> = (0..an)
-                .map(|j| f_get(rd(arg(1), ac.bytes, j), ac.bits))
+                .map(|j| f_get(rd(arg(1), ac.bytes, j), ac.fw()))
                 .collect();
             match name {
                 "length" | "fast_length" => {
                     let l = xs.iter().map(|v| v * v).sum::<f64>().sqrt();
-                    wr(out, rc.bytes, 0, f_put(l, rc.bits));
+                    wr(out, rc.bytes, 0, f_put(l, rc.fw()));
                 }
                 "distance" | "fast_distance" => {
                     let l = xs
@@ -439,7 +440,7 @@ pub fn pure_ext<'a>(
                         .map(|(a, b)| (a - b) * (a - b))
                         .sum::<f64>()
                         .sqrt();
-                    wr(out, rc.bytes, 0, f_put(l, rc.bits));
+                    wr(out, rc.bytes, 0, f_put(l, rc.fw()));
                 }
                 "cross" => {
                     let r = [
@@ -448,13 +449,13 @@ pub fn pure_ext<'a>(
                         xs[0] * ys[1] - xs[1] * ys[0],
                     ];
                     for (j, v) in r.iter().enumerate() {
-                        wr(out, rc.bytes, j, f_put(*v, rc.bits));
+                        wr(out, rc.bytes, j, f_put(*v, rc.fw()));
                     }
                 }
                 _ => {
                     let l = xs.iter().map(|v| v * v).sum::<f64>().sqrt();
                     for (j, v) in xs.iter().enumerate() {
-                        wr(out, rc.bytes, j, f_put(v / l, rc.bits));
+                        wr(out, rc.bytes, j, f_put(v / l, rc.fw()));
                     }
                 }
             }
@@ -462,17 +463,17 @@ pub fn pure_ext<'a>(
         }
         "smoothstep" => {
             for j in 0..n {
-                let e0 = f_get(comp_at(0, j), rc.bits);
-                let e1 = f_get(comp_at(1, j), rc.bits);
-                let x = f_get(comp_at(2, j), rc.bits);
+                let e0 = f_get(comp_at(0, j), rc.fw());
+                let e1 = f_get(comp_at(1, j), rc.fw());
+                let x = f_get(comp_at(2, j), rc.fw());
                 let t = ((x - e0) / (e1 - e0)).clamp(0.0, 1.0);
-                wr(out, rc.bytes, j, f_put(t * t * (3.0 - 2.0 * t), rc.bits));
+                wr(out, rc.bytes, j, f_put(t * t * (3.0 - 2.0 * t), rc.fw()));
             }
             return Ok(true);
         }
         "nan" => {
             for j in 0..n {
-                wr(out, rc.bytes, j, f_put(f64::NAN, rc.bits) | comp_at(0, j));
+                wr(out, rc.bytes, j, f_put(f64::NAN, rc.fw()) | comp_at(0, j));
             }
             return Ok(true);
         }
@@ -483,7 +484,7 @@ pub fn pure_ext<'a>(
     for j in 0..n {
         let (x, y, z) = (comp_at(0, j), comp_at(1, j), comp_at(2, j));
         let r = if float {
-            float_fn(name, x, y, z, rc.bits)
+            float_fn(name, x, y, z, rc.fw())
         } else {
             int_fn(name, x, y, z, rc.bits)
         };

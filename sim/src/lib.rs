@@ -46,6 +46,7 @@ pub mod numeric;
 pub mod ops;
 pub mod program;
 mod run;
+mod sigmoid;
 pub mod subgroup;
 pub mod tensor_addressing;
 pub mod traffic;

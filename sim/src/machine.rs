@@ -420,7 +420,7 @@ impl<'p> Machine<'p> {
     pub(crate) fn natural_align(&self, ty: u32) -> u64 {
         match self.p.ty(ty).map(|t| &t.ty) {
             Ok(Ty::Vector { elem, .. }) => self.p.ty(*elem).map(|t| t.size).unwrap_or(1) as u64,
-            Ok(Ty::Int { width, .. }) | Ok(Ty::Float { width }) => *width as u64 / 8,
+            Ok(Ty::Int { width, .. }) | Ok(Ty::Float { width, .. }) => *width as u64 / 8,
             Ok(Ty::Pointer { .. }) => self.p.ptr_bytes as u64,
             Ok(Ty::Struct { .. }) | Ok(Ty::Array { .. }) => 1,
             _ => 1,

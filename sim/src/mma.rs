@@ -73,14 +73,17 @@ const OP: &str = "OpSubgroupMatrixMultiplyAccumulateINTEL";
 pub enum ScalarType {
     /// OpTypeInt of this width.
     Int(u32),
-    /// OpTypeFloat of this width.
+    /// OpTypeFloat of this width (IEEE).
     Float(u32),
+    /// `OpTypeFloat 16 BFloat16KHR`: bfloat16 without an interpretation flag.
+    BFloat16,
 }
 
 impl ScalarType {
     pub fn bits(self) -> u32 {
         match self {
             ScalarType::Int(b) | ScalarType::Float(b) => b,
+            ScalarType::BFloat16 => 16,
         }
     }
 
@@ -88,6 +91,7 @@ impl ScalarType {
         match self {
             ScalarType::Int(b) => matches!(b, 8 | 16 | 32 | 64),
             ScalarType::Float(b) => matches!(b, 16 | 32 | 64),
+            ScalarType::BFloat16 => true,
         }
     }
 }
@@ -97,6 +101,7 @@ impl fmt::Display for ScalarType {
         match self {
             ScalarType::Int(b) => write!(f, "i{b}"),
             ScalarType::Float(b) => write!(f, "f{b}"),
+            ScalarType::BFloat16 => write!(f, "bf16"),
         }
     }
 }
@@ -327,6 +332,7 @@ fn ab_element(
     else {
         return Ok(match component {
             ScalarType::Int(bits) => ElementType::Int { bits, signed },
+            ScalarType::BFloat16 => ElementType::BF16,
             ScalarType::Float(16) => ElementType::F16,
             ScalarType::Float(32) => ElementType::F32,
             _ => ElementType::F64,
@@ -375,6 +381,7 @@ fn accumulator_element(
     }
     Ok(match component {
         ScalarType::Int(bits) => ElementType::Int { bits, signed: true },
+        ScalarType::BFloat16 => ElementType::BF16,
         ScalarType::Float(16) => ElementType::F16,
         ScalarType::Float(32) => ElementType::F32,
         _ => ElementType::F64,

@@ -254,7 +254,7 @@ where
             for i in 0..n {
                 let x = rd(a, rc.bytes, i);
                 let y = rd(b, rc.bytes, i);
-                wr(out, rc.bytes, i, float_bin(inst.op, x, y, rc.bits));
+                wr(out, rc.bytes, i, float_bin(inst.op, x, y, rc.fw()));
             }
         }
         Op::FNegate => {
@@ -274,7 +274,7 @@ where
                     out,
                     rc.bytes,
                     i,
-                    float_bin(Op::FMul, rd(a, rc.bytes, i), s, rc.bits),
+                    float_bin(Op::FMul, rd(a, rc.bytes, i), s, rc.fw()),
                 );
             }
         }
@@ -284,11 +284,11 @@ where
             let b = get(arg(1)?);
             let mut acc = 0u64;
             for i in 0..n {
-                let pr = float_bin(Op::FMul, rd(a, ac.bytes, i), rd(b, ac.bytes, i), ac.bits);
+                let pr = float_bin(Op::FMul, rd(a, ac.bytes, i), rd(b, ac.bytes, i), ac.fw());
                 acc = if i == 0 {
                     pr
                 } else {
-                    float_bin(Op::FAdd, acc, pr, ac.bits)
+                    float_bin(Op::FAdd, acc, pr, ac.fw())
                 };
             }
             wr(out, ac.bytes, 0, acc);
@@ -312,8 +312,8 @@ where
             let a = get(arg(0)?);
             let b = get(arg(1)?);
             for i in 0..n {
-                let x = f_get(rd(a, ac.bytes, i), ac.bits);
-                let y = f_get(rd(b, ac.bytes, i), ac.bits);
+                let x = f_get(rd(a, ac.bytes, i), ac.fw());
+                let y = f_get(rd(b, ac.bytes, i), ac.fw());
                 let o = x.partial_cmp(&y);
                 let un = o.is_none();
                 let r = match inst.op {
@@ -340,14 +340,15 @@ where
             let a = get(arg(0)?);
             for i in 0..n {
                 let raw = rd(a, ac.bytes, i);
-                let x = f_get(raw, ac.bits);
+                let x = f_get(raw, ac.fw());
                 let r = match inst.op {
                     Op::IsNan => x.is_nan(),
                     Op::IsInf => x.is_infinite(),
                     Op::IsFinite => x.is_finite(),
                     Op::IsNormal => {
-                        let (eb, mb) = match ac.bits {
+                        let (eb, mb) = match ac.fw() {
                             16 => (5, 10),
+                            crate::values::BF16 => (8, 7),
                             32 => (8, 23),
                             _ => (11, 52),
                         };

@@ -30,6 +30,8 @@ pub enum Ty {
     },
     Float {
         width: u32,
+        /// `OpTypeFloat 16 BFloat16KHR` (SPV_KHR_bfloat16): 8 exponent and 7 mantissa bits.
+        bf16: bool,
     },
     Vector {
         elem: u32,
@@ -88,6 +90,21 @@ pub struct Comp {
     pub bits: u32,
     pub bytes: usize,
     pub signed: bool,
+    /// A bfloat16 float (`bits` is 16, as for IEEE half).
+    pub bf16: bool,
+}
+
+impl Comp {
+    /// The float format code the float helpers of [`crate::values`] take: the width, or
+    /// [`crate::values::BF16`] for bfloat16.
+    #[inline]
+    pub fn fw(&self) -> u32 {
+        if self.bf16 {
+            crate::values::BF16
+        } else {
+            self.bits
+        }
+    }
 }
 
 /// A type with its layout.
@@ -144,8 +161,8 @@ pub struct DInst {
     /// memory operands) or `OpPredicatedStoreINTEL` (`op` = `Store`; operands: pointer,
     /// object, predicate, memory operands).
     pub predicated: bool,
-    /// A translator-internal DPC++ `joint_matrix` instruction (`op` = `Nop`): its opcode
-    /// (`spvopt_ir::grammar::internal`), 0 for every other instruction.
+    /// A translator-internal instruction (`op` = `Nop`; DPC++ `joint_matrix`, `OpFSigmoidINTEL`,
+    /// …): its opcode (`spvopt_ir::grammar::internal`), 0 for every other instruction.
     pub internal: u16,
 }
 
@@ -252,7 +269,7 @@ impl Program {
         let t = self.ty(ty)?;
         Ok(match t.ty {
             Ty::Bool => 8,
-            Ty::Int { width, .. } | Ty::Float { width } => width,
+            Ty::Int { width, .. } | Ty::Float { width, .. } => width,
             Ty::Pointer { .. } => self.ptr_bytes * 8,
             _ => t.size * 8,
         })

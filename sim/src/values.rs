@@ -1,7 +1,18 @@
 //! Little-endian component access over value bytes, and float helpers shared by the
 //! interpreter (f16 through [`crate::numeric`], rounding modes, ulp steps).
 
-use crate::numeric::{f16_to_f32, f32_to_f16, f64_to_f16};
+use crate::numeric::{bf16_to_f32, f16_to_f32, f32_to_bf16, f32_to_f16, f64_to_bf16, f64_to_f16};
+
+/// The float format code of bfloat16 (`OpTypeFloat 16 BFloat16KHR`) where the float helpers
+/// below take a `width`: 16 storage bits like IEEE half (16), with 8 exponent and 7 mantissa
+/// bits. [`crate::program::Comp::fw`] gives a component's code.
+pub const BF16: u32 = 16 | 0x100;
+
+/// The storage bits of a float format code (16 for [`BF16`]).
+#[inline]
+pub const fn storage_bits(width: u32) -> u32 {
+    width & 0xff
+}
 
 /// Component `i` of `bytes`-byte components, zero-extended (0 when out of range).
 #[inline]
@@ -57,11 +68,12 @@ pub fn mask(v: u64, bits: u32) -> u64 {
     }
 }
 
-/// A float component decoded to f64 (exact for f16/f32/f64).
+/// A float component decoded to f64 (exact for f16/bf16/f32/f64).
 #[inline]
 pub fn f_get(bits: u64, width: u32) -> f64 {
     match width {
         16 => f16_to_f32(bits as u16) as f64,
+        BF16 => bf16_to_f32(bits as u16) as f64,
         32 => f32::from_bits(bits as u32) as f64,
         _ => f64::from_bits(bits),
     }
@@ -72,6 +84,7 @@ pub fn f_get(bits: u64, width: u32) -> f64 {
 pub fn f_put(x: f64, width: u32) -> u64 {
     match width {
         16 => f64_to_f16(x) as u64,
+        BF16 => f64_to_bf16(x) as u64,
         32 => (x as f32).to_bits() as u64,
         _ => x.to_bits(),
     }
@@ -82,6 +95,7 @@ pub fn f_put(x: f64, width: u32) -> u64 {
 pub fn f32_to_width(x: f32, width: u32) -> u64 {
     match width {
         16 => f32_to_f16(x) as u64,
+        BF16 => f32_to_bf16(x) as u64,
         32 => x.to_bits() as u64,
         _ => (x as f64).to_bits(),
     }
@@ -89,7 +103,7 @@ pub fn f32_to_width(x: f32, width: u32) -> u64 {
 
 /// The next representable float of `width` after `bits` toward +inf (`up`) or -inf.
 pub fn f_step(bits: u64, width: u32, up: bool) -> u64 {
-    let sign_bit = 1u64 << (width - 1);
+    let sign_bit = 1u64 << (storage_bits(width) - 1);
     let mag = bits & (sign_bit - 1);
     let neg = bits & sign_bit != 0;
     let x = f_get(bits, width);
@@ -147,7 +161,7 @@ pub fn ulp_distance(a: u64, b: u64, width: u32) -> u64 {
         return u64::MAX;
     }
     let key = |v: u64| -> i128 {
-        let sign = 1u64 << (width - 1);
+        let sign = 1u64 << (storage_bits(width) - 1);
         if v & sign != 0 {
             -((v & (sign - 1)) as i128)
         } else {

@@ -56,5 +56,6 @@ mod subgroup_size;
 mod tensor_convert_mutations;
 mod tensor_gemm;
 mod tensor_hw_convert;
+mod translator_internal;
 mod user_kernels;
 mod xe3_targets;

@@ -98,7 +98,7 @@ impl Converter<'_> {
         consts: &Consts,
     ) -> Result<(), String> {
         let inst = m.inst(at).to_owned();
-        if spvopt_ir::grammar::internal::is_translator_internal(inst.opcode()) {
+        if spvopt_ir::grammar::internal::is_joint_matrix(inst.opcode()) {
             let mut jm = JointMatrix {
                 plan: self.plan,
                 target: self.target,

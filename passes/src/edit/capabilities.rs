@@ -13,7 +13,10 @@
 //! Float16Buffer (whichever is declared; Float16 when neither), 64 → Float64, vectors of 8/16
 //! components → Vector16, other counts above 4 → VectorAnyINTEL or LongVectorEXT (whichever is declared), 64-bit integer atomics →
 //! Int64Atomics, body-less functions → Linkage; DPC++ joint_matrix's translator-internal
-//! instructions (not in the grammar) → their capabilities 6192 / 6411 / 6435.
+//! instructions (not in the grammar) → their capabilities 6192 / 6411 / 6435, and the other
+//! translator-internal instructions (sigmoid, FP conversions, scaled MMA) → theirs; the
+//! translator-internal capabilities no instruction of the table needs (BFloat16ArithmeticINTEL,
+//! …) are kept as declared.
 //! - Capabilities: a requirement is met when one of its capabilities is declared or implicitly
 //!   declared by a declared one (closure under "Implicitly Declares"); otherwise the first
 //!   listed one is added (for Kernel modules, the first that does not imply Shader). A
@@ -401,6 +404,18 @@ pub fn run(m: &mut Module, stats: &mut Statistics, errors: &mut Vec<Diagnostic>)
         };
         declared.push(pick);
         needed.push(pick);
+    }
+    // A translator-internal capability no table instruction needs (BFloat16ArithmeticINTEL:
+    // arithmetic on bfloat16 values; the 16-bit atomics; FP4 types): what it enables is not
+    // computed here, so a declared one stays. joint_matrix's own (component types, offsets)
+    // go with its instructions, which convert-tensor-addressing replaces.
+    for &c in &declared {
+        let kept_as_declared = spvopt_ir::grammar::internal::internal_capability(c)
+            .is_some_and(|ic| ic.extension != "SPV_INTEL_joint_matrix")
+            && !spvopt_ir::grammar::internal::is_instruction_capability(c);
+        if kept_as_declared && !needed.contains(&c) {
+            needed.push(c);
+        }
     }
     let keep = closure(&needed);
     let final_caps: Vec<u32> = declared

@@ -82,7 +82,8 @@ impl<'p> Machine<'p> {
         let (e, n) = self.p.components(ty)?;
         let c = match self.p.ty(e)?.ty {
             Ty::Int { width, .. } => ScalarType::Int(width),
-            Ty::Float { width } => ScalarType::Float(width),
+            Ty::Float { bf16: true, .. } => ScalarType::BFloat16,
+            Ty::Float { width, .. } => ScalarType::Float(width),
             _ => return Err(SimError::Module("MMA operand of non-numeric type".into())),
         };
         Ok(if matches!(self.p.ty(ty)?.ty, Ty::Vector { .. }) {

@@ -45,7 +45,7 @@ impl Machine<'_> {
             COORD => self.element_coord(sg, inst, mask),
             PREFETCH => Ok(()),
             op => Err(SimError::Unsupported(format!(
-                "{} (translator-internal, experimental) is not executed by the simulator",
+                "{} (translator-internal) is not executed by the simulator",
                 spvopt_ir::grammar::opcode_name(op).unwrap_or("an internal instruction")
             ))),
         }
