@@ -89,7 +89,7 @@ pub enum CalleeKind {
 }
 
 /// An imported function: its name and what it is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Callee {
     /// The linkage name (else the `OpName`), mangled as imported.
     pub name: String,
@@ -98,7 +98,7 @@ pub struct Callee {
 }
 
 /// Every body-less function of a module, named and classified.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Callees {
     by_id: HashMap<Id, Callee>,
 }
@@ -248,5 +248,8 @@ impl crate::cache::Analysis for Callees {
     fn compute(m: &Module, analyses: &mut crate::cache::Analyses) -> Self {
         let dec = analyses.get::<Decorations>(m);
         Callees::build(m, &dec)
+    }
+    fn same_facts(&self, fresh: &Self) -> bool {
+        self == fresh
     }
 }

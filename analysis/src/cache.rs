@@ -8,7 +8,12 @@
 //! "Preserved" is a claim a pass makes; [`Analyses::stale`] checks it (SPIRV-Tools'
 //! `Pass::IsConsistent` does the same after each pass in debug builds): every analysis still
 //! cached is computed again from scratch on the module as it is now, and compared with the
-//! cached one by [`Analysis::fingerprint`]. The pass manager runs the check after every pass
+//! cached one by [`Analysis::same_facts`]: by equality of the facts (SPIRV-Tools compares with
+//! `operator==`) for the CFG, dominator and post-dominator trees, loops, def-use chains,
+//! uniformity, constants, kernel facts, decorations and callees, where a swapped dominator
+//! parent or a moved use is a difference; provenance and induction (arenas whose layout
+//! follows the order of computation) still compare their sorted `Debug` lines
+//! ([`Analysis::fingerprint`]), which do not see every swap. The pass manager runs the check after every pass
 //! that changed the module in debug builds, when `Hooks::check_preserved` is set (the tests set
 //! it) or when `SPVOPT_CHECK_PRESERVED=1` is in the environment.
 
@@ -81,15 +86,29 @@ pub trait Analysis: Any + Sized + std::fmt::Debug {
     const DEPENDS_ON: AnalysisSet = AnalysisSet::NONE;
     /// Computes the analysis of `m`, getting the analyses it builds on from `analyses`.
     fn compute(m: &Module, analyses: &mut Analyses) -> Self;
-    /// What [`Analyses::stale`] compares: two results with the same fingerprint say the same
-    /// about the module. By default the lines of the pretty `Debug` rendering, sorted, so that
-    /// hash maps filled in another order (a module edited, then read again) compare equal; an
-    /// analysis whose `Debug` shows more than its facts overrides it.
+    /// Whether `self` (cached) says what `fresh` (computed again on the module as it is now)
+    /// says: what [`Analyses::stale`] asks. Analyses override it with an exact comparison of
+    /// their facts; the default compares [`Analysis::fingerprint`]s.
+    fn same_facts(&self, fresh: &Self) -> bool {
+        self.fingerprint() == fresh.fingerprint()
+    }
+    /// A coarse comparison key for analyses without an exact [`Analysis::same_facts`]: the
+    /// lines of the pretty `Debug` rendering, sorted, so that hash maps filled in another
+    /// order compare equal (and, since lines lose their context, some real differences do
+    /// too); an analysis whose `Debug` shows more than its facts overrides it.
     fn fingerprint(&self) -> Vec<String> {
         let mut lines: Vec<String> = format!("{self:#?}").lines().map(str::to_owned).collect();
         lines.sort_unstable();
         lines
     }
+}
+
+/// Whether two id- or slot-indexed tables hold the same facts: equal where both have entries,
+/// and the longer one's extra entries (ids or blocks the other module did not have) all
+/// `empty`.
+pub fn same_table<T: PartialEq>(a: &[T], b: &[T], empty: &T) -> bool {
+    let n = a.len().min(b.len());
+    a[..n] == b[..n] && a[n..].iter().chain(&b[n..]).all(|x| x == empty)
 }
 
 /// One cached result, with how to check it against a fresh computation.
@@ -107,7 +126,7 @@ fn still_valid<A: Analysis>(cached: &dyn Any, m: &Module) -> bool {
         return false;
     };
     let fresh = A::compute(m, &mut Analyses::new());
-    cached.fingerprint() == fresh.fingerprint()
+    cached.same_facts(&fresh)
 }
 
 /// Cache of computed analyses.
@@ -146,7 +165,7 @@ impl Analyses {
     }
 
     /// The cached analyses that no longer describe `m`: each is computed again from scratch
-    /// and compared by [`Analysis::fingerprint`] (sorted names; empty when all hold). Costs a
+    /// and compared by [`Analysis::same_facts`] (sorted names; empty when all hold). Costs a
     /// full recomputation of everything cached: a check for tests and debug builds.
     pub fn stale(&self, m: &Module) -> Vec<&'static str> {
         let mut out: Vec<&'static str> = self
@@ -186,5 +205,9 @@ impl Analysis for spvopt_ir::DefUse {
     const KIND: AnalysisSet = AnalysisSet::DEF_USE;
     fn compute(m: &Module, _: &mut Analyses) -> Self {
         spvopt_ir::DefUse::build(m)
+    }
+    /// The same users of every id, in any order (a use list follows the module's order).
+    fn same_facts(&self, fresh: &Self) -> bool {
+        self.same_uses(fresh)
     }
 }

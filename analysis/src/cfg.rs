@@ -20,7 +20,7 @@ use crate::operands::op_of;
 const NONE: u32 = u32::MAX;
 
 /// Per-function facts of the CFG.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FunctionCfg {
     /// The first block, where execution starts (`None` for declarations).
     pub entry: Option<BlockId>,
@@ -246,5 +246,33 @@ impl Analysis for Cfg {
     const KIND: AnalysisSet = AnalysisSet::CFG;
     fn compute(m: &Module, _: &mut Analyses) -> Self {
         Cfg::build(m)
+    }
+    /// The same functions, entries and reverse post-orders, and for every block the same
+    /// function, successors (in order: a branch's targets are ordered) and predecessors (in
+    /// any order: they follow the layout).
+    fn same_facts(&self, fresh: &Self) -> bool {
+        let slots = self.func_of.len().max(fresh.func_of.len());
+        let edges = |c: &Cfg, b: usize, preds: bool| -> Vec<BlockId> {
+            let (start, list) = if preds {
+                (&c.pred_start, &c.preds)
+            } else {
+                (&c.succ_start, &c.succs)
+            };
+            let mut v = match (start.get(b), start.get(b + 1)) {
+                (Some(&s), Some(&e)) => list[s as usize..e as usize].to_vec(),
+                _ => Vec::new(),
+            };
+            if preds {
+                v.sort_unstable();
+            }
+            v
+        };
+        self.funcs == fresh.funcs
+            && self.func_ids == fresh.func_ids
+            && crate::cache::same_table(&self.func_of, &fresh.func_of, &NONE)
+            && (0..slots).all(|b| {
+                edges(self, b, false) == edges(fresh, b, false)
+                    && edges(self, b, true) == edges(fresh, b, true)
+            })
     }
 }

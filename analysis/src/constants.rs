@@ -152,6 +152,11 @@ impl Analysis for Constants {
         let dec = analyses.get::<Decorations>(m);
         Constants::build_with(m, &cfg, &std::collections::HashMap::new(), &dec)
     }
+    /// The same module-level constants and tensor layouts/views (function-body values are
+    /// folded on demand, a memo of queries, not facts the cache holds).
+    fn same_facts(&self, fresh: &Self) -> bool {
+        self.values == fresh.values && self.tensors == fresh.tensors
+    }
 }
 
 impl Constants {

@@ -25,7 +25,7 @@ pub struct Linkage {
 }
 
 /// Decorations of interest, per target id.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decorations {
     builtin: HashMap<Id, u32>,
     /// Shared: a decoration group's `LinkageAttributes` applies to every id of its
@@ -192,5 +192,8 @@ impl crate::cache::Analysis for Decorations {
     const KIND: crate::cache::AnalysisSet = crate::cache::AnalysisSet::DECORATIONS;
     fn compute(m: &Module, _: &mut crate::cache::Analyses) -> Self {
         Decorations::build(m)
+    }
+    fn same_facts(&self, fresh: &Self) -> bool {
+        self == fresh
     }
 }

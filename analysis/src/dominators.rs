@@ -25,6 +25,13 @@ pub struct BlockTree {
 }
 
 impl BlockTree {
+    /// Whether `other` is the same tree: every block has the same parent and function (the
+    /// pre/post numbers and child lists derive from those and from the order of computation).
+    pub(crate) fn same_tree(&self, other: &BlockTree) -> bool {
+        crate::cache::same_table(&self.parent, &other.parent, &None)
+            && crate::cache::same_table(&self.func, &other.func, &UNDEF)
+    }
+
     pub(crate) fn new(slots: usize) -> BlockTree {
         BlockTree {
             parent: vec![None; slots],
@@ -194,5 +201,55 @@ impl Analysis for Dominators {
     fn compute(m: &Module, analyses: &mut Analyses) -> Self {
         let cfg = analyses.get::<Cfg>(m);
         Dominators::build(m, &cfg)
+    }
+    fn same_facts(&self, fresh: &Self) -> bool {
+        self.tree.same_tree(&fresh.tree)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// entry → a → b → c: each block's immediate dominator is the one before it.
+    const CHAIN: &str = "
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %f \"f\"
+       %void = OpTypeVoid
+         %fn = OpTypeFunction %void
+          %f = OpFunction %void None %fn
+      %entry = OpLabel
+               OpBranch %a
+          %a = OpLabel
+               OpBranch %b
+          %b = OpLabel
+               OpBranch %c
+          %c = OpLabel
+               OpReturn
+               OpFunctionEnd
+";
+
+    #[test]
+    fn a_swapped_parent_is_a_different_tree_which_sorted_debug_lines_do_not_see() {
+        let words =
+            spvopt_ir::text::assemble(CHAIN, spvopt_ir::text::TargetEnv::Universal_1_4).unwrap();
+        let m = spvopt_ir::load_words(&words).unwrap();
+        let mut analyses = Analyses::new();
+        let dom = analyses.get::<Dominators>(&m);
+        let fresh = Dominators::compute(&m, &mut Analyses::new());
+        assert!(dom.same_facts(&fresh));
+        // Swap the parents of two blocks that have different ones.
+        let mut swapped = (*dom).clone();
+        let with_parent: Vec<usize> = (0..swapped.tree.parent.len())
+            .filter(|&b| swapped.tree.parent[b].is_some())
+            .collect();
+        let (x, y) = (with_parent[1], with_parent[2]);
+        assert_ne!(swapped.tree.parent[x], swapped.tree.parent[y]);
+        swapped.tree.parent.swap(x, y);
+        assert!(!swapped.same_facts(&fresh), "a swapped parent is caught");
+        // What the check compared before: the same sorted lines.
+        assert_eq!(swapped.fingerprint(), fresh.fingerprint());
     }
 }

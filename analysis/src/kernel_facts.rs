@@ -143,7 +143,7 @@ impl EntryFacts {
 }
 
 /// Per-function summaries.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct FunctionSummary {
     subgroup_size: Summary<u32>,
     local_size: Summary<[u32; 3]>,
@@ -164,7 +164,7 @@ impl FunctionSummary {
 }
 
 /// Kernel facts of a module, per entry point and per function.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KernelFacts {
     entries: Vec<EntryFacts>,
     functions: Vec<FunctionSummary>,
@@ -174,6 +174,9 @@ impl Analysis for KernelFacts {
     const KIND: AnalysisSet = AnalysisSet::KERNEL_FACTS;
     fn compute(m: &Module, _: &mut Analyses) -> Self {
         KernelFacts::build(m)
+    }
+    fn same_facts(&self, fresh: &Self) -> bool {
+        self == fresh
     }
 }
 

@@ -326,4 +326,26 @@ impl Analysis for Loops {
         let dom = analyses.get::<Dominators>(m);
         Loops::build(m, &cfg, &dom)
     }
+    /// The same loops, told apart by their headers (loop ids are positions): for each, the
+    /// same latches, blocks, parent's header, depth and function.
+    fn same_facts(&self, fresh: &Self) -> bool {
+        type Facts = (Vec<BlockId>, Vec<BlockId>, Option<BlockId>, u32, FuncId);
+        let facts = |ls: &Loops| -> Vec<(BlockId, Facts)> {
+            let mut v: Vec<(BlockId, Facts)> = ls
+                .ids()
+                .filter_map(|l| {
+                    let d = ls.get(l)?;
+                    let mut latches = d.latches.clone();
+                    latches.sort_unstable();
+                    let mut blocks = ls.blocks(l).to_vec();
+                    blocks.sort_unstable();
+                    let parent = d.parent.and_then(|p| ls.header(p));
+                    Some((d.header, (latches, blocks, parent, d.depth, d.func)))
+                })
+                .collect();
+            v.sort_unstable_by_key(|e| e.0);
+            v
+        };
+        facts(self) == facts(fresh)
+    }
 }

@@ -156,4 +156,7 @@ impl Analysis for PostDominators {
         let cfg = analyses.get::<Cfg>(m);
         PostDominators::build(m, &cfg)
     }
+    fn same_facts(&self, fresh: &Self) -> bool {
+        self.tree.same_tree(&fresh.tree)
+    }
 }

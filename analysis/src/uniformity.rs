@@ -130,6 +130,16 @@ impl Analysis for Uniformity {
         let s = Solver::new(m, &cfg, &dom, &pdom, &loops, &prov, &dec, &callees);
         Uniformity::solve(s)
     }
+    /// The same divergence of every id (ids only one of them has are uniform there) and the
+    /// same divergent branches, control, loop exits and variables.
+    fn same_facts(&self, fresh: &Self) -> bool {
+        crate::cache::same_table(&self.div.kind, &fresh.div.kind, &UNIFORM)
+            && self.div.partial == fresh.div.partial
+            && self.divergent_branches == fresh.divergent_branches
+            && self.divergent_control == fresh.divergent_control
+            && self.divergent_exit_loops == fresh.divergent_exit_loops
+            && self.divergent_variables == fresh.divergent_variables
+    }
 }
 
 impl Uniformity {

@@ -55,6 +55,25 @@ impl DefUse {
         &self.users[self.starts[i] as usize..self.starts[i + 1] as usize]
     }
 
+    /// Whether `other` lists the same users for every id, in any order (an id the other chains
+    /// do not cover has none).
+    pub fn same_uses(&self, other: &DefUse) -> bool {
+        let ids = self.starts.len().max(other.starts.len()).saturating_sub(1);
+        let sorted = |d: &DefUse, i: usize| {
+            let mut v: Vec<u32> = if i + 1 < d.starts.len() {
+                d.users[d.starts[i] as usize..d.starts[i + 1] as usize]
+                    .iter()
+                    .map(|u| u.index() as u32)
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            v.sort_unstable();
+            v
+        };
+        (0..ids).all(|i| sorted(self, i) == sorted(other, i))
+    }
+
     /// Number of uses of `id`.
     pub fn use_count(&self, id: Id) -> usize {
         self.users(id).len()
