@@ -572,6 +572,7 @@ impl Planner<'_> {
         let mut counted: FxHashSet<(usize, i64)> = FxHashSet::default();
         let mut along: FxHashMap<(usize, i64), Poly> = FxHashMap::default();
         // What `assumed_bound` gives per subgroup, row (column) and invocation.
+        let mut tz: FxHashMap<(usize, u32), u32> = FxHashMap::default();
         #[allow(clippy::type_complexity)]
         let mut assumed: FxHashMap<(usize, i64, u32), Option<(Poly, i64, u32, Id)>> =
             FxHashMap::default();
@@ -586,7 +587,7 @@ impl Planner<'_> {
             };
             let by_assumption = assumed
                 .entry((s, k, w))
-                .or_insert_with(|| self.assumed_bound(v, w));
+                .or_insert_with(|| self.assumed_bound(v, w, &mut tz));
             if let Some((b, t, tz, r)) = by_assumption {
                 let (t, tz, r) = (*t, *tz, *r);
                 match &bound {
@@ -638,18 +639,30 @@ impl Planner<'_> {
     /// (`0 ≤ t < 64`) for a remainder's dividend `a` the lane map took under `0 ≤ a < b`; `z`:
     /// the trailing zero bits `a` is known to have.
     /// The assumption with the smallest `t` is taken (each is sound on its own).
-    fn assumed_bound(&self, v: &Poly, w: u32) -> Option<(Poly, i64, u32, Id)> {
-        self.lanes
-            .assumptions
-            .iter()
-            .filter_map(|(r, a, b)| {
-                let t = v.constant_offset_at(a, w as usize)?;
-                (0..64).contains(&t).then(|| {
-                    let av = a.at_lane(w as usize);
-                    (b.with_width(64), t, self.lanes.trailing_zeros(&av), *r)
-                })
-            })
-            .min_by_key(|(_, t, _, _)| *t)
+    /// (`tz`: the trailing zeros of `a` per assumption and invocation, filled as needed; only
+    /// the taken assumption's are computed.)
+    fn assumed_bound(
+        &self,
+        v: &Poly,
+        w: u32,
+        tz: &mut FxHashMap<(usize, u32), u32>,
+    ) -> Option<(Poly, i64, u32, Id)> {
+        // The first assumption of the least `t` (what `min_by_key` takes).
+        let mut best: Option<(usize, i64)> = None;
+        for (i, (_, a, _)) in self.lanes.assumptions.iter().enumerate() {
+            let Some(t) = v.constant_offset_at(a, w as usize) else {
+                continue;
+            };
+            if (0..64).contains(&t) && best.is_none_or(|(_, bt)| t < bt) {
+                best = Some((i, t));
+            }
+        }
+        let (i, t) = best?;
+        let (r, a, b) = &self.lanes.assumptions[i];
+        let z = *tz
+            .entry((i, w))
+            .or_insert_with(|| self.lanes.trailing_zeros(&a.at_lane(w as usize)));
+        Some((b.with_width(64), t, z, *r))
     }
 
     /// For `sym + c` with `sym = u·q` (u > 0 constant, q a counter of its loop starting at a
