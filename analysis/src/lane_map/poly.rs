@@ -263,6 +263,52 @@ impl Poly {
         .check()
     }
 
+    /// `self + c`: what `self.add(&Poly::constant(c, self.width, self.lanes))` gives (the
+    /// constant is taken at this polynomial's width; `None` past [`MAX_TERMS`] terms), without
+    /// the merge: only the constant monomial, which sorts first, changes.
+    pub fn add_constant(&self, c: i64) -> Option<Poly> {
+        let w = self.width;
+        let c = sext(c, w);
+        let mut p = self.clone();
+        if c != 0 {
+            match p.terms.first_mut() {
+                Some((m, k)) if m.is_empty() => {
+                    let sum = k.map(|v| sext(v.wrapping_add(c), w)).canonical();
+                    if sum.is_zero() {
+                        p.terms.remove(0);
+                    } else {
+                        *k = sum;
+                    }
+                }
+                _ => p.terms.insert(0, (Mono::new(), Coef::Same(c))),
+            }
+        }
+        p.check()
+    }
+
+    /// Whether [`Poly::add_constant`] gives a polynomial (at most [`MAX_TERMS`] terms), without
+    /// building it: the constant monomial is added, kept, or cancelled.
+    pub fn add_constant_fits(&self, c: i64) -> bool {
+        let w = self.width;
+        let c = sext(c, w);
+        let mut len = self.terms.len();
+        if c != 0 {
+            match self.terms.first() {
+                Some((m, k)) if m.is_empty() => {
+                    let cancels = match k {
+                        Coef::Same(v) => sext(v.wrapping_add(c), w) == 0,
+                        Coef::Lanes(t) => t.iter().all(|&v| sext(v.wrapping_add(c), w) == 0),
+                    };
+                    if cancels {
+                        len -= 1;
+                    }
+                }
+                _ => len += 1,
+            }
+        }
+        len <= MAX_TERMS
+    }
+
     /// `self - other` (same width).
     pub fn sub(&self, other: &Poly) -> Option<Poly> {
         self.add(&other.scale(-1))
@@ -676,6 +722,36 @@ mod tests {
             for lane in 0..lanes {
                 let slow = by_terms(p, p.width, &|c| Coef::Same(c.at(lane)));
                 assert!(p.at_lane(lane).same_as(&slow), "{p:?} @ {lane}");
+            }
+        }
+    }
+
+    /// `add_constant` gives what adding `Poly::constant` gives.
+    #[test]
+    fn add_constant_matches_add() {
+        let lanes = 4;
+        for p in &samples(lanes) {
+            for c in [
+                0,
+                1,
+                -3,
+                7,
+                i64::from(i32::MIN),
+                i64::from(i32::MAX),
+                1 << 32,
+                -1 << 40,
+            ] {
+                let slow = p.add(&Poly::constant(c, p.width, lanes));
+                let fast = p.add_constant(c);
+                assert_eq!(slow.is_some(), fast.is_some(), "{p:?} + {c}");
+                assert_eq!(p.add_constant_fits(c), fast.is_some(), "{p:?} + {c} fits");
+                if let (Some(s), Some(f)) = (slow, fast) {
+                    assert!(s.same_as(&f), "{p:?} + {c}");
+                }
+                let wide = p.with_width(64);
+                let slow = wide.add(&Poly::constant(c, 64, lanes));
+                let fast = wide.add_constant(c);
+                assert_eq!(slow.map(|s| s.terms().len()), fast.map(|f| f.terms().len()));
             }
         }
     }

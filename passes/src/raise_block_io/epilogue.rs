@@ -33,13 +33,13 @@ use std::collections::HashMap;
 use spirv::{Op, StorageClass};
 use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::decorations::Decorations;
-use spvopt_analysis::lane_map::{Coef, LaneMap, Poly};
+use spvopt_analysis::lane_map::{Coef, LaneMap};
 use spvopt_analysis::types::{pointer_of, size_of};
 use spvopt_analysis::{Cfg, Dominators, Loops, PostDominators, Target};
 use spvopt_ir::opcode_class::{load_store, AccessDirection, OP_PREDICATED_STORE_INTEL};
 use spvopt_ir::{BlockId, FuncId, Id, InstId, Module};
 
-use super::plan::{OperandPlan, Planner};
+use super::plan::{address_fits, OperandPlan, Planner, StoreElement};
 use super::staging::{is_barrier, Staging};
 use super::trace::{ByteSource, Tracer};
 use crate::util::{is_debug_inst, is_side_effect_free};
@@ -435,7 +435,7 @@ impl Context<'_> {
                 self.size(v).unwrap_or(0) / e
             })
             .collect();
-        type Dest = (Poly, Option<(Id, bool, u32)>, u32);
+        type Dest = StoreElement;
         let mut dest: Vec<Vec<Vec<Option<Dest>>>> = comps
             .iter()
             .map(|&c| vec![vec![None; c as usize]; n])
@@ -451,7 +451,7 @@ impl Context<'_> {
                 return Err((StoreReject::ElementSize, Some(g)));
             }
             for r in 0..n {
-                let at_r = gp.at_lane(r);
+                let at_r = std::rc::Rc::new(gp.at_lane(r));
                 for j in 0..bytes.len() / e as usize {
                     let (ld, bl) = bytes[j * e as usize];
                     let lp = m
@@ -480,15 +480,21 @@ impl Context<'_> {
                             return Err((StoreReject::NoWriter, Some(ld)));
                         }
                     }
-                    let addr = at_r
-                        .add(&Poly::constant(i64::from(j as u32 * e), 64, n))
-                        .ok_or((StoreReject::NoLayout, Some(g)))?;
+                    let offset = i64::from(j as u32 * e);
+                    if !address_fits(&at_r, offset) {
+                        return Err((StoreReject::NoLayout, Some(g)));
+                    }
                     let slot =
                         &mut dest[index_of[&w.store]][w.lane as usize][(w.byte / e) as usize];
                     if slot.is_some() {
                         return Err((StoreReject::ReadTwice, Some(w.store)));
                     }
-                    *slot = Some((addr, masks[gi].map(|c| (c, true, r as u32)), r as u32));
+                    *slot = Some((
+                        at_r.clone(),
+                        offset,
+                        masks[gi].map(|c| (c, true, r as u32)),
+                        r as u32,
+                    ));
                 }
             }
         }
@@ -551,12 +557,15 @@ impl Context<'_> {
         &self,
         stores: &[InstId],
         comps: &[u32],
-        dest: &[Vec<Vec<Option<(Poly, Option<(Id, bool, u32)>, u32)>>>],
+        dest: &[Vec<Vec<Option<StoreElement>>>],
         e: u32,
     ) -> Result<Vec<Vec<(InstId, u32)>>, (StoreReject, Option<InstId>)> {
         let fail = |s: InstId| (StoreReject::NoTiles, Some(s));
-        let addr = |k: usize, c: u32| &dest[k][0][c as usize].as_ref().expect("checked").0;
-        let origin = addr(0, 0).clone();
+        let addr = |k: usize, c: u32| {
+            let (base, offset, _, _) = dest[k][0][c as usize].as_ref().expect("checked");
+            base.add_constant(*offset).expect("checked by address_fits")
+        };
+        let origin = addr(0, 0);
         // (store, component, row term coefficient, column bytes)
         let mut at: Vec<(InstId, u32, i64, i64)> = Vec::new();
         let mut pitch_mono = None;

@@ -18,6 +18,7 @@ use spvopt_analysis::lane_map::{Coef, LaneMap, Mono, Poly};
 use spvopt_analysis::types::pointer_of;
 use spvopt_analysis::Target;
 use spvopt_ir::{Id, InstId, Module};
+use std::rc::Rc;
 
 use super::staging::Staging;
 use super::trace::{ByteSource, Tracer};
@@ -112,14 +113,65 @@ impl OperandReject {
 /// One staged element behind an operand position of one invocation.
 #[derive(Clone, Debug)]
 struct Element {
-    /// Byte address (64-bit, lane-invariant polynomial: this invocation's).
-    addr: Poly,
+    /// Byte address (64-bit, lane-invariant polynomial: this invocation's), as a polynomial
+    /// shared by the elements of one load and invocation plus this element's byte offset
+    /// (`Element::address`; the sum is checked to have at most `MAX_TERMS` terms).
+    base: Rc<Poly>,
+    offset: i64,
     /// The global load's condition, its polarity and the writing invocation.
     mask: Option<(Id, bool, u32)>,
     /// Further conditions of a mask nested over several branches (at the same invocation).
     also: [Option<(Id, bool)>; 2],
     /// The invocation whose load read the element.
     writer: u32,
+}
+
+impl Element {
+    fn new(
+        base: Rc<Poly>,
+        offset: i64,
+        mask: Option<(Id, bool, u32)>,
+        also: [Option<(Id, bool)>; 2],
+        writer: u32,
+    ) -> Option<Element> {
+        // `base + offset` must be a polynomial (at most `MAX_TERMS` terms).
+        if !address_fits(&base, offset) {
+            return None;
+        }
+        Some(Element {
+            base,
+            offset,
+            mask,
+            also,
+            writer,
+        })
+    }
+
+    /// The byte address.
+    fn address(&self) -> Poly {
+        self.base
+            .add_constant(self.offset)
+            .expect("checked by Element::new")
+    }
+
+    /// Whether the address is `start + c` (`Poly::is_sum_with_constant` of the address): the
+    /// same as the base being `start + (c - offset)`, both sums being polynomials (the
+    /// address is one, and equal polynomials have the same terms).
+    fn is_at(&self, start: &Poly, c: i64) -> bool {
+        self.base
+            .is_sum_with_constant(start, c.wrapping_sub(self.offset))
+    }
+}
+
+/// An element a 2D block store writes: its global byte address as a polynomial (shared) plus
+/// a byte offset (the sum has at most `MAX_TERMS` terms of a polynomial: [`address_fits`]), its mask
+/// (condition, polarity, the invocation it is evaluated in) and the invocation whose address
+/// it is.
+pub type StoreElement = (Rc<Poly>, i64, Option<(Id, bool, u32)>, u32);
+
+/// Whether `base + offset` is a polynomial (`Poly::add_constant` gives one).
+pub fn address_fits(base: &Poly, offset: i64) -> bool {
+    base.add_constant_fits(offset)
 }
 
 /// How one MMA operand is loaded with a 2D block load.
@@ -237,7 +289,7 @@ impl Planner<'_> {
         }
         let mut out = Vec::with_capacity(self.lanes.lanes);
         // A global load's address at one invocation, once.
-        let mut lane_addr: FxHashMap<(InstId, u32), Poly> = FxHashMap::default();
+        let mut lane_addr: FxHashMap<(InstId, u32), Rc<Poly>> = FxHashMap::default();
         for r in 0..self.lanes.lanes {
             let mut row = Vec::with_capacity(n as usize);
             for read in &reads {
@@ -289,18 +341,12 @@ impl Planner<'_> {
                 let at_lane = match lane_addr.entry((gl, w.lane)) {
                     std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                     std::collections::hash_map::Entry::Vacant(e) => {
-                        e.insert(gp.at_lane(w.lane as usize))
+                        e.insert(Rc::new(gp.at_lane(w.lane as usize)))
                     }
                 };
-                let addr = at_lane
-                    .add(&Poly::constant(i64::from(gb), 64, self.lanes.lanes))
+                let el = Element::new(at_lane.clone(), i64::from(gb), mask, also, w.lane)
                     .ok_or(OperandReject::NotGlobal)?;
-                row.push(Some(Element {
-                    addr,
-                    mask,
-                    also,
-                    writer: w.lane,
-                }));
+                row.push(Some(el));
             }
             out.push(row);
         }
@@ -314,7 +360,7 @@ impl Planner<'_> {
         direct: &[Option<ByteSource>],
     ) -> Result<Vec<Vec<Option<Element>>>, OperandReject> {
         let n = self.lanes.lanes;
-        let mut at_lane: FxHashMap<(InstId, usize), Poly> = FxHashMap::default();
+        let mut at_lane: FxHashMap<(InstId, usize), Rc<Poly>> = FxHashMap::default();
         let mut out = Vec::with_capacity(n);
         for r in 0..n {
             let mut row = Vec::with_capacity(direct.len());
@@ -336,16 +382,12 @@ impl Planner<'_> {
                 };
                 let gptr = load_pointer(self.m, load).ok_or(OperandReject::NotGlobal)?;
                 let gp = self.lanes.poly(gptr).ok_or(OperandReject::NotGlobal)?;
-                let base = at_lane.entry((load, r)).or_insert_with(|| gp.at_lane(r));
-                let addr = base
-                    .add(&Poly::constant(i64::from(byte), 64, n))
+                let base = at_lane
+                    .entry((load, r))
+                    .or_insert_with(|| Rc::new(gp.at_lane(r)));
+                let el = Element::new(base.clone(), i64::from(byte), mask, also, r as u32)
                     .ok_or(OperandReject::NotGlobal)?;
-                row.push(Some(Element {
-                    addr,
-                    mask,
-                    also,
-                    writer: r as u32,
-                }));
+                row.push(Some(el));
             }
             out.push(row);
         }
@@ -417,25 +459,20 @@ impl Planner<'_> {
         Err(last)
     }
 
-    /// The plan of a 2D block store whose element `v` in invocation `i` is `elems[i][v]`:
-    /// (global byte address, mask (condition, polarity, the invocation it is evaluated in),
-    /// the invocation whose address it is).
-    #[allow(clippy::type_complexity)]
+    /// The plan of a 2D block store whose element `v` in invocation `i` is `elems[i][v]`
+    /// (see [`StoreElement`]).
     pub fn plan_store(
         &self,
         lay: &Layout,
-        elems: Vec<Vec<Option<(Poly, Option<(Id, bool, u32)>, u32)>>>,
+        elems: Vec<Vec<Option<StoreElement>>>,
     ) -> Result<OperandPlan, OperandReject> {
         let elems: Vec<Vec<Option<Element>>> = elems
             .into_iter()
             .map(|row| {
                 row.into_iter()
                     .map(|x| {
-                        x.map(|(addr, mask, writer)| Element {
-                            addr,
-                            mask,
-                            also: [None, None],
-                            writer,
+                        x.and_then(|(base, offset, mask, writer)| {
+                            Element::new(base, offset, mask, [None, None], writer)
                         })
                     })
                     .collect()
@@ -490,10 +527,10 @@ impl Planner<'_> {
         let mut pitch: Option<Poly> = None;
         let mut origins = Vec::with_capacity(n_sub);
         for s in 0..n_sub {
-            let p00 = at(s, l00, e00).ok_or(OperandReject::NoLayout)?.addr.clone();
+            let p00 = at(s, l00, e00).ok_or(OperandReject::NoLayout)?.address();
             if lay.height > 1 {
                 let (l10, e10) = find(1, 0).ok_or(OperandReject::NoLayout)?;
-                let p10 = &at(s, l10, e10).ok_or(OperandReject::NoLayout)?.addr;
+                let p10 = &at(s, l10, e10).ok_or(OperandReject::NoLayout)?.address();
                 let d = p10.sub(&p00).ok_or(OperandReject::NoLayout)?;
                 match &pitch {
                     None => pitch = Some(d),
@@ -511,7 +548,7 @@ impl Planner<'_> {
                     Some(p) => p,
                     slot => slot.insert(p00.add(&pit.scale(row)).ok_or(OperandReject::NoLayout)?),
                 };
-                if !el.addr.is_sum_with_constant(start, col * i64::from(e)) {
+                if !el.is_at(start, col * i64::from(e)) {
                     return Err(OperandReject::NoLayout);
                 }
             }

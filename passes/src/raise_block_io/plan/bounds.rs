@@ -108,6 +108,93 @@ pub(super) struct Bounds {
     pub assumed: Vec<(Id, usize)>,
 }
 
+/// A conjunct at one invocation (see `Planner::bounds`): `a`, `b - a` (for `a < b`), and the
+/// index of the symbolic part (every term but the constant) of `b - a` (`a` for `a ≥ 0`)
+/// among the conjunct's distinct ones, with its constant (`None` when the constant is a
+/// per-invocation table: then the bounds are computed whole).
+struct LaneTerms {
+    av: Rc<Poly>,
+    d: Option<Poly>,
+    sym: Option<usize>,
+    cst: i64,
+}
+
+/// The bounds `lhs + v` (`a < b`, `lhs = b - a`) and `lhs - v` (`a ≥ 0`, `lhs = a`) of
+/// `Planner::bounds`, for `v` the row `Yr` or column `Xc` of an element at the mask's width.
+/// Exact: the terms of a sum are the merge of the operands' non-constant terms (which do not
+/// depend on the row, the column or the invocation's constant) plus the sum of the
+/// constants, so the non-constant part is computed once per (conjunct, symbolic part of
+/// `lhs`, subgroup, dimension, width) and each bound is it with its constant added
+/// (`Poly::add_constant`, which fails past `MAX_TERMS` exactly when the whole sum does). Equal
+/// bounds are one shared polynomial (every use compares them by value).
+#[derive(Default)]
+struct BoundMemo {
+    /// Per conjunct: the distinct symbolic parts of its `lhs`.
+    syms: FxHashMap<Id, Vec<Poly>>,
+    #[allow(clippy::type_complexity)]
+    /// (conjunct, symbolic part, subgroup, dimension, width) -> `lhs ± v` without constant.
+    bases: FxHashMap<(Id, usize, usize, u8, u32), Option<Poly>>,
+    #[allow(clippy::type_complexity)]
+    /// (conjunct, symbolic part, subgroup, dimension, width, constant) -> the bound.
+    bounds: FxHashMap<(Id, usize, usize, u8, u32, i64), Rc<Poly>>,
+}
+
+impl BoundMemo {
+    /// `lhs`'s symbolic part (its index among conjunct `cmp`'s) and constant.
+    fn split(&mut self, cmp: Id, lhs: &Poly) -> (Option<usize>, i64) {
+        let Coef::Same(c) = lhs.constant_part() else {
+            return (None, 0);
+        };
+        let sym = lhs.with_constant_part(Coef::Same(0));
+        let seen = self.syms.entry(cmp).or_default();
+        let i = match seen.iter().position(|p| p.same_as(&sym)) {
+            Some(i) => i,
+            None => {
+                seen.push(sym);
+                seen.len() - 1
+            }
+        };
+        (Some(i), c)
+    }
+
+    /// `b - a + v` (`a < b`) or `a - v` (`a ≥ 0`) for conjunct `cmp` at one invocation (`lt`),
+    /// `v` of subgroup and dimension `at`: what the polynomial arithmetic gives (`None` when
+    /// it has too many terms).
+    fn bound(&mut self, cmp: Id, lt: &LaneTerms, at: (usize, u8), v: &Poly) -> Option<Rc<Poly>> {
+        let lhs = lt.d.as_ref().unwrap_or(&lt.av);
+        let less = lt.d.is_some();
+        let (Some(sym), Coef::Same(cv)) = (lt.sym, v.constant_part()) else {
+            let whole = if less { lhs.add(v) } else { lhs.sub(v) };
+            return whole.map(Rc::new);
+        };
+        let c = if less {
+            lt.cst.wrapping_add(cv)
+        } else {
+            lt.cst.wrapping_sub(cv)
+        };
+        let c = spvopt_analysis::lane_map::sext(c, lhs.width);
+        let key = (cmp, sym, at.0, at.1, v.width, c);
+        if let Some(b) = self.bounds.get(&key) {
+            return Some(b.clone());
+        }
+        let base = self
+            .bases
+            .entry((cmp, sym, at.0, at.1, v.width))
+            .or_insert_with(|| {
+                let vs = v.with_constant_part(Coef::Same(0));
+                let ls = &self.syms[&cmp][sym];
+                if less {
+                    ls.add(&vs)
+                } else {
+                    ls.sub(&vs)
+                }
+            });
+        let b = Rc::new(base.as_ref()?.add_constant(c)?);
+        self.bounds.insert(key, b.clone());
+        Some(b)
+    }
+}
+
 impl Planner<'_> {
     /// The surface bounds the masks state (see the module documentation).
     pub(super) fn bounds(
@@ -136,14 +223,11 @@ impl Planner<'_> {
         let mut cache: FxHashMap<Id, Vec<Conjunct>> = FxHashMap::default();
         // Per mask (condition, polarity, further conditions): its conjuncts.
         let mut mask_cache: FxHashMap<MaskKey, Rc<[Conjunct]>> = FxHashMap::default();
-        #[allow(clippy::type_complexity)]
         // Per conjunct and invocation: `a`, `b - a`, and which of the conjunct's distinct
-        // `b - a` (`a` for `a ≥ 0`) it is (the bounds depend on that value only).
-        let mut lane_cache: FxHashMap<(Id, u32), (Rc<Poly>, Option<Poly>, usize)> =
-            FxHashMap::default();
-        let mut distinct: FxHashMap<Id, Vec<Poly>> = FxHashMap::default();
-        let mut bound_cache: FxHashMap<(Id, usize, usize, u8, i64), Rc<Poly>> =
-            FxHashMap::default();
+        // symbolic parts of `b - a` (`a` for `a ≥ 0`) it is, with its constant (the bounds
+        // depend on those only).
+        let mut lane_cache: FxHashMap<(Id, u32), LaneTerms> = FxHashMap::default();
+        let mut memo = BoundMemo::default();
         // `Yr` (`Xc`) at a width: per subgroup, dimension, row (column) and width.
         let mut along_cache: FxHashMap<(usize, u8, i64, u32), Poly> = FxHashMap::default();
         let mut masked = 0usize;
@@ -185,7 +269,7 @@ impl Planner<'_> {
                         Conjunct::NonNeg(cmp, a) => (cmp, a, None, false),
                     };
                     // `a` and `b - a` at invocation `w`, once per conjunct and invocation.
-                    let (av, d, value) = match lane_cache.entry((cmp, w)) {
+                    let lt = match lane_cache.entry((cmp, w)) {
                         std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                         std::collections::hash_map::Entry::Vacant(e) => {
                             let av = Rc::new(self.poly_of(a)?.at_lane(w as usize));
@@ -198,31 +282,19 @@ impl Planner<'_> {
                                 ),
                                 None => None,
                             };
-                            let seen = distinct.entry(cmp).or_default();
-                            let dep = d.as_ref().unwrap_or(&av);
-                            let value = match seen.iter().position(|p| p.same_as(dep)) {
-                                Some(i) => i,
-                                None => {
-                                    seen.push(dep.clone());
-                                    seen.len() - 1
-                                }
-                            };
-                            e.insert((av, d, value))
+                            let (sym, cst) = memo.split(cmp, d.as_ref().unwrap_or(&av));
+                            e.insert(LaneTerms { av, d, sym, cst })
                         }
                     };
-                    let value = *value;
-                    let wd = av.width;
+                    let (av, wd) = (&lt.av, lt.av.width);
                     // Narrow masks wrap where the lane map's polynomials do not (the 32-bit
                     // ones cannot within a surface under 2^31 bytes, which the check demands).
                     if wd < 32 {
                         return Err(OperandReject::NarrowMask);
                     }
                     // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
-                    // `a ≥ 0`: a - Yr and a - Xc. Each once per conjunct, invocation, subgroup
-                    // and row (column).
-                    // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
-                    // `a ≥ 0`: a - Yr and a - Xc. Each once per conjunct, invocation, subgroup
-                    // and row (column).
+                    // `a ≥ 0`: a - Yr and a - Xc; `Yr` (`Xc`) once per subgroup, row (column)
+                    // and width, the bounds once per value (`BoundMemo`).
                     let mut along = |dim: u8, k: i64| -> Result<Rc<Poly>, OperandReject> {
                         let v = match along_cache.entry((s, dim, k, wd)) {
                             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
@@ -230,33 +302,20 @@ impl Planner<'_> {
                                 let origin = if dim == 0 { y } else { x };
                                 e.insert(
                                     origin
-                                        .add(&Poly::constant(k, 64, n))
+                                        .add_constant(k)
                                         .ok_or(OperandReject::MaskNotABound)?
                                         .with_width(wd),
                                 )
                             }
                         };
-                        match d {
-                            Some(d) => d.add(v),
-                            None => av.sub(v),
-                        }
-                        .map(Rc::new)
-                        .ok_or(OperandReject::MaskNotABound)
+                        memo.bound(cmp, lt, (s, dim), v)
+                            .ok_or(OperandReject::MaskNotABound)
                     };
-                    let rv = match bound_cache.entry((cmp, value, s, 0, row)) {
-                        std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
-                        std::collections::hash_map::Entry::Vacant(e) => {
-                            e.insert(along(0, row)?).clone()
-                        }
-                    };
-                    let cv = match bound_cache.entry((cmp, value, s, 1, col)) {
-                        std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
-                        std::collections::hash_map::Entry::Vacant(e) => {
-                            e.insert(along(1, col)?).clone()
-                        }
-                    };
+                    let rv = along(0, row)?;
+                    let cv = along(1, col)?;
+                    let av = av.clone();
                     if is_less {
-                        less.push((rv, cv, av.clone()));
+                        less.push((rv, cv, av));
                         let xc = match col_cache.entry((s, col, wd)) {
                             std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
                             std::collections::hash_map::Entry::Vacant(e) => {
@@ -269,9 +328,8 @@ impl Planner<'_> {
                         };
                         less_col.push(xc);
                     } else {
-                        nonneg.push((rv, cv, av.clone()));
+                        nonneg.push((rv, cv, av));
                     }
-                    let _ = cmp;
                 }
                 per_elem.push((starts.0..less.len(), starts.1..nonneg.len()));
             }
@@ -373,9 +431,7 @@ impl Planner<'_> {
             }
             // The vector at c0 is loaded iff c0 < B; element c0 + t is in bounds iff c0 + t < B:
             // the same when c0 and B are multiples of V (B is checked at run time).
-            let bc = first
-                .add(&Poly::constant(lo, first.width, n))
-                .ok_or(OperandReject::MaskNotABound)?;
+            let bc = first.add_constant(lo).ok_or(OperandReject::MaskNotABound)?;
             chosen = Some(((!is_none).then(|| (**rb).clone()), Some(bc), v));
             break;
         }
@@ -507,7 +563,6 @@ impl Planner<'_> {
         ys: &[Poly],
         xs: &[Poly],
     ) -> Result<(Poly, Option<(Poly, Poly)>, u32, Vec<Id>), OperandReject> {
-        let n = self.lanes.lanes;
         let mut bound: Option<Poly> = None;
         let mut from: Vec<Id> = Vec::new();
         let mut span = 0i64;
@@ -517,6 +572,7 @@ impl Planner<'_> {
         let mut counted: FxHashSet<(usize, i64)> = FxHashSet::default();
         let mut along: FxHashMap<(usize, i64), Poly> = FxHashMap::default();
         // What `assumed_bound` gives per subgroup, row (column) and invocation.
+        let mut tz: FxHashMap<(usize, u32), u32> = FxHashMap::default();
         #[allow(clippy::type_complexity)]
         let mut assumed: FxHashMap<(usize, i64, u32), Option<(Poly, i64, u32, Id)>> =
             FxHashMap::default();
@@ -526,16 +582,12 @@ impl Planner<'_> {
                 std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
                 std::collections::hash_map::Entry::Vacant(e) => {
                     let origin = if dim == 0 { &ys[s] } else { &xs[s] };
-                    e.insert(
-                        origin
-                            .add(&Poly::constant(k, 64, n))
-                            .ok_or(OperandReject::NoBound)?,
-                    )
+                    e.insert(origin.add_constant(k).ok_or(OperandReject::NoBound)?)
                 }
             };
             let by_assumption = assumed
                 .entry((s, k, w))
-                .or_insert_with(|| self.assumed_bound(v, w));
+                .or_insert_with(|| self.assumed_bound(v, w, &mut tz));
             if let Some((b, t, tz, r)) = by_assumption {
                 let (t, tz, r) = (*t, *tz, *r);
                 match &bound {
@@ -587,18 +639,30 @@ impl Planner<'_> {
     /// (`0 ≤ t < 64`) for a remainder's dividend `a` the lane map took under `0 ≤ a < b`; `z`:
     /// the trailing zero bits `a` is known to have.
     /// The assumption with the smallest `t` is taken (each is sound on its own).
-    fn assumed_bound(&self, v: &Poly, w: u32) -> Option<(Poly, i64, u32, Id)> {
-        self.lanes
-            .assumptions
-            .iter()
-            .filter_map(|(r, a, b)| {
-                let t = v.constant_offset_at(a, w as usize)?;
-                (0..64).contains(&t).then(|| {
-                    let av = a.at_lane(w as usize);
-                    (b.with_width(64), t, self.lanes.trailing_zeros(&av), *r)
-                })
-            })
-            .min_by_key(|(_, t, _, _)| *t)
+    /// (`tz`: the trailing zeros of `a` per assumption and invocation, filled as needed; only
+    /// the taken assumption's are computed.)
+    fn assumed_bound(
+        &self,
+        v: &Poly,
+        w: u32,
+        tz: &mut FxHashMap<(usize, u32), u32>,
+    ) -> Option<(Poly, i64, u32, Id)> {
+        // The first assumption of the least `t` (what `min_by_key` takes).
+        let mut best: Option<(usize, i64)> = None;
+        for (i, (_, a, _)) in self.lanes.assumptions.iter().enumerate() {
+            let Some(t) = v.constant_offset_at(a, w as usize) else {
+                continue;
+            };
+            if (0..64).contains(&t) && best.is_none_or(|(_, bt)| t < bt) {
+                best = Some((i, t));
+            }
+        }
+        let (i, t) = best?;
+        let (r, a, b) = &self.lanes.assumptions[i];
+        let z = *tz
+            .entry((i, w))
+            .or_insert_with(|| self.lanes.trailing_zeros(&a.at_lane(w as usize)));
+        Some((b.with_width(64), t, z, *r))
     }
 
     /// For `sym + c` with `sym = u·q` (u > 0 constant, q a counter of its loop starting at a
@@ -651,9 +715,7 @@ impl Planner<'_> {
             return None;
         }
         let tp = tp.with_width(64);
-        let bound = tp
-            .scale(*u)
-            .add(&Poly::constant(c + 1 - u, 64, self.lanes.lanes))?;
+        let bound = tp.scale(*u).add_constant(c + 1 - u)?;
         Some((bound, (tp, Poly::constant(q0 + 1, 64, self.lanes.lanes))))
     }
 
