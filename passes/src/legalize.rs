@@ -18,7 +18,9 @@
 //!    and stores become a branch on the predicate around a plain `OpLoad` / `OpStore` (a phi
 //!    gives the default value). [`long_vectors`]: on targets without `LongVectorEXT` (`cpu`),
 //!    `OpTypeVectorIdEXT` becomes `OpTypeVector` and the capability goes (`VectorAnyINTEL`
-//!    then covers the counts).
+//!    then covers the counts). [`subgroup_size`]: a kernel whose `SubgroupSize` the target
+//!    lacks (SG8 on pvc) is re-declared with a size the target has when it is proven
+//!    size-agnostic (the rule is in that file), else it is an error located at the mode.
 //! 3. [`split_shapes`]: 2D block loads/stores/prefetches whose shape the target lacks are split
 //!    along Block Count or Block Height into supported pieces whose per-invocation data is the
 //!    exact concatenation of the original's; shapes that cannot be split that way are errors
@@ -46,7 +48,8 @@
 //! One rewrite (`--max-changes`), step by step: reordering one function's blocks, removing one
 //! repeated decoration, completing one entry point's interface, dropping one kernel attribute,
 //! moving one Function variable, the whole signedness rewrite, dropping / lowering / splitting
-//! one 2D block op or buffer prefetch, lowering one predicated access. Declaring the capabilities the result uses belongs to
+//! one 2D block op or buffer prefetch, lowering one predicated access, re-declaring one kernel's
+//! subgroup size. Declaring the capabilities the result uses belongs to
 //! those rewrites; on its own (nothing else to do) it is one rewrite.
 //! Why correct: each step's file says why it preserves the kernel's results.
 //! Cost: linear in module size (splits and lowerings add a bounded amount of code per op).
@@ -63,6 +66,7 @@ pub mod lower_block_io;
 pub mod mma;
 pub mod predicated_io;
 pub mod split_shapes;
+pub mod subgroup_size;
 pub mod vector_constituents;
 
 use spvopt_analysis::{Analyses, AnalysisSet, KernelFacts, Target};
@@ -105,8 +109,9 @@ impl Pass for Legalize {
         level_zero_env::fix(m, &mut scan, &mut stats, &mut errors, changes);
         predicated_io::run(m, target, &mut stats, &mut errors, changes);
         long_vectors::run(m, target, &mut stats, &mut errors, changes);
+        subgroup_size::run(m, target, &mut stats, &mut errors, changes);
         // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the
-        // steps above change neither execution modes nor calls. Built here, on the module the
+        // steps above change no calls, and execution modes only as `subgroup_size` re-declares. Built here, on the module the
         // steps above edited, not taken from the cache, which holds facts of the module before.
         let facts = KernelFacts::build(m);
         split_shapes::run(

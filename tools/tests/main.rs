@@ -15,3 +15,4 @@ mod corrupt_inputs;
 mod igc_judge;
 mod sim_compare;
 mod snapshots;
+mod subgroup_size;
