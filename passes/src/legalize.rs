@@ -41,7 +41,9 @@
 //! 5. [`capabilities`]: exactly the capabilities and extensions the module uses are declared
 //!    (from the grammar's requirements of every instruction and enum operand, plus type-based
 //!    ones); the SPIR-V version is raised to what the features need (above 1.4: an error), or
-//!    lowered to 1.4 from 1.5/1.6 when nothing needs more.
+//!    lowered to 1.4 from 1.5/1.6 when nothing needs more. [`igc_extensions`]: a declared
+//!    extension the target's IGC rejects (measured per device) is re-spelled as an accepted
+//!    alias (`SPV_EXT_split_barrier` → `SPV_INTEL_split_barrier`), else it is an error.
 //!
 //! When: always; each step only touches what is illegal for the target, so a legal module is
 //! left byte-identical.
@@ -58,6 +60,7 @@ pub mod block_order;
 pub mod body_scan;
 pub mod duplicate_decorations;
 pub mod function_variables;
+pub mod igc_extensions;
 pub mod interface_variables;
 pub mod kernel_attributes;
 pub mod level_zero_env;
@@ -130,12 +133,13 @@ impl Pass for Legalize {
         let steps_changed = changes.made() > 0;
         let declarations_changed = if steps_changed {
             capabilities::run(m, &mut stats, &mut errors)
+                | igc_extensions::run(m, target, &mut stats, &mut errors, changes)
         } else if changes.allow() {
             let changed = capabilities::run(m, &mut stats, &mut errors);
             if !changed {
                 changes.undo();
             }
-            changed
+            changed | igc_extensions::run(m, target, &mut stats, &mut errors, changes)
         } else {
             false
         };

@@ -12,6 +12,7 @@ mod cli_max_changes;
 mod cli_reporting;
 mod common;
 mod corrupt_inputs;
+mod igc_extensions;
 mod igc_judge;
 mod sim_compare;
 mod snapshots;
