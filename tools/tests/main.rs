@@ -14,6 +14,7 @@ mod common;
 mod corrupt_inputs;
 mod igc_extensions;
 mod igc_judge;
+mod isa_table;
 mod sim_compare;
 mod snapshots;
 mod subgroup_size;
