@@ -3,6 +3,7 @@
 //! crate and its dependencies instead of one per file.
 
 mod ab;
+mod ab_igc;
 mod bench_gen_valid;
 mod cli;
 mod cli_conflicts;
