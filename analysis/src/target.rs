@@ -236,9 +236,11 @@ impl std::error::Error for UnknownTarget {}
 
 mod describe;
 mod igc_costs;
+pub mod igc_extensions;
 mod profiles;
 
 pub use igc_costs::{BlockCost, IGC_COSTS_SOURCE};
+pub use igc_extensions::IGC_EXTENSIONS_SOURCE;
 
 impl Target {
     /// Subgroup sizes kernels may be compiled for on this device.

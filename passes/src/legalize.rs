@@ -18,7 +18,9 @@
 //!    and stores become a branch on the predicate around a plain `OpLoad` / `OpStore` (a phi
 //!    gives the default value). [`long_vectors`]: on targets without `LongVectorEXT` (`cpu`),
 //!    `OpTypeVectorIdEXT` becomes `OpTypeVector` and the capability goes (`VectorAnyINTEL`
-//!    then covers the counts).
+//!    then covers the counts). [`subgroup_size`]: a kernel whose `SubgroupSize` the target
+//!    lacks (SG8 on pvc) is re-declared with a size the target has when it is proven
+//!    size-agnostic (the rule is in that file), else it is an error located at the mode.
 //! 3. [`split_shapes`]: 2D block loads/stores/prefetches whose shape the target lacks are split
 //!    along Block Count or Block Height into supported pieces whose per-invocation data is the
 //!    exact concatenation of the original's; shapes that cannot be split that way are errors
@@ -39,14 +41,17 @@
 //! 5. [`capabilities`]: exactly the capabilities and extensions the module uses are declared
 //!    (from the grammar's requirements of every instruction and enum operand, plus type-based
 //!    ones); the SPIR-V version is raised to what the features need (above 1.4: an error), or
-//!    lowered to 1.4 from 1.5/1.6 when nothing needs more.
+//!    lowered to 1.4 from 1.5/1.6 when nothing needs more. [`igc_extensions`]: a declared
+//!    extension the target's IGC rejects (measured per device) is re-spelled as an accepted
+//!    alias (`SPV_EXT_split_barrier` → `SPV_INTEL_split_barrier`), else it is an error.
 //!
 //! When: always; each step only touches what is illegal for the target, so a legal module is
 //! left byte-identical.
 //! One rewrite (`--max-changes`), step by step: reordering one function's blocks, removing one
 //! repeated decoration, completing one entry point's interface, dropping one kernel attribute,
 //! moving one Function variable, the whole signedness rewrite, dropping / lowering / splitting
-//! one 2D block op or buffer prefetch, lowering one predicated access. Declaring the capabilities the result uses belongs to
+//! one 2D block op or buffer prefetch, lowering one predicated access, re-declaring one kernel's
+//! subgroup size. Declaring the capabilities the result uses belongs to
 //! those rewrites; on its own (nothing else to do) it is one rewrite.
 //! Why correct: each step's file says why it preserves the kernel's results.
 //! Cost: linear in module size (splits and lowerings add a bounded amount of code per op).
@@ -55,6 +60,7 @@ pub mod block_order;
 pub mod body_scan;
 pub mod duplicate_decorations;
 pub mod function_variables;
+pub mod igc_extensions;
 pub mod interface_variables;
 pub mod kernel_attributes;
 pub mod level_zero_env;
@@ -63,6 +69,7 @@ pub mod lower_block_io;
 pub mod mma;
 pub mod predicated_io;
 pub mod split_shapes;
+pub mod subgroup_size;
 pub mod vector_constituents;
 
 use spvopt_analysis::{Analyses, AnalysisSet, KernelFacts, Target};
@@ -105,8 +112,9 @@ impl Pass for Legalize {
         level_zero_env::fix(m, &mut scan, &mut stats, &mut errors, changes);
         predicated_io::run(m, target, &mut stats, &mut errors, changes);
         long_vectors::run(m, target, &mut stats, &mut errors, changes);
+        subgroup_size::run(m, target, &mut stats, &mut errors, changes);
         // Per-kernel facts (subgroup size of each function, from the kernels reaching it): the
-        // steps above change neither execution modes nor calls. Built here, on the module the
+        // steps above change no calls, and execution modes only as `subgroup_size` re-declares. Built here, on the module the
         // steps above edited, not taken from the cache, which holds facts of the module before.
         let facts = KernelFacts::build(m);
         split_shapes::run(
@@ -125,12 +133,13 @@ impl Pass for Legalize {
         let steps_changed = changes.made() > 0;
         let declarations_changed = if steps_changed {
             capabilities::run(m, &mut stats, &mut errors)
+                | igc_extensions::run(m, target, &mut stats, &mut errors, changes)
         } else if changes.allow() {
             let changed = capabilities::run(m, &mut stats, &mut errors);
             if !changed {
                 changes.undo();
             }
-            changed
+            changed | igc_extensions::run(m, target, &mut stats, &mut errors, changes)
         } else {
             false
         };

@@ -11,6 +11,7 @@
 //! version (`ocloc --version`).
 
 pub mod isa;
+pub mod summary;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ use std::process::Command;
 use serde::Serialize;
 
 pub use isa::{parse_kernel_asm, Counts, KernelIsa, LoopCounts, SendKind};
+pub use summary::IsaSummary;
 
 /// Why a module got no ISA.
 #[derive(Debug, thiserror::Error)]

@@ -67,7 +67,8 @@ OPTIONS:
     --stats FILE.json       write per-pass statistics as JSON
     --list-passes           list passes and their options
     --check-env             report every Level Zero environment rule IN violates (with its
-                            location) and exit 1 if any; writes nothing
+                            location), and every kernel whose SubgroupSize --target lacks,
+                            and exit 1 if any; writes nothing
     --print-analysis NAME   print IN annotated with analysis NAME (cfg, dominators, loops,
                             induction, uniformity, constants, alias) to stdout; writes nothing
     --format text|dot       with --print-analysis: the annotated listing (text, the default)
@@ -567,7 +568,10 @@ fn run_inner(argv: &[String]) -> Result<(), Failure> {
         };
         let bytes = io::to_binary(io::read_input(&input)?, &input, env)?;
         let module = spvopt_ir::load_bytes(&bytes).map_err(|e| format!("{input}: {e}"))?;
-        let violations = spvopt_passes::legalize::level_zero_env::check(&module);
+        let mut violations = spvopt_passes::legalize::level_zero_env::check(&module);
+        violations.extend(spvopt_passes::legalize::subgroup_size::check(
+            &module, &target,
+        ));
         let names = Names::build(&module);
         let r = Renderer::with_names(&names);
         for v in &violations {

@@ -3,6 +3,7 @@
 //! crate and its dependencies instead of one per file.
 
 mod ab;
+mod ab_igc;
 mod bench_gen_valid;
 mod cli;
 mod cli_conflicts;
@@ -12,6 +13,9 @@ mod cli_max_changes;
 mod cli_reporting;
 mod common;
 mod corrupt_inputs;
+mod igc_extensions;
 mod igc_judge;
+mod isa_table;
 mod sim_compare;
 mod snapshots;
+mod subgroup_size;

@@ -230,6 +230,25 @@ pub fn implied_capabilities(cap: u32) -> &'static [u32] {
         .map_or(&[], |r| r.capabilities)
 }
 
+/// The extensions that can stand for `name` wherever the grammar lists it: those listed beside
+/// it in every requirement (instruction or enumerant) that lists `name` (`SPV_EXT_split_barrier`
+/// → `SPV_INTEL_split_barrier`), in grammar order; empty when `name` is unknown or has none.
+pub fn extension_alternatives(name: &str) -> Vec<&'static str> {
+    let mut out: Option<Vec<&'static str>> = None;
+    for r in tables::INST_REQUIREMENTS
+        .iter()
+        .chain(tables::ENUM_REQUIREMENTS.iter().flat_map(|r| r.iter()))
+        .filter(|r| r.extensions.contains(&name))
+    {
+        let here = r.extensions.iter().copied().filter(|&e| e != name);
+        out = Some(match out {
+            None => here.collect(),
+            Some(v) => v.into_iter().filter(|e| r.extensions.contains(e)).collect(),
+        });
+    }
+    out.unwrap_or_default()
+}
+
 /// Whether any instruction or enumerant of the grammar lists extension `name`.
 pub fn is_known_extension(name: &str) -> bool {
     tables::INST_REQUIREMENTS

@@ -27,6 +27,11 @@ OPTIONS:
     --launches DIR      where NAME.launch.json files are
     --json FILE         write the whole report as JSON (`-` for stdout)
     --html FILE         write a self-contained HTML report with bar charts
+    --compiler ocloc    also compile the original, A and B with Intel's IGC ($SPVOPT_OCLOC)
+                        for --target's device and report the ISA A -> B per kernel
+                        (instructions, sends by kind, dpas, spills, K-loop instructions/sends)
+    --build-options O   IGC options for --compiler (default: -cl-intel-256-GRF-per-thread for
+                        kernels with MMAs where the device has it, else none)
     --ulp N             floating-point buffers (element type from the kernel's parameter
                         types) may differ by N units in the last place: verdict `within N ulp`
     --jobs N            kernels in parallel (default: all cores)
@@ -87,6 +92,10 @@ pub struct Options {
     pub python: Option<String>,
     /// `--subgroup-size N`: declared on kernels that declare none.
     pub subgroup_size: Option<String>,
+    /// `--compiler ocloc`: compile every variant with IGC for the target's device.
+    pub compiler: Option<String>,
+    /// `--build-options O`: IGC's options for `--compiler` (default: 256 GRF for MMA kernels).
+    pub build_options: Option<String>,
 }
 
 impl Default for Options {
@@ -111,6 +120,8 @@ impl Default for Options {
             device_max_bytes: None,
             python: None,
             subgroup_size: None,
+            compiler: None,
+            build_options: None,
         }
     }
 }
@@ -172,6 +183,8 @@ pub fn parse_options(args: &[String]) -> Result<Option<Options>, String> {
             "--python" => o.python = Some(value(&mut i)?),
             "--ulp" => o.ulp = number(flag, &value(&mut i)?)?,
             "--subgroup-size" => o.subgroup_size = Some(value(&mut i)?),
+            "--compiler" => o.compiler = Some(super::igc_view::parse_compiler(&value(&mut i)?)?),
+            "--build-options" => o.build_options = Some(value(&mut i)?),
             _ if arg.starts_with('-') && arg.len() > 1 => {
                 let flags = crate::opt_cli::usage_flags(USAGE);
                 return Err(format!(

@@ -20,6 +20,7 @@
 pub mod bisect;
 mod cli;
 pub mod device;
+pub mod igc_view;
 pub mod reduce;
 pub mod report;
 mod stats;
@@ -48,6 +49,9 @@ pub struct Variant {
     /// Its run on the `--device` (absent without `--device`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceRun>,
+    /// IGC's ISA of it (absent without `--compiler`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub isa: Option<igc_view::IgcView>,
 }
 
 /// The verdict on a kernel.
@@ -383,6 +387,15 @@ pub fn evaluate_kernel(
             }
         };
         variant.static_stats = static_stats(&module);
+        if opts.compiler.is_some() {
+            let has_mma = !variant.static_stats.mma.is_empty();
+            variant.isa = Some(igc_view::compile(
+                &module,
+                target,
+                has_mma,
+                opts.build_options.as_deref(),
+            ));
+        }
         ev.modules[k] = Some(module);
         let Some(l) = &launch else {
             runs.push(None);

@@ -165,6 +165,9 @@ fn kernel_block(s: &mut String, k: &KernelReport) {
     for (name, value) in rows {
         let _ = writeln!(s, "    {name:<24} {value}");
     }
+    for (name, value) in super::igc_view::terminal_rows(k.a.isa.as_ref(), k.b.isa.as_ref()) {
+        let _ = writeln!(s, "    {name:<24} {value}");
+    }
     if k.a.device.is_some() {
         let _ = writeln!(
             s,
@@ -445,6 +448,10 @@ pub fn html(report: &Report) -> String {
             "<section class=\"kernel\"><h2>{}</h2>",
             escape(&k.kernel)
         );
+        s.push_str(&super::igc_view::html_table(
+            k.a.isa.as_ref(),
+            k.b.isa.as_ref(),
+        ));
         if !k.a.static_stats.mma.is_empty() || !k.b.static_stats.mma.is_empty() {
             let _ = write!(
                 s,
