@@ -40,7 +40,6 @@ const NOT_YET_ASSERTED: &[&str] = &[
     "rejected_surface_not_invariant",
     "rejected_unknown_address",
     "rejected_unprovable_assumption",
-    "rejected_workgroup_shape",
     "rejected_narrow_mask",
     "remainders_unchecked_above",
     "skipped_fallback_body",
