@@ -22,7 +22,6 @@ const NOT_KEYS: &[&str] = &[
 /// Keys no fixture or test asserts yet (issue 40, "tests say why": each needs a fixture that
 /// reaches it).
 const NOT_YET_ASSERTED: &[&str] = &[
-    "rejected_conditional_staging",
     "rejected_loop_shape",
     "rejected_misaligned",
     "rejected_mixed_masks",
