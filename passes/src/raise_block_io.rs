@@ -558,8 +558,6 @@ impl Pass for RaiseBlockIo {
     }
 }
 
-/// Whether `f` starts with this pass's dispatch: a first block ending in a conditional branch
-/// to a block that only calls another function with `f`'s parameters and returns its result.
 /// The subgroup size, the work-group shape the lane map may assume and whether it is exact, of
 /// function `f`: a declared work-group size (`LocalSize`, `reqd_work_group_size`) of any shape
 /// is the real one; a bound only (`MaxWorkgroupSizeINTEL`) must be `(n, 1, 1)`, and the copy is
@@ -586,6 +584,8 @@ fn workgroup_shape(facts: &KernelFacts, f: FuncId) -> Result<(u32, [u32; 3], boo
     }
 }
 
+/// Whether `f` starts with this pass's dispatch: a first block ending in a conditional branch
+/// to a block that only calls another function with `f`'s parameters and returns its result.
 fn is_dispatcher(m: &Module, f: FuncId) -> bool {
     let func = m.function(f);
     let Some(&entry) = func.blocks.first() else {
