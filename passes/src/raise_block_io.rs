@@ -69,6 +69,7 @@ mod staging;
 mod store_rewrite;
 mod tidy;
 mod trace;
+mod unroll;
 
 use available::unavailable;
 use plan::{OperandPlan, OperandReject, Planner};
@@ -111,7 +112,73 @@ impl Pass for RaiseBlockIo {
         "raise-block-io"
     }
 
+    /// Strided staging loops (`unroll.rs`) are unrolled in a copy of the module first; the copy
+    /// is kept only when the pass then raises something in it.
     fn run(
+        &mut self,
+        m: &mut Module,
+        analyses: &mut Analyses,
+        target: &Target,
+        changes: &mut Changes,
+    ) -> Result<PassResult, PassError> {
+        let mut over_budget = 0;
+        if target.has_2d_block_io() {
+            let (work, u) = unrolled_copy(m, analyses);
+            over_budget = u.over_budget;
+            if let Some(mut work) = work.filter(|_| u.loops > 0) {
+                let mut fresh = Analyses::new();
+                let mut r = self.run_once(&mut work, &mut fresh, target, changes)?;
+                if r.changed {
+                    *m = work;
+                    r.stats.add("staging_loops_unrolled", u.loops);
+                    if over_budget > 0 {
+                        r.stats.add("rejected_unroll_over_budget", over_budget);
+                    }
+                    return Ok(r);
+                }
+            }
+        }
+        let mut r = self.run_once(m, analyses, target, changes)?;
+        if over_budget > 0 {
+            r.stats.add("rejected_unroll_over_budget", over_budget);
+        }
+        Ok(r)
+    }
+}
+
+/// A copy of `m` whose strided staging loops are unrolled (`unroll.rs`), in the functions whose
+/// work-group size is declared (the lane map's invocations are then the real ones), and what
+/// was done; `None` when no function has a nested loop to look at.
+fn unrolled_copy(m: &Module, analyses: &mut Analyses) -> (Option<Module>, unroll::Unrolled) {
+    let cfg = analyses.get::<Cfg>(m);
+    let pdom = analyses.get::<PostDominators>(m);
+    let loops = analyses.get::<Loops>(m);
+    let facts = analyses.get::<KernelFacts>(m);
+    let dec = analyses.get::<Decorations>(m);
+    let mut work: Option<Module> = None;
+    let mut total = unroll::Unrolled::default();
+    for f in m.function_ids() {
+        let Ok((sg, shape, true)) = workgroup_shape(&facts, f) else {
+            continue;
+        };
+        let nested = loops
+            .ids()
+            .any(|l| loops.get(l).is_some_and(|d| d.func == f && d.depth >= 2));
+        if !nested || is_dispatcher(m, f) {
+            continue;
+        }
+        let shape = shape.map(|d| d as usize);
+        let lanes = LaneMap::build(m, f, &cfg, &pdom, &dec, shape, sg as usize, false);
+        let w = work.get_or_insert_with(|| m.clone());
+        let u = unroll::unroll_function(w, &cfg, &loops, &lanes, f);
+        total.loops += u.loops;
+        total.over_budget += u.over_budget;
+    }
+    (work, total)
+}
+
+impl RaiseBlockIo {
+    fn run_once(
         &mut self,
         m: &mut Module,
         analyses: &mut Analyses,

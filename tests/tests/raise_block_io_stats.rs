@@ -40,6 +40,7 @@ const NOT_YET_ASSERTED: &[&str] = &[
     "rejected_unknown_address",
     "rejected_unprovable_assumption",
     "rejected_narrow_mask",
+    "rejected_unroll_over_budget",
     "remainders_unchecked_above",
     "skipped_fallback_body",
     "skipped_max_changes",
