@@ -26,7 +26,6 @@ const NOT_YET_ASSERTED: &[&str] = &[
     "rejected_misaligned",
     "rejected_mixed_masks",
     "rejected_no_barrier",
-    "rejected_no_bound",
     "rejected_no_writer",
     "rejected_not_a_pitch",
     "rejected_not_available",
