@@ -425,19 +425,20 @@ fn unroll(m: &mut Module, p: &Plan) {
         last_latch = new_latch.expect("the latch is a loop block");
         cur = map;
     }
-    // Copy 0's phis: their initial values (the phis go).
-    for &ph in &header_phis {
-        let r = m.inst(ph).result_id().expect("phi result");
-        let init = prev[&r];
-        m.replace_all_uses(r, init);
-        m.erase(ph);
-    }
     // The last copy leaves for the exit; the exit's phis take the last copy's values.
     let exit_label = m.block_label(p.exit);
     set_branch(m, last_latch, exit_label);
     retarget_exit_phis(m, p, last_latch, &cur);
     if p.trips > 1 {
         redirect_outside_uses(m, p, &originals, &new_blocks, &cur);
+    }
+    // Copy 0's phis: their initial values (the phis go; uses after the loop were moved to
+    // the last copy's values above).
+    for &ph in &header_phis {
+        let r = m.inst(ph).result_id().expect("phi result");
+        let init = prev[&r];
+        m.replace_all_uses(r, init);
+        m.erase(ph);
     }
     if let Some((g, taken)) = p.guard {
         set_branch(m, g, taken);
