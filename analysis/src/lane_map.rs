@@ -12,10 +12,13 @@
 //! per-invocation values) is unknown. Booleans are known per invocation when both sides of the
 //! comparison are tables, lane-invariant when both sides are.
 //!
-//! When it applies: a function whose work-group size bound is `(n, 1, 1)` (so the local id is
-//! `(lid, 0, 0)` for `lid < n` and subgroup `s` holds `lid = s·S .. s·S + S - 1`). A caller that
-//! only knows an upper bound (`MaxWorkgroupSizeINTEL`) must check the real size at run time
-//! before relying on the tables.
+//! When it applies: a work-group of shape `(X, Y, Z)`, invocations numbered linearly
+//! `i = x + X·(y + Y·z)` (so the local id of invocation `i` is `(i % X, (i / X) % Y, i / (X·Y))`,
+//! SPIR-V's and OpenCL's linearisation, and subgroup `s` holds `i = s·S .. s·S + S - 1`: subgroups
+//! are consecutive linear ids, as `KernelFacts::local_id_subgroup_uniform` and spv-sim assume).
+//! The shape must be the work-group's real one: a declared `LocalSize` (`reqd_work_group_size`)
+//! is; a caller that only knows an upper bound (`MaxWorkgroupSizeINTEL`) uses `(n, 1, 1)` and must
+//! check the real size at run time before relying on the tables.
 //!
 //! Why it is exact: ring operations on polynomials are exact modulo 2^width; bit operations are
 //! only evaluated where every operand is a table (per invocation, exactly) or where the
@@ -61,8 +64,10 @@ pub enum LaneValue {
 /// The lane map of one function (see the module documentation).
 #[derive(Clone, Debug)]
 pub struct LaneMap {
-    /// Invocations of the work-group (the bound in x).
+    /// Invocations of the work-group (`X·Y·Z` of [`LaneMap::shape`]).
     pub lanes: usize,
+    /// The work-group's shape `(X, Y, Z)` the local-id tables assume.
+    pub shape: [usize; 3],
     /// The subgroup size the tables of subgroup ids and lanes assume.
     pub subgroup_size: usize,
     values: HashMap<Id, LaneValue>,
@@ -88,8 +93,8 @@ pub struct LaneMap {
 }
 
 impl LaneMap {
-    /// The map of function `f` for a work-group of `lanes` invocations in x (y = z = 1) and
-    /// subgroups of `subgroup_size`. With `exact_widenings`, a widening conversion of a
+    /// The map of function `f` for a work-group of shape `shape` (`lanes = X·Y·Z` invocations)
+    /// and subgroups of `subgroup_size`. With `exact_widenings`, a widening conversion of a
     /// lane-invariant polynomial (not a lone atom, mentioning no loop phi) is that polynomial
     /// at the new width under an assumption recorded in [`LaneMap::widenings`] instead of a new
     /// atom: strides scaled in 32 bits and then sign-extended for a pointer step stay
@@ -101,10 +106,11 @@ impl LaneMap {
         cfg: &Cfg,
         pdom: &PostDominators,
         dec: &Decorations,
-        lanes: usize,
+        shape: [usize; 3],
         subgroup_size: usize,
         exact_widenings: bool,
     ) -> LaneMap {
+        let lanes = shape.iter().product();
         let names = debug_names(m, &|_| true);
         let mut builtins = HashMap::default();
         for (_, inst) in m.section_insts(spvopt_ir::Section::Global) {
@@ -129,6 +135,7 @@ impl LaneMap {
                 cfg,
                 dec,
                 lanes,
+                shape,
                 sg: subgroup_size,
                 builtins: &builtins,
                 values: HashMap::default(),
@@ -238,6 +245,7 @@ impl LaneMap {
             }
             return LaneMap {
                 lanes,
+                shape,
                 subgroup_size,
                 values,
                 no_wrap,

@@ -69,6 +69,7 @@ mod staging;
 mod store_rewrite;
 mod tidy;
 mod trace;
+mod unroll;
 
 use available::unavailable;
 use plan::{OperandPlan, OperandReject, Planner};
@@ -111,7 +112,73 @@ impl Pass for RaiseBlockIo {
         "raise-block-io"
     }
 
+    /// Strided staging loops (`unroll.rs`) are unrolled in a copy of the module first; the copy
+    /// is kept only when the pass then raises something in it.
     fn run(
+        &mut self,
+        m: &mut Module,
+        analyses: &mut Analyses,
+        target: &Target,
+        changes: &mut Changes,
+    ) -> Result<PassResult, PassError> {
+        let mut over_budget = 0;
+        if target.has_2d_block_io() {
+            let (work, u) = unrolled_copy(m, analyses);
+            over_budget = u.over_budget;
+            if let Some(mut work) = work.filter(|_| u.loops > 0) {
+                let mut fresh = Analyses::new();
+                let mut r = self.run_once(&mut work, &mut fresh, target, changes)?;
+                if r.changed {
+                    *m = work;
+                    r.stats.add("staging_loops_unrolled", u.loops);
+                    if over_budget > 0 {
+                        r.stats.add("rejected_unroll_over_budget", over_budget);
+                    }
+                    return Ok(r);
+                }
+            }
+        }
+        let mut r = self.run_once(m, analyses, target, changes)?;
+        if over_budget > 0 {
+            r.stats.add("rejected_unroll_over_budget", over_budget);
+        }
+        Ok(r)
+    }
+}
+
+/// A copy of `m` whose strided staging loops are unrolled (`unroll.rs`), in the functions whose
+/// work-group size is declared (the lane map's invocations are then the real ones), and what
+/// was done; `None` when no function has a nested loop to look at.
+fn unrolled_copy(m: &Module, analyses: &mut Analyses) -> (Option<Module>, unroll::Unrolled) {
+    let cfg = analyses.get::<Cfg>(m);
+    let pdom = analyses.get::<PostDominators>(m);
+    let loops = analyses.get::<Loops>(m);
+    let facts = analyses.get::<KernelFacts>(m);
+    let dec = analyses.get::<Decorations>(m);
+    let mut work: Option<Module> = None;
+    let mut total = unroll::Unrolled::default();
+    for f in m.function_ids() {
+        let Ok((sg, shape, true)) = workgroup_shape(&facts, f) else {
+            continue;
+        };
+        let nested = loops
+            .ids()
+            .any(|l| loops.get(l).is_some_and(|d| d.func == f && d.depth >= 2));
+        if !nested || is_dispatcher(m, f) {
+            continue;
+        }
+        let shape = shape.map(|d| d as usize);
+        let lanes = LaneMap::build(m, f, &cfg, &pdom, &dec, shape, sg as usize, false);
+        let w = work.get_or_insert_with(|| m.clone());
+        let u = unroll::unroll_function(w, &cfg, &loops, &lanes, f);
+        total.loops += u.loops;
+        total.over_budget += u.over_budget;
+    }
+    (work, total)
+}
+
+impl RaiseBlockIo {
+    fn run_once(
         &mut self,
         m: &mut Module,
         analyses: &mut Analyses,
@@ -198,29 +265,14 @@ impl Pass for RaiseBlockIo {
                 );
                 continue;
             };
-            let sg = facts.subgroup_size(*f).known();
-            let bound = facts.workgroup_size_bound(*f).known();
-            let exact = facts.local_size(*f).known().is_some();
-            let (Some(sg), Some([nx, 1, 1])) = (sg, bound) else {
-                reject_all(
-                    &mut stats,
-                    "rejected_workgroup_shape",
-                    "the kernel declares no subgroup size or no work-group bound of the form (n, 1, 1)",
-                    None,
-                    m,
-                );
-                continue;
+            let (sg, shape, exact) = match workgroup_shape(&facts, *f) {
+                Ok(s) => s,
+                Err(why) => {
+                    reject_all(&mut stats, "rejected_workgroup_shape", why, None, m);
+                    continue;
+                }
             };
-            if nx == 0 || nx % sg != 0 || nx > 1024 {
-                reject_all(
-                    &mut stats,
-                    "rejected_workgroup_shape",
-                    "the work-group bound is not a multiple of the subgroup size",
-                    None,
-                    m,
-                );
-                continue;
-            }
+            let nx = shape.iter().product::<u32>();
             if loops.get(l).is_some_and(|d| d.depth != 1) {
                 reject_all(
                     &mut stats,
@@ -266,12 +318,12 @@ impl Pass for RaiseBlockIo {
                 .or_insert_with(|| {
                     // Widenings taken exactly need a run-time check of their operand; where
                     // one cannot be checked before the body, they stay atoms.
-                    let (nx, sg) = (nx as usize, sg as usize);
-                    let exact = LaneMap::build(m, *f, &cfg, &pdom, &dec, nx, sg, true);
+                    let (shape, sg) = (shape.map(|d| d as usize), sg as usize);
+                    let exact = LaneMap::build(m, *f, &cfg, &pdom, &dec, shape, sg, true);
                     if exact.widenings.iter().all(|(_, a, _)| checkable_poly(a)) {
                         exact
                     } else {
-                        LaneMap::build(m, *f, &cfg, &pdom, &dec, nx, sg, false)
+                        LaneMap::build(m, *f, &cfg, &pdom, &dec, shape, sg, false)
                     }
                 })
                 .clone();
@@ -462,31 +514,19 @@ impl Pass for RaiseBlockIo {
                     location(m, at)
                 ));
             };
-            let sg = facts.subgroup_size(f).known();
-            let bound = facts.workgroup_size_bound(f).known();
-            let exact = facts.local_size(f).known().is_some();
-            let (Some(sg), Some([nx, 1, 1])) = (sg, bound) else {
-                reject(
-                    &mut stats,
-                    "store_rejected_workgroup_shape",
-                    "the kernel declares no subgroup size or no work-group bound of the form (n, 1, 1)",
-                    stores[0],
-                );
-                continue;
+            let (sg, shape, exact) = match workgroup_shape(&facts, f) {
+                Ok(s) => s,
+                Err(why) => {
+                    reject(&mut stats, "store_rejected_workgroup_shape", why, stores[0]);
+                    continue;
+                }
             };
-            if nx == 0 || nx % sg != 0 || nx > 1024 {
-                reject(
-                    &mut stats,
-                    "store_rejected_workgroup_shape",
-                    "the work-group bound is not a multiple of the subgroup size",
-                    stores[0],
-                );
-                continue;
-            }
+            let nx = shape.iter().product::<u32>();
             let lanes = lane_maps
                 .entry(f)
                 .or_insert_with(|| {
-                    LaneMap::build(m, f, &cfg, &pdom, &dec, nx as usize, sg as usize, false)
+                    let shape = shape.map(|d| d as usize);
+                    LaneMap::build(m, f, &cfg, &pdom, &dec, shape, sg as usize, false)
                 })
                 .clone();
             if let Some(at) = narrow_widening(m, &lanes) {
@@ -582,6 +622,32 @@ impl Pass for RaiseBlockIo {
             preserved: AnalysisSet::NONE,
             stats,
         })
+    }
+}
+
+/// The subgroup size, the work-group shape the lane map may assume and whether it is exact, of
+/// function `f`: a declared work-group size (`LocalSize`, `reqd_work_group_size`) of any shape
+/// is the real one; a bound only (`MaxWorkgroupSizeINTEL`) must be `(n, 1, 1)`, and the copy is
+/// then only taken after a run-time check that the work-group is exactly that (`rewrite.rs`).
+/// The invocations must fill whole subgroups (the subgroups are consecutive linear ids).
+fn workgroup_shape(facts: &KernelFacts, f: FuncId) -> Result<(u32, [u32; 3], bool), &'static str> {
+    let Some(sg) = facts.subgroup_size(f).known() else {
+        return Err("the kernel declares no subgroup size");
+    };
+    let (shape, exact) = match (
+        facts.local_size(f).known(),
+        facts.workgroup_size_bound(f).known(),
+    ) {
+        (Some(s), _) => (s, true),
+        (None, Some(b @ [_, 1, 1])) => (b, false),
+        _ => return Err(
+            "the kernel declares no work-group size, and no work-group bound of the form (n, 1, 1)",
+        ),
+    };
+    let n = shape.iter().try_fold(1u32, |a, &d| a.checked_mul(d));
+    match n {
+        Some(n) if n != 0 && sg != 0 && n % sg == 0 && n <= 1024 => Ok((sg, shape, exact)),
+        _ => Err("the work-group size is not a multiple of the subgroup size (or over 1024)"),
     }
 }
 

@@ -201,10 +201,18 @@ pub fn run_fixture_pipeline(path: &Path) -> Result<FixtureRun, String> {
         ));
     }
     check_stats(&source, &report)?;
-    let launch_path = path.with_extension("launch.json");
-    if launch_path.exists() {
+    let launches = fixture_launches(path);
+    if !launches.is_empty() {
         let before_m = spvopt_ir::load_words(&before).map_err(|e| e.to_string())?;
-        sim_equivalent(&before_m, &m, &launch_path)?;
+        for launch_path in &launches {
+            sim_equivalent(&before_m, &m, launch_path).map_err(|e| {
+                let name = launch_path
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy();
+                format!("{name}: {e}")
+            })?;
+        }
     }
     let output = text::disassemble(&after).map_err(|e| e.to_string())?;
     Ok(FixtureRun {
@@ -268,6 +276,33 @@ fn check_stats(source: &str, report: &spvopt_passes::RunReport) -> Result<(), St
         }
     }
     Ok(())
+}
+
+/// The launches of fixture `path` (`NAME.spvasm`): `NAME.launch.json` and every
+/// `NAME.launch.TAG.json` beside it (more sizes of the same kernel), sorted.
+pub fn fixture_launches(path: &Path) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    let main = path.with_extension("launch.json");
+    if main.exists() {
+        v.push(main);
+    }
+    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem().and_then(|s| s.to_str())) else {
+        return v;
+    };
+    let prefix = format!("{stem}.launch.");
+    let mut more: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| rd.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    more.retain(|p| {
+        p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+            n.strip_prefix(&prefix)
+                .and_then(|t| t.strip_suffix(".json"))
+                .is_some_and(|tag| !tag.is_empty())
+        })
+    });
+    more.sort();
+    v.extend(more);
+    v
 }
 
 /// Every fixture under `tests/fixtures/<dir>`.

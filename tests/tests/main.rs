@@ -30,6 +30,7 @@ mod ir_round_trip_features;
 mod ir_structure;
 mod joint_matrix;
 mod kernel_facts;
+mod lane_map_shape;
 mod legalize_corpus;
 mod legalize_version;
 mod lower_mma;

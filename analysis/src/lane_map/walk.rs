@@ -17,6 +17,8 @@ pub(super) struct Walker<'a> {
     pub(super) cfg: &'a Cfg,
     pub(super) dec: &'a Decorations,
     pub(super) lanes: usize,
+    /// The work-group's shape `(X, Y, Z)`, `X·Y·Z = lanes`.
+    pub(super) shape: [usize; 3],
     pub(super) sg: usize,
     pub(super) builtins: &'a HashMap<Id, BuiltIn>,
     pub(super) values: HashMap<Id, LaneValue>,
@@ -344,13 +346,15 @@ impl Walker<'_> {
         let table =
             |f: &dyn Fn(usize) -> i64| Poly::table((0..n).map(f).collect::<Vec<i64>>().into(), w);
         let p = match bi {
-            BuiltIn::LocalInvocationId => {
-                if k == 0 {
-                    table(&|l| l as i64)
-                } else {
-                    Poly::constant(0, w, n)
-                }
-            }
+            // Linear invocation `l` is `x + X·(y + Y·z)` (SPIR-V's and OpenCL's linearisation;
+            // subgroups are consecutive linear ids, as in spv-sim and Intel's drivers).
+            BuiltIn::LocalInvocationId => match k {
+                0 => table(&|l| (l % self.shape[0]) as i64),
+                1 => table(&|l| (l / self.shape[0] % self.shape[1]) as i64),
+                2 => table(&|l| (l / (self.shape[0] * self.shape[1])) as i64),
+                _ => return None,
+            },
+            BuiltIn::LocalInvocationIndex => table(&|l| l as i64),
             BuiltIn::SubgroupLocalInvocationId => table(&|l| (l % self.sg) as i64),
             BuiltIn::SubgroupId => table(&|l| (l / self.sg) as i64),
             BuiltIn::WorkgroupId
