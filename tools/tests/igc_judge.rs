@@ -7,16 +7,9 @@
 //! loudly and passes without compiling. The full sweep (every kernel × device):
 //! `tools/igc_sweep.sh`.
 
-use std::path::{Path, PathBuf};
-
+use crate::common::optimized;
 use spvopt_analysis::Target;
 use spvopt_tools::igc::{device_for_target, Ocloc, LARGE_GRF};
-
-fn corpus(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/corpus")
-        .join(rel)
-}
 
 fn ocloc_or_skip(test: &str) -> Option<Ocloc> {
     let o = Ocloc::from_env();
@@ -27,22 +20,6 @@ fn ocloc_or_skip(test: &str) -> Option<Ocloc> {
         );
     }
     o
-}
-
-/// The `-O --target` output of the corpus file `rel` (binary or text).
-fn optimized(rel: &str, target: &Target) -> Vec<u8> {
-    let bytes = std::fs::read(corpus(rel)).unwrap();
-    let bytes = spvopt_tools::io::to_binary(bytes, rel, None).unwrap();
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let out = spvopt_passes::Optimizer::new(target.clone(), "-O")
-        .unwrap()
-        .with_output_validation(None)
-        .run(&words)
-        .unwrap_or_else(|e| panic!("{rel} -O --target {}: {e}", target.name));
-    out.words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
 /// Whether the device takes `-cl-intel-256-GRF-per-thread` (dg2 and mtl have 128 registers).

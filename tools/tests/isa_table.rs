@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::common::optimized;
 use spvopt_analysis::Target;
 use spvopt_tools::igc::{device_for_target, IsaSummary, Ocloc, LARGE_GRF};
 
@@ -52,21 +53,6 @@ const CASES: &[(&str, bool, &[&str])] = &[
     ("tensor-hw/bm_a_1x4/kernel.spvasm", true, &["pvc"]),
     ("tensor-hw/bb_T_b8/kernel.spvasm", false, &["pvc"]),
 ];
-
-fn optimized(rel: &str, target: &Target) -> Vec<u8> {
-    let path = repo("tests/corpus").join(rel);
-    let bytes = spvopt_tools::io::to_binary(std::fs::read(path).unwrap(), rel, None).unwrap();
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let out = spvopt_passes::Optimizer::new(target.clone(), "-O")
-        .unwrap()
-        .with_output_validation(None)
-        .run(&words)
-        .unwrap_or_else(|e| panic!("{rel} -O --target {}: {e}", target.name));
-    out.words.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
 
 type Rows = BTreeMap<(String, String, String), IsaSummary>;
 

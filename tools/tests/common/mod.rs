@@ -16,6 +16,23 @@ pub fn corpus(rel: &str) -> PathBuf {
         .join(rel)
 }
 
+/// The `-O --target` output of the corpus file `rel` (binary or text), output validation off
+/// (what IGC is given in the judge's tests).
+pub fn optimized(rel: &str, target: &spvopt_analysis::Target) -> Vec<u8> {
+    let bytes = std::fs::read(corpus(rel)).unwrap();
+    let bytes = spvopt_tools::io::to_binary(bytes, rel, None).unwrap();
+    let words: Vec<u32> = bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let out = spvopt_passes::Optimizer::new(target.clone(), "-O")
+        .unwrap()
+        .with_output_validation(None)
+        .run(&words)
+        .unwrap_or_else(|e| panic!("{rel} -O --target {}: {e}", target.name));
+    out.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
 /// A fresh, empty temporary folder (`$TMPDIR/spvopt-NAME-…`), removed when dropped, also when
 /// the test fails. Derefs to its path.
 pub struct TmpDir(tempfile::TempDir);
