@@ -226,9 +226,9 @@ pub fn int_to_float(xi: i128, bits: u32, mode: u32) -> u64 {
     let nearest = match bits {
         64 => (xi as f64).to_bits(),
         32 => (xi as f32).to_bits() as u64,
-        // f32 first: harmless for bf16 (24 ≥ 2·8 + 2 bits, one correct rounding in effect)
-        crate::values::BF16 => f_put(xi as f32 as f64, crate::values::BF16),
-        _ => f_put(xi as f32 as f64, 16), // double rounding is harmless: f16 range < 2^16
+        // f16 and bf16 through f32: the double rounding is harmless (f16's range is below
+        // 2^16; for bf16, 24 ≥ 2·8 + 2 bits)
+        w => f_put(xi as f32 as f64, w),
     };
     round_with_mode(nearest, bits, mode, |c| {
         // compare candidate float c against exact integer xi
