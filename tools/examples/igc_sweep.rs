@@ -6,20 +6,30 @@
 //! `SPVOPT_OCLOC=... cargo run --release -p spvopt-tools --example igc_sweep [-- FILTER]`
 //! (FILTER: a substring of the kernel path). One line per failure, a summary with the ocloc
 //! version and the time; exit 1 when a compile failed, 2 without ocloc. With
-//! `IGC_SWEEP_PRINT=1` each compile's ISA facts are printed as one JSON line.
+//! `IGC_SWEEP_PRINT=1` each compile's ISA facts are printed as one JSON line; with
+//! `IGC_SWEEP_INPUT=1` the input module is compiled too, unchanged, for the same device and its
+//! outcome printed beside (`"input"`: the ISA summary per kernel, or the error): what IGC does
+//! without spv-opt (README's cross-device table). Input failures are not sweep failures.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rayon::prelude::*;
 use spvopt_analysis::Target;
-use spvopt_tools::igc::{device_for_target, Ocloc, LARGE_GRF};
+use spvopt_tools::igc::{device_for_target, IsaSummary, Ocloc, LARGE_GRF};
 
 const TARGETS: [&str; 7] = ["pvc", "bmg", "lnl", "ptl", "cri", "dg2", "mtl"];
 
 fn kernels(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    for dir in ["triton", "opencl-samples", "tensor"] {
+    for dir in [
+        "triton",
+        "triton/native",
+        "triton/nodbg",
+        "opencl-samples",
+        "tensor",
+        "user-kernels",
+    ] {
         for e in std::fs::read_dir(root.join(dir))
             .into_iter()
             .flatten()
@@ -63,6 +73,10 @@ fn is_matrix_kernel(path: &Path, words: &[u32]) -> bool {
         })
 }
 
+fn env_flag(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| v == "1")
+}
+
 fn main() {
     let filter = std::env::args().nth(1).unwrap_or_default();
     let Some(ocloc) = Ocloc::from_env() else {
@@ -80,7 +94,7 @@ fn main() {
         .flat_map(|k| TARGETS.iter().map(move |&t| (k.clone(), t)))
         .collect();
     let start = Instant::now();
-    let results: Vec<Result<(), String>> = jobs
+    let results: Vec<Result<(f64, String), String>> = jobs
         .par_iter()
         .map(|(k, t)| {
             let rel = k.strip_prefix(&root).unwrap_or(k).display().to_string();
@@ -99,17 +113,42 @@ fn main() {
             let spv: Vec<u8> = out.words.iter().flat_map(|w| w.to_le_bytes()).collect();
             let large = is_matrix_kernel(k, &out.words) && !matches!(*t, "dg2" | "mtl");
             let options = if large { LARGE_GRF } else { "" };
+            let compile_start = Instant::now();
             let isa = ocloc
                 .compile(&spv, device_for_target(t).unwrap(), options)
                 .map_err(|e| format!("{rel} -O --target {t}: {e}"))?;
-            if std::env::var_os("IGC_SWEEP_PRINT").is_some_and(|v| v == "1") {
-                let facts = serde_json::json!({"kernel": rel, "target": t, "isa": isa});
+            let seconds = compile_start.elapsed().as_secs_f64();
+            let device = device_for_target(t).unwrap();
+            if env_flag("IGC_SWEEP_PRINT") || env_flag("IGC_SWEEP_INPUT") {
+                let summary = |isa: &spvopt_tools::igc::ModuleIsa| -> serde_json::Value {
+                    isa.kernels
+                        .iter()
+                        .map(|(k, f)| (k.clone(), serde_json::json!(IsaSummary::of(f))))
+                        .collect::<serde_json::Map<_, _>>()
+                        .into()
+                };
+                let mut facts = serde_json::json!({
+                    "kernel": rel, "target": t, "options": options, "seconds": seconds,
+                    "summary": summary(&isa),
+                });
+                if env_flag("IGC_SWEEP_PRINT") {
+                    facts["isa"] = serde_json::json!(isa);
+                }
+                if env_flag("IGC_SWEEP_INPUT") {
+                    let input_large = is_matrix_kernel(k, &words) && !matches!(*t, "dg2" | "mtl");
+                    let input_options = if input_large { LARGE_GRF } else { "" };
+                    facts["input"] = match ocloc.compile(&bytes, device, input_options) {
+                        Ok(i) => serde_json::json!({"summary": summary(&i)}),
+                        Err(e) => serde_json::json!({"error": e.to_string()}),
+                    };
+                }
                 println!("{facts}");
             }
-            Ok(())
+            Ok((seconds, format!("{rel} on {t}")))
         })
         .collect();
     let failed: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    let slowest = results.iter().flatten().max_by(|a, b| a.0.total_cmp(&b.0));
     for f in &failed {
         println!("FAIL {f}");
     }
@@ -120,5 +159,8 @@ fn main() {
         results.len(),
         start.elapsed().as_secs_f64()
     );
+    if let Some((seconds, what)) = slowest {
+        println!("igc_sweep: slowest compile {seconds:.1} s ({what})");
+    }
     std::process::exit(i32::from(!failed.is_empty()));
 }

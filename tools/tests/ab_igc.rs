@@ -75,6 +75,21 @@ fn isa_deltas_of_the_raised_staged_gemm_in_every_report() {
     assert_eq!(isa("b", "spill_msgs"), 0);
     let html = std::fs::read_to_string(d.join("r.html")).unwrap();
     assert!(html.contains("class=\"igc\"") && html.contains("kloop_instructions"));
+    // The summary table carries IGC's view too, and the kernel counts as changed.
+    assert!(
+        html.contains("<th>IGC K-loop sends A &rarr; B</th>"),
+        "{html}"
+    );
+    let summary_kloop_sends = format!(
+        "{} -&gt; {}",
+        isa("a", "kloop_sends"),
+        isa("b", "kloop_sends")
+    );
+    assert!(html.contains(&summary_kloop_sends), "{html}");
+    assert!(
+        out.contains("changed between A and B, or failed: 1 of 1"),
+        "{out}"
+    );
 }
 
 #[test]

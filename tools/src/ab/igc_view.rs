@@ -96,6 +96,32 @@ pub fn terminal_rows(a: Option<&IgcView>, b: Option<&IgcView>) -> Vec<(String, S
     rows
 }
 
+/// Whether IGC sees A and B differently: one compiled and the other did not, or some kernel's
+/// ISA numbers differ (the ocloc version and options are the same for both by construction).
+pub fn differs(a: Option<&IgcView>, b: Option<&IgcView>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.error.is_some() != b.error.is_some() || a.kernels != b.kernels,
+        _ => false,
+    }
+}
+
+/// The ISA numbers of the report's kernel `name` in `view`: that compiled kernel, or, when IGC
+/// named none so, the sum over every kernel of the module (`None` without a view or on an error).
+pub fn kernel_summary(view: Option<&IgcView>, name: &str) -> Option<IsaSummary> {
+    let view = view?;
+    if view.error.is_some() || view.kernels.is_empty() {
+        return None;
+    }
+    if let Some(k) = view.kernels.get(name) {
+        return Some(*k);
+    }
+    Some(
+        view.kernels
+            .values()
+            .fold(IsaSummary::default(), |acc, k| acc.plus(k)),
+    )
+}
+
 fn change(a: u64, b: u64) -> String {
     if a == b {
         return format!("{a} -> {b}");
@@ -125,4 +151,60 @@ pub fn html_table(a: Option<&IgcView>, b: Option<&IgcView>) -> String {
     }
     s.push_str("</table>");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(kloop_sends: usize) -> IgcView {
+        let isa = IsaSummary {
+            instructions: 100,
+            sends: 10,
+            kloop_sends,
+            ..IsaSummary::default()
+        };
+        IgcView {
+            device: "pvc".into(),
+            kernels: [("k".to_string(), isa)].into_iter().collect(),
+            ..IgcView::default()
+        }
+    }
+
+    #[test]
+    fn a_kernel_whose_isa_alone_changed_is_changed() {
+        let (a, b) = (view(8), view(4));
+        assert!(differs(Some(&a), Some(&b)));
+        assert!(!differs(Some(&a), Some(&a.clone())));
+        assert!(!differs(None, Some(&b)));
+        let failed = IgcView {
+            error: Some("ocloc: build failed".into()),
+            ..IgcView::default()
+        };
+        assert!(differs(Some(&a), Some(&failed)));
+        let mut report = crate::ab::KernelReport {
+            kernel: "k".into(),
+            launch: None,
+            original: Default::default(),
+            a: Default::default(),
+            b: Default::default(),
+            verdict: crate::ab::Verdict::NoLaunch,
+            bisect: None,
+        };
+        assert!(!crate::ab::report::changed(&report));
+        report.a.isa = Some(a);
+        report.b.isa = Some(b);
+        assert!(crate::ab::report::changed(&report));
+    }
+
+    #[test]
+    fn the_summary_of_an_unnamed_kernel_sums_the_module() {
+        let mut v = view(8);
+        v.kernels.insert("other".into(), v.kernels["k"]);
+        assert_eq!(kernel_summary(Some(&v), "k").unwrap().kloop_sends, 8);
+        let sum = kernel_summary(Some(&v), "absent").unwrap();
+        assert_eq!((sum.kloop_sends, sum.instructions), (16, 200));
+        v.error = Some("x".into());
+        assert!(kernel_summary(Some(&v), "k").is_none());
+    }
 }

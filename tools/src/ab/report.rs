@@ -80,8 +80,8 @@ fn delta(a: f64, b: f64) -> String {
 }
 
 /// Whether a kernel leads the terminal report: its verdict is a failure, or A and B differ in
-/// a static or simulated measure, in their agreement with spv-sim on the device, or in device
-/// time beyond the noise.
+/// a static or simulated measure, in IGC's ISA (`--compiler`), in their agreement with spv-sim
+/// on the device, or in device time beyond the noise.
 pub fn changed(k: &KernelReport) -> bool {
     let failed = matches!(k.verdict, Verdict::Differs(_) | Verdict::Error(_));
     let device = match (&k.a.device, &k.b.device) {
@@ -94,7 +94,8 @@ pub fn changed(k: &KernelReport) -> bool {
         }
         _ => false,
     };
-    failed || k.a.static_stats != k.b.static_stats || k.a.sim != k.b.sim || device
+    let isa = super::igc_view::differs(k.a.isa.as_ref(), k.b.isa.as_ref());
+    failed || k.a.static_stats != k.b.static_stats || k.a.sim != k.b.sim || device || isa
 }
 
 /// The MMA shapes of A and B in words with their counts (`m8n16k16 bf16: 32 -> 16`), or `-`.
@@ -321,6 +322,18 @@ fn pair(k: &KernelReport, f: impl Fn(&SimStats) -> f64) -> String {
     }
 }
 
+/// Reads one ISA measure from a kernel's summary.
+type IsaMeasure = fn(&crate::igc::IsaSummary) -> usize;
+
+/// The ISA measures of the HTML summary (with `--compiler`): what decides a GEMM's speed.
+const ISA_MEASURES: [(&str, IsaMeasure); 5] = [
+    ("instructions", |i| i.instructions),
+    ("sends", |i| i.sends),
+    ("spill messages", |i| i.spill_msgs),
+    ("K-loop instructions", |i| i.kloop_instructions),
+    ("K-loop sends", |i| i.kloop_sends),
+];
+
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -396,6 +409,12 @@ pub fn html(report: &Report) -> String {
     if report.device.is_some() {
         s.push_str("<th>device time (median us) A &rarr; B</th>");
     }
+    let with_isa = report.kernels.iter().any(|k| k.a.isa.is_some());
+    if with_isa {
+        for (name, _) in ISA_MEASURES {
+            let _ = write!(s, "<th>IGC {} A &rarr; B</th>", escape(name));
+        }
+    }
     s.push_str("</tr>");
     let mut order: Vec<&KernelReport> = report.kernels.iter().collect();
     order.sort_by_key(|k| !changed(k));
@@ -429,6 +448,17 @@ pub fn html(report: &Report) -> String {
         if report.device.is_some() {
             let _ = write!(s, "<td>{}</td>", escape(&device_time_text(k)));
         }
+        if with_isa {
+            let a = super::igc_view::kernel_summary(k.a.isa.as_ref(), &k.kernel);
+            let b = super::igc_view::kernel_summary(k.b.isa.as_ref(), &k.kernel);
+            for (_, f) in ISA_MEASURES {
+                let text = match (a, b) {
+                    (Some(a), Some(b)) => delta(f(&a) as f64, f(&b) as f64),
+                    _ => "-".into(),
+                };
+                let _ = write!(s, "<td class=\"isa\">{}</td>", escape(&text));
+            }
+        }
         s.push_str("</tr>");
     }
     let _ = write!(
@@ -440,6 +470,11 @@ pub fn html(report: &Report) -> String {
     }
     if report.device.is_some() {
         s.push_str("<th></th>");
+    }
+    if with_isa {
+        for _ in ISA_MEASURES {
+            s.push_str("<th></th>");
+        }
     }
     s.push_str("</tr></table>");
     for k in &report.kernels {

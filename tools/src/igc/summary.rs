@@ -55,6 +55,24 @@ pub const FIELDS: [&str; 12] = [
 ];
 
 impl IsaSummary {
+    /// Field-wise sum (the ISA of several kernels of one module).
+    pub fn plus(&self, o: &IsaSummary) -> IsaSummary {
+        IsaSummary {
+            instructions: self.instructions + o.instructions,
+            sends: self.sends + o.sends,
+            load2d: self.load2d + o.load2d,
+            prefetch2d: self.prefetch2d + o.prefetch2d,
+            store2d: self.store2d + o.store2d,
+            slm: self.slm + o.slm,
+            gathers: self.gathers + o.gathers,
+            dpas: self.dpas + o.dpas,
+            spill_msgs: self.spill_msgs + o.spill_msgs,
+            spill_size: self.spill_size + o.spill_size,
+            kloop_instructions: self.kloop_instructions + o.kloop_instructions,
+            kloop_sends: self.kloop_sends + o.kloop_sends,
+        }
+    }
+
     /// The summary of one compiled kernel.
     pub fn of(k: &KernelIsaFacts) -> IsaSummary {
         let c = &k.isa.counts;
