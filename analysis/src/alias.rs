@@ -384,7 +384,8 @@ impl Analysis for Alias {
             | AnalysisSet::INDUCTION.0
             | AnalysisSet::UNIFORMITY.0
             | AnalysisSet::CONSTANTS.0
-            | AnalysisSet::DECORATIONS.0,
+            | AnalysisSet::DECORATIONS.0
+            | AnalysisSet::KERNEL_FACTS.0,
     );
     /// Nothing of its own: its facts are the held analyses', each compared on its own.
     fn fingerprint(&self) -> Vec<String> {

@@ -135,6 +135,11 @@ pub struct Analyses {
     cache: HashMap<TypeId, Entry>,
     /// How many times each analysis was computed (for tests and `--time-report`).
     pub computed: u64,
+    /// Per computation under way (innermost last): the kinds of the analyses it requested.
+    requesting: Vec<AnalysisSet>,
+    /// Analyses whose computation requested kinds beyond their `KIND | DEPENDS_ON`, with
+    /// those kinds (see [`Analyses::undeclared_dependencies`]).
+    undeclared: Vec<(&'static str, AnalysisSet)>,
 }
 
 impl Analyses {
@@ -144,18 +149,39 @@ impl Analyses {
     }
 
     /// The analysis `A` of module `m`, computed on first request.
+    ///
+    /// What `A`'s computation requests from the cache is recorded: the cached `A` is dropped
+    /// when any of it is (its kinds are `KIND | DEPENDS_ON` and those of everything it read,
+    /// transitively), so an analysis cannot outlive one it was built from even where its
+    /// `DEPENDS_ON` forgets it; and the forgotten kinds are kept for
+    /// [`Analyses::undeclared_dependencies`].
     pub fn get<A: Analysis>(&mut self, m: &Module) -> Rc<A> {
         if let Some(e) = self.cache.get(&TypeId::of::<A>()) {
             if let Ok(a) = Rc::clone(&e.value).downcast::<A>() {
+                let kinds = e.kinds;
+                if let Some(outer) = self.requesting.last_mut() {
+                    *outer = *outer | kinds;
+                }
                 return a;
             }
         }
+        self.requesting.push(AnalysisSet::NONE);
         let a = Rc::new(A::compute(m, self));
+        let read = self.requesting.pop().unwrap_or_default();
         self.computed += 1;
+        let declared = A::KIND | A::DEPENDS_ON;
+        if read.without(declared) != AnalysisSet::NONE {
+            self.undeclared
+                .push((short_type_name::<A>(), read.without(declared)));
+        }
+        let kinds = declared | read;
+        if let Some(outer) = self.requesting.last_mut() {
+            *outer = *outer | kinds;
+        }
         self.cache.insert(
             TypeId::of::<A>(),
             Entry {
-                kinds: A::KIND | A::DEPENDS_ON,
+                kinds,
                 value: Rc::clone(&a) as Rc<dyn Any>,
                 name: short_type_name::<A>(),
                 still_valid: still_valid::<A>,
@@ -176,6 +202,14 @@ impl Analyses {
             .collect();
         out.sort_unstable();
         out
+    }
+
+    /// The analyses computed through this cache whose computation read (directly or through
+    /// the analyses it requested) kinds its `DEPENDS_ON` does not declare, with those kinds:
+    /// empty when every declaration is complete (a test computes every analysis on the corpus
+    /// and checks this).
+    pub fn undeclared_dependencies(&self) -> &[(&'static str, AnalysisSet)] {
+        &self.undeclared
     }
 
     /// Whether `A` is currently cached.

@@ -117,7 +117,8 @@ impl Analysis for Uniformity {
             | AnalysisSet::LOOPS.0
             | AnalysisSet::INDUCTION.0
             | AnalysisSet::ALIAS.0
-            | AnalysisSet::DECORATIONS.0,
+            | AnalysisSet::DECORATIONS.0
+            | AnalysisSet::KERNEL_FACTS.0,
     );
     fn compute(m: &Module, analyses: &mut Analyses) -> Self {
         let cfg = analyses.get::<Cfg>(m);
@@ -127,7 +128,8 @@ impl Analysis for Uniformity {
         let prov = analyses.get::<Provenance>(m);
         let dec = analyses.get::<Decorations>(m);
         let callees = analyses.get::<Callees>(m);
-        let s = Solver::new(m, &cfg, &dom, &pdom, &loops, &prov, &dec, &callees);
+        let facts = analyses.get::<KernelFacts>(m);
+        let s = Solver::new(m, &cfg, &dom, &pdom, &loops, &prov, &dec, &callees, &facts);
         Uniformity::solve(s)
     }
     /// The same divergence of every id (ids only one of them has are uniform there) and the
@@ -179,20 +181,6 @@ impl Uniformity {
     /// invocations.
     pub fn is_divergent_variable(&self, var: Id) -> bool {
         self.divergent_variables.contains(&var)
-    }
-
-    /// Computes uniformity for module `m`.
-    pub fn build(
-        m: &Module,
-        cfg: &Cfg,
-        dom: &Dominators,
-        pdom: &PostDominators,
-        loops: &Loops,
-        prov: &Provenance,
-    ) -> Uniformity {
-        let dec = Decorations::build(m);
-        let callees = Callees::build(m, &dec);
-        Uniformity::solve(Solver::new(m, cfg, dom, pdom, loops, prov, &dec, &callees))
     }
 
     fn solve(mut s: Solver<'_>) -> Uniformity {
@@ -330,6 +318,7 @@ impl<'a> Solver<'a> {
         prov: &'a Provenance,
         dec: &Decorations,
         callees: &'a Callees,
+        facts: &KernelFacts,
     ) -> Solver<'a> {
         let bound = m.id_capacity(); // max defined id + 1: never the untrusted header bound
         let arena = m.arena_len();
@@ -372,12 +361,12 @@ impl<'a> Solver<'a> {
             region_buf: Vec::new(),
             stack_buf: Vec::new(),
         };
-        s.init_builtins(dec);
+        s.init_builtins(dec, facts);
         s.init_structure();
         s
     }
 
-    fn init_builtins(&mut self, dec: &Decorations) {
+    fn init_builtins(&mut self, dec: &Decorations, facts: &KernelFacts) {
         let m = self.m;
         let input = StorageClass::Input as u32;
         // Input variables without a BuiltIn decoration or linkage name may be named by OpName.
@@ -417,7 +406,6 @@ impl<'a> Solver<'a> {
         if !self.divergent_x.is_empty() {
             // Per function: components of a `GlobalInvocationId`/`LocalInvocationId` that may
             // differ, from the work-group size bound of every kernel reaching the function.
-            let facts = KernelFacts::build(m);
             self.yz_divergent = m
                 .function_ids()
                 .map(|f| {

@@ -2,6 +2,7 @@
 //! (`cargo test -p spvopt-analysis --test integration -- MODULE::` runs one module): one link of the
 //! crate and its dependencies instead of one per file.
 
+mod dependencies;
 mod dot;
 mod fixtures;
 mod queries;
