@@ -201,38 +201,15 @@ impl RaiseBlockIo {
         let loops = analyses.get::<Loops>(m);
         let facts = analyses.get::<KernelFacts>(m);
         let dec = analyses.get::<Decorations>(m);
-        // MMA operand slots per (function, innermost loop).
-        let mut groups: Vec<(FuncId, Option<LoopId>, Vec<Slot>)> = Vec::new();
-        for f in m.function_ids() {
-            for &b in &m.function(f).blocks {
-                for i in m.block_insts(b) {
-                    let inst = m.inst(i);
-                    if !inst.is(Op::SubgroupMatrixMultiplyAccumulateINTEL) {
-                        continue;
-                    }
-                    let l = loops.innermost(b);
-                    let k = match groups.iter().position(|g| g.0 == f && g.1 == l) {
-                        Some(k) => k,
-                        None => {
-                            groups.push((f, l, Vec::new()));
-                            groups.len() - 1
-                        }
-                    };
-                    for index in [1usize, 2] {
-                        if let Some(operand) = inst.operand_id(index) {
-                            groups[k].2.push(Slot {
-                                mma: i,
-                                index,
-                                operand,
-                            });
-                        }
-                    }
-                }
-            }
-        }
+        let groups = mma_slot_groups(m, &loops);
         let mut plans_done: Vec<Planned> = Vec::new();
         let mut lane_maps: HashMap<FuncId, LaneMap> = HashMap::new();
-        for (f, l, slots) in &groups {
+        for MmaGroup {
+            func: f,
+            innermost: l,
+            slots,
+        } in &groups
+        {
             let mut operands: Vec<Id> = slots.iter().map(|s| s.operand).collect();
             operands.sort_unstable();
             operands.dedup();
@@ -489,124 +466,21 @@ impl RaiseBlockIo {
             }
         }
         // Result tiles stored through Workgroup memory after the loops.
+        let inputs = PlanInputs {
+            m,
+            cfg: &cfg,
+            dom: &dom,
+            pdom: &pdom,
+            loops: &loops,
+            facts: &facts,
+            dec: &dec,
+            target,
+        };
         for f in m.function_ids() {
-            let tracer = Tracer {
-                m,
-                dec: &dec,
-                cfg: &cfg,
-                dom: &dom,
-                func: f,
-            };
-            let stores = epilogue::candidates(m, &tracer, &loops, f);
-            if stores.is_empty() {
-                continue;
-            }
-            let n = stores.len() as u64;
-            stats.add("store_candidates", n);
-            if is_dispatcher(m, f) {
-                stats.add("store_skipped_fallback_body", n);
-                continue;
-            }
-            let reject = |stats: &mut Statistics, key: &'static str, why: &str, at: InstId| {
-                stats.add(key, n);
-                stats.note(format!(
-                    "{}: {n} global store(s) of staged data not raised: {why}",
-                    location(m, at)
-                ));
-            };
-            let (sg, shape, exact) = match workgroup_shape(&facts, f) {
-                Ok(s) => s,
-                Err(why) => {
-                    reject(&mut stats, "store_rejected_workgroup_shape", why, stores[0]);
-                    continue;
-                }
-            };
-            let nx = shape.iter().product::<u32>();
-            let lanes = lane_maps
-                .entry(f)
-                .or_insert_with(|| {
-                    let shape = shape.map(|d| d as usize);
-                    LaneMap::build(m, f, &cfg, &pdom, &dec, shape, sg as usize, false)
-                })
-                .clone();
-            if let Some(at) = narrow_widening(m, &lanes) {
-                reject(
-                    &mut stats,
-                    "store_rejected_narrow_widening",
-                    "an index computed in fewer than 32 bits is widened: the lane map cannot show it does not wrap",
-                    m.def(at).unwrap_or(stores[0]),
-                );
-                continue;
-            }
-            if !lanes.assumptions.is_empty() || !lanes.widenings.is_empty() {
-                // Only a lane map whose assumptions the loops' plans check is taken.
-                if !plans_done.iter().any(|p| p.func == f) {
-                    reject(
-                        &mut stats,
-                        "store_rejected_unprovable_assumption",
-                        "the addresses need run-time checks no raised loop makes",
-                        stores[0],
-                    );
-                    continue;
-                }
-            }
-            let cx = epilogue::Context {
-                m,
-                dec: &dec,
-                cfg: &cfg,
-                dom: &dom,
-                pdom: &pdom,
-                loops: &loops,
-                lanes: &lanes,
-                tracer: &tracer,
-                target,
-            };
-            let plan = match cx.plan(&stores) {
-                Ok(p) => p,
-                Err((r, at)) => {
-                    let (key, why) = r.reason();
-                    reject(&mut stats, key, why, at.unwrap_or(stores[0]));
-                    continue;
-                }
-            };
-            if let Some((key, why)) = plan
-                .tiles
-                .iter()
-                .find_map(|t| unavailable(m, &dom, f, plan.barrier, &t.plan, true))
-            {
-                reject(&mut stats, epilogue::store_key(key), &why, stores[0]);
-                continue;
-            }
-            match plans_done.iter_mut().find(|p| p.func == f) {
-                Some(p) => p.epilogue = Some(plan),
-                None => plans_done.push(Planned {
-                    func: f,
-                    sg,
-                    lanes: nx,
-                    exact,
-                    loops: Vec::new(),
-                    epilogue: Some(plan),
-                    lane_map: lanes,
-                }),
-            }
+            plan_epilogue(&inputs, f, &mut lane_maps, &mut plans_done, &mut stats);
         }
         drop((cfg, pdom, loops, facts));
-        let mut changed = false;
-        let mut types = Interner::default();
-        for planned in plans_done {
-            let raised: u64 = planned.loops.iter().map(|l| l.plans.len() as u64).sum();
-            if !changes.allow() {
-                stats.add("skipped_max_changes", raised);
-                if let Some(e) = &planned.epilogue {
-                    stats.add("store_skipped_max_changes", e.global_stores.len() as u64);
-                }
-                continue;
-            }
-            match apply(m, &mut types, &dec, &dom, planned, target, &mut stats) {
-                Ok(()) => changed = true,
-                Err(why) => return Err(PassError::failed_because("raise-block-io", why)),
-            }
-        }
+        let changed = apply_plans(m, &dec, &dom, plans_done, target, changes, &mut stats)?;
         if !changed {
             return Ok(PassResult::unchanged(stats));
         }
@@ -731,4 +605,201 @@ fn narrow_widening(m: &Module, lanes: &LaneMap) -> Option<Id> {
             .and_then(|t| spvopt_analysis::types::int_width(m, t))?;
         (width < 32).then_some(result)
     })
+}
+
+/// MMA operand slots of one function and innermost loop (`None`: not in a loop).
+struct MmaGroup {
+    func: FuncId,
+    innermost: Option<LoopId>,
+    slots: Vec<Slot>,
+}
+
+/// The MMA operand slots of `m` per (function, innermost loop), in module order.
+fn mma_slot_groups(m: &Module, loops: &Loops) -> Vec<MmaGroup> {
+    let mut groups: Vec<MmaGroup> = Vec::new();
+    for f in m.function_ids() {
+        for &b in &m.function(f).blocks {
+            for i in m.block_insts(b) {
+                let inst = m.inst(i);
+                if !inst.is(Op::SubgroupMatrixMultiplyAccumulateINTEL) {
+                    continue;
+                }
+                let l = loops.innermost(b);
+                let k = match groups.iter().position(|g| g.func == f && g.innermost == l) {
+                    Some(k) => k,
+                    None => {
+                        groups.push(MmaGroup {
+                            func: f,
+                            innermost: l,
+                            slots: Vec::new(),
+                        });
+                        groups.len() - 1
+                    }
+                };
+                for index in [1usize, 2] {
+                    if let Some(operand) = inst.operand_id(index) {
+                        groups[k].slots.push(Slot {
+                            mma: i,
+                            index,
+                            operand,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    groups
+}
+
+/// The module and analyses the planning reads.
+struct PlanInputs<'a> {
+    m: &'a Module,
+    cfg: &'a Cfg,
+    dom: &'a Dominators,
+    pdom: &'a PostDominators,
+    loops: &'a Loops,
+    facts: &'a KernelFacts,
+    dec: &'a Decorations,
+    target: &'a Target,
+}
+
+/// Plans the result tiles function `f` stores through Workgroup memory after its loops (into
+/// `plans_done`), or counts and notes why not.
+fn plan_epilogue(
+    inp: &PlanInputs,
+    f: FuncId,
+    lane_maps: &mut HashMap<FuncId, LaneMap>,
+    plans_done: &mut Vec<Planned>,
+    stats: &mut Statistics,
+) {
+    let m = inp.m;
+    let tracer = Tracer {
+        m,
+        dec: inp.dec,
+        cfg: inp.cfg,
+        dom: inp.dom,
+        func: f,
+    };
+    let stores = epilogue::candidates(m, &tracer, inp.loops, f);
+    if stores.is_empty() {
+        return;
+    }
+    let n = stores.len() as u64;
+    stats.add("store_candidates", n);
+    if is_dispatcher(m, f) {
+        stats.add("store_skipped_fallback_body", n);
+        return;
+    }
+    let reject = |stats: &mut Statistics, key: &'static str, why: &str, at: InstId| {
+        stats.add(key, n);
+        stats.note(format!(
+            "{}: {n} global store(s) of staged data not raised: {why}",
+            location(m, at)
+        ));
+    };
+    let (sg, shape, exact) = match workgroup_shape(inp.facts, f) {
+        Ok(s) => s,
+        Err(why) => {
+            reject(stats, "store_rejected_workgroup_shape", why, stores[0]);
+            return;
+        }
+    };
+    let nx = shape.iter().product::<u32>();
+    let lanes = lane_maps
+        .entry(f)
+        .or_insert_with(|| {
+            let shape = shape.map(|d| d as usize);
+            LaneMap::build(m, f, inp.cfg, inp.pdom, inp.dec, shape, sg as usize, false)
+        })
+        .clone();
+    if let Some(at) = narrow_widening(m, &lanes) {
+        reject(
+                stats,
+                "store_rejected_narrow_widening",
+                "an index computed in fewer than 32 bits is widened: the lane map cannot show it does not wrap",
+                m.def(at).unwrap_or(stores[0]),
+            );
+        return;
+    }
+    if !lanes.assumptions.is_empty() || !lanes.widenings.is_empty() {
+        // Only a lane map whose assumptions the loops' plans check is taken.
+        if !plans_done.iter().any(|p| p.func == f) {
+            reject(
+                stats,
+                "store_rejected_unprovable_assumption",
+                "the addresses need run-time checks no raised loop makes",
+                stores[0],
+            );
+            return;
+        }
+    }
+    let cx = epilogue::Context {
+        m,
+        dec: inp.dec,
+        cfg: inp.cfg,
+        dom: inp.dom,
+        pdom: inp.pdom,
+        loops: inp.loops,
+        lanes: &lanes,
+        tracer: &tracer,
+        target: inp.target,
+    };
+    let plan = match cx.plan(&stores) {
+        Ok(p) => p,
+        Err((r, at)) => {
+            let (key, why) = r.reason();
+            reject(stats, key, why, at.unwrap_or(stores[0]));
+            return;
+        }
+    };
+    if let Some((key, why)) = plan
+        .tiles
+        .iter()
+        .find_map(|t| unavailable(m, inp.dom, f, plan.barrier, &t.plan, true))
+    {
+        reject(stats, epilogue::store_key(key), &why, stores[0]);
+        return;
+    }
+    match plans_done.iter_mut().find(|p| p.func == f) {
+        Some(p) => p.epilogue = Some(plan),
+        None => plans_done.push(Planned {
+            func: f,
+            sg,
+            lanes: nx,
+            exact,
+            loops: Vec::new(),
+            epilogue: Some(plan),
+            lane_map: lanes,
+        }),
+    }
+}
+
+/// Rewrites the planned kernel functions as far as `--max-changes` allows; whether any
+/// changed.
+fn apply_plans(
+    m: &mut Module,
+    dec: &Decorations,
+    dom: &Dominators,
+    plans_done: Vec<Planned>,
+    target: &Target,
+    changes: &mut Changes,
+    stats: &mut Statistics,
+) -> Result<bool, PassError> {
+    let mut changed = false;
+    let mut types = Interner::default();
+    for planned in plans_done {
+        let raised: u64 = planned.loops.iter().map(|l| l.plans.len() as u64).sum();
+        if !changes.allow() {
+            stats.add("skipped_max_changes", raised);
+            if let Some(e) = &planned.epilogue {
+                stats.add("store_skipped_max_changes", e.global_stores.len() as u64);
+            }
+            continue;
+        }
+        match apply(m, &mut types, dec, dom, planned, target, stats) {
+            Ok(()) => changed = true,
+            Err(why) => return Err(PassError::failed_because("raise-block-io", why)),
+        }
+    }
+    Ok(changed)
 }
