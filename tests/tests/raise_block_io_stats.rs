@@ -30,8 +30,6 @@ const NOT_YET_ASSERTED: &[&str] = &[
     "rejected_narrow_mask",
     "rejected_unroll_over_budget",
     "remainders_unchecked_above",
-    "skipped_fallback_body",
-    "skipped_max_changes",
     "store_rejected_element_size",
     "store_rejected_narrow_widening",
     "store_rejected_no_tiles",
@@ -41,8 +39,6 @@ const NOT_YET_ASSERTED: &[&str] = &[
     "store_rejected_not_tail",
     "store_rejected_other",
     "store_rejected_surface_not_invariant",
-    "store_skipped_fallback_body",
-    "store_skipped_max_changes",
 ];
 
 fn workspace() -> PathBuf {
