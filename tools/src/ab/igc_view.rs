@@ -182,19 +182,6 @@ mod tests {
             ..IgcView::default()
         };
         assert!(differs(Some(&a), Some(&failed)));
-        let mut report = crate::ab::KernelReport {
-            kernel: "k".into(),
-            launch: None,
-            original: Default::default(),
-            a: Default::default(),
-            b: Default::default(),
-            verdict: crate::ab::Verdict::NoLaunch,
-            bisect: None,
-        };
-        assert!(!crate::ab::report::changed(&report));
-        report.a.isa = Some(a);
-        report.b.isa = Some(b);
-        assert!(crate::ab::report::changed(&report));
     }
 
     #[test]
