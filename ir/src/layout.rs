@@ -201,6 +201,14 @@ impl Module {
         f
     }
 
+    /// Appends the `OpFunctionParameter` `param` to function `f`'s header (after its other
+    /// parameters); the function's `OpTypeFunction` is the caller's to keep in step.
+    pub fn push_parameter(&mut self, f: FuncId, param: impl AsRef<Inst>) -> InstId {
+        let i = self.alloc_inst(param);
+        self.functions[f].header.push(i);
+        i
+    }
+
     /// Inserts a new function (declaration until blocks are added) at position `at` of the
     /// function list (`at` past the end appends), e.g. a declaration before the first
     /// definition as the logical layout wants; returns its id. Functions from `at` on move one

@@ -15,7 +15,12 @@
 //! - Tensor layouts and views become arrays of 32-bit fields (`tensor_values`).
 //! - `OpCooperativeMatrixLoadTensorNV` / `StoreTensorNV` / `LoadKHR` / `StoreKHR` become the exact
 //!   per-element loop of `element_access` (every clamp mode and value, block size, view,
-//!   clip and dimension count), each reported as `fallback` with its reason.
+//!   clip and dimension count), each reported as `fallback` with its reason. The loop is a
+//!   `DontInline` function (`edit::outline`) the access calls with its slots and the values the
+//!   loop reads, its loop marked DontUnroll; accesses of one shape share one function
+//!   (`per_element_functions` counts them), so an unrolled kernel of 144 accesses grows by a
+//!   call per access, not a loop (tensor-hw `bg_f16_64x48x80`: IGC's compile on pvc 70 s ->
+//!   1.7 s, docs/measurements.md).
 //! - `OpCooperativeMatrixMulAddKHR` becomes `OpSubgroupMatrixMultiplyAccumulateINTEL` atoms
 //!   (`mul_add`).
 //! - DPC++ joint_matrix's translator-internal instructions (`spvopt_ir::grammar::internal`,
@@ -79,8 +84,8 @@ use spvopt_ir::grammar::internal;
 use spvopt_ir::{Id, Inst, InstId, Interner, Module, Section};
 
 use crate::diagnostic::Diagnostic;
-use crate::edit::capabilities;
 use crate::edit::variables::lane_variable;
+use crate::edit::{capabilities, outline};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use cleanup::{bitcast_setter_operands, merge_duplicate_types, remove_dead};
 use instructions::Converter;
@@ -143,6 +148,8 @@ fn convert(
     };
     let uniform_accesses = uniform_tensor_accesses(m, analyses);
     let first_new_id = m.id_capacity();
+    // Functions from here on are the outlined per-element paths (`element_access`).
+    let first_outlined = m.function_ids().count();
     let mut types = Interner::default();
     let plan = plan(m, &mut types, sg).map_err(|e| Diagnostic::error(None, e))?;
     let lane_var = lane_variable(m, &mut types);
@@ -259,6 +266,11 @@ fn convert(
     });
     m.sort_global_section();
     merge_duplicate_types(m);
+    // One per-element function per access shape (the types are merged, so equal shapes have
+    // equal keys).
+    let outlined = m.function_ids().count() - first_outlined;
+    let merged = outline::merge_identical_functions(m, first_outlined);
+    stats.add("per_element_functions", (outlined - merged) as u64);
     // Everything the conversion created that nothing uses (folded conditions, unused fields).
     seeds.extend((first_new_id..m.id_capacity()).filter_map(|k| Id::new(k as u32)));
     remove_dead(m, seeds);

@@ -1,6 +1,7 @@
 //! The full judge sweep (issue 46): every corpus kernel (Triton, OpenCL samples, tensor,
-//! tensor-hw) through `-O --target T` for T in pvc, bmg, lnl, ptl, cri, dg2, mtl, each output
-//! compiled by Intel's IGC for T's device (256 GRF for matrix kernels where the device has it),
+//! tensor-hw, user kernels: all of `tests/corpus`) through `-O --target T` for T in pvc, bmg,
+//! lnl, ptl, cri, dg2, mtl, each output (with `--subgroup-size 16`, which declares a size only
+//! where a kernel declares none) compiled by Intel's IGC for T's device (256 GRF for matrix kernels where the device has it),
 //! failing on a compile error or an unresolved symbol.
 //!
 //! `SPVOPT_OCLOC=... cargo run --release -p spvopt-tools --example igc_sweep [-- FILTER]`
@@ -10,6 +11,8 @@
 //! `IGC_SWEEP_INPUT=1` the input module is compiled too, unchanged, for the same device and its
 //! outcome printed beside (`"input"`: the ISA summary per kernel, or the error): what IGC does
 //! without spv-opt (README's cross-device table). Input failures are not sweep failures.
+//! `IGC_SWEEP_TARGETS=pvc,bmg` restricts the devices; every compile slower than
+//! `IGC_SWEEP_SLOW` seconds (2 unless set) is listed at the end.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -26,6 +29,8 @@ fn kernels(root: &Path) -> Vec<PathBuf> {
         "triton",
         "triton/native",
         "triton/nodbg",
+        "triton/dg2",
+        "triton/dg2/nodbg",
         "opencl-samples",
         "tensor",
         "user-kernels",
@@ -88,10 +93,18 @@ fn main() {
         std::process::exit(2)
     });
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
+    let only: Option<Vec<String>> = std::env::var("IGC_SWEEP_TARGETS")
+        .ok()
+        .map(|v| v.split(',').map(str::to_string).collect());
+    let targets: Vec<&str> = TARGETS
+        .iter()
+        .copied()
+        .filter(|t| only.as_ref().is_none_or(|o| o.iter().any(|x| x == t)))
+        .collect();
     let jobs: Vec<(PathBuf, &str)> = kernels(&root)
         .into_iter()
         .filter(|k| k.to_string_lossy().contains(&filter))
-        .flat_map(|k| TARGETS.iter().map(move |&t| (k.clone(), t)))
+        .flat_map(|k| targets.iter().map(move |&t| (k.clone(), t)))
         .collect();
     let start = Instant::now();
     let results: Vec<Result<(f64, String), String>> = jobs
@@ -105,7 +118,10 @@ fn main() {
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
                 .collect();
             let target = Target::by_name(t).map_err(|e| e.to_string())?;
-            let out = spvopt_passes::Optimizer::new(target, "-O")
+            // What the README tells users of kernels that declare no SubgroupSize (the
+            // cooperative-matrix ones `convert-tensor-addressing` needs a size for):
+            // `--subgroup-size 16`, which leaves kernels that declare one as they are.
+            let out = spvopt_passes::Optimizer::new(target, "-O --subgroup-size=16")
                 .map_err(|e| e.to_string())?
                 .with_output_validation(None)
                 .run(&words)
@@ -161,6 +177,24 @@ fn main() {
     );
     if let Some((seconds, what)) = slowest {
         println!("igc_sweep: slowest compile {seconds:.1} s ({what})");
+    }
+    let slow_limit: f64 = std::env::var("IGC_SWEEP_SLOW")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2.0);
+    let mut slow: Vec<&(f64, String)> = results
+        .iter()
+        .flatten()
+        .filter(|r| r.0 > slow_limit)
+        .collect();
+    slow.sort_by(|a, b| b.0.total_cmp(&a.0));
+    println!(
+        "igc_sweep: {} compiles over {slow_limit} s{}",
+        slow.len(),
+        if slow.is_empty() { "" } else { ":" }
+    );
+    for (seconds, what) in slow {
+        println!("  {seconds:.1} s  {what}");
     }
     std::process::exit(i32::from(!failed.is_empty()));
 }

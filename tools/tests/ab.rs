@@ -250,12 +250,12 @@ fn corpus_ab_run_is_equivalent_in_all_formats() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(
-        table.contains("118 kernels: 118 equivalent, 0 within"),
+        table.contains("120 kernels: 120 equivalent, 0 within"),
         "{table}"
     );
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let kernels = r["kernels"].as_array().unwrap();
-    assert_eq!(kernels.len(), 118);
+    assert_eq!(kernels.len(), 120);
     assert!(kernels.iter().all(|k| k["verdict"] == "equivalent"));
     // Deterministic order: the order of the folders given, sorted within each.
     let names: Vec<&str> = kernels
@@ -302,9 +302,9 @@ fn corpus_ab_run_is_equivalent_in_all_formats() {
     );
     let page = std::fs::read_to_string(&html).unwrap();
     // The HTML summary: A -> B with the change per measure, and totals.
-    assert!(page.contains("<tr class=\"totals-row\"><th>total (118 kernels simulated)"));
+    assert!(page.contains("<tr class=\"totals-row\"><th>total (120 kernels simulated)"));
     assert!(page.contains("2D block messages A &rarr; B"));
-    assert_eq!(page.matches("<section class=\"kernel\">").count(), 118);
+    assert_eq!(page.matches("<section class=\"kernel\">").count(), 120);
     assert!(page.contains("<svg") && page.contains("data-measure=\"2D block messages\""));
     assert!(page.contains("data-measure=\"local memory lines\""));
     // Same inputs, same report.

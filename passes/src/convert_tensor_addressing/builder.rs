@@ -6,6 +6,9 @@ use spvopt_ir::{BlockId, FuncId, Id, Inst, InstBuf, InstId, Interner, Module};
 
 use crate::edit::cfg::{move_block_before, SplitBlock};
 
+/// `LoopControl DontUnroll`.
+const LOOP_DONT_UNROLL: u32 = 0x2;
+
 pub struct Builder<'a> {
     pub m: &'a mut Module,
     pub types: &'a mut Interner,
@@ -215,7 +218,8 @@ impl<'a> Builder<'a> {
         self.select(t, z, one, x)
     }
 
-    /// Emits `for k in 0..count { body(k) }` starting from the current (unterminated) block;
+    /// Emits `for k in 0..count { body(k) }` (marked DontUnroll) starting from the current
+    /// (unterminated) block;
     /// the loop exits to `exit` (a block label that follows). `body` starts in the loop's body
     /// block and may add blocks; it leaves the builder in an unterminated block. Every
     /// invocation runs the same trip count, so control reconverges at `exit`.
@@ -254,7 +258,13 @@ impl<'a> Builder<'a> {
             ),
         );
         let more = self.val(Op::ULessThan, boolt, &[k.word(), total.word()]);
-        self.void(Op::LoopMerge, &[exit_label.word(), cont_label.word(), 0]);
+        // DontUnroll: the loop is the cold exact path; unrolled by IGC, its copies made the
+        // kernels' ISA 6x and IGC's compile 10x longer (tensor-hw bg_f16_64x48x80 and gemm_i8_ss
+        // on pvc, docs/measurements.md).
+        self.void(
+            Op::LoopMerge,
+            &[exit_label.word(), cont_label.word(), LOOP_DONT_UNROLL],
+        );
         self.void(
             Op::BranchConditional,
             &[more.word(), body_label.word(), exit_label.word()],

@@ -27,6 +27,7 @@ use super::builder::{function_variable, Builder};
 use super::distribution::{Deal, Distribution};
 use super::model::{clamp, Addressing, Direction, Matrix, Path};
 use super::tensor_addresses::{read_fields, tensor_place, AccessKind, Place, TensorFields};
+use crate::edit::outline::Outline;
 
 /// The (row, column) of slot `k` of invocation `lane` (both u32), as u64 values.
 fn position(b: &mut Builder, d: &Distribution, lane: Id, k: Id) -> (Id, Id) {
@@ -153,6 +154,7 @@ pub struct Access<'a> {
 }
 
 /// What the emitters of one access need, computed in the block before its code.
+#[derive(Clone)]
 pub struct Prepared {
     pub var: Id,
     lane: Id,
@@ -314,8 +316,59 @@ pub fn prepare(b: &mut Builder, a: &Access, lane: Id) -> Result<Prepared, String
     })
 }
 
-/// The exact per-element loop of one access, from the current block to `exit`.
+/// The exact per-element path of one access, from the current block to `exit`: a call of a
+/// `DontInline` function holding the loop ([`outline`]), which takes the access's slots
+/// (its Function variable's value) and the values the loop reads, and returns the slots
+/// (a load) or nothing (a store). Accesses of one shape share the function once the pass
+/// merges identical ones, so the kernel grows by a call per access instead of a loop, and
+/// IGC compiles the loop once (as a subroutine) instead of once per access.
 pub fn emit_loop(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), String> {
+    let (caller, caller_before) = (b.cur, b.before.take());
+    let ret = if p.store {
+        b.types.void(b.m)
+    } else {
+        p.mat.lowered
+    };
+    let f = Outline::begin(b.m, ret);
+    b.cur = f.entry;
+    // The slots' value on entry, a parameter once `finish` has run.
+    let slots_in = b.m.fresh_id();
+    let slots_ty = b.types.pointer(b.m, StorageClass::Function, p.mat.lowered);
+    let local = function_variable(b, slots_ty);
+    b.void(Op::Store, &[local.word(), slots_in.word()]);
+    let done_label = b.m.fresh_id();
+    let done = b.m.append_block(f.func, done_label);
+    let inner = Prepared {
+        var: local,
+        ..p.clone()
+    };
+    emit_loop_here(b, &inner, done)?;
+    b.cur = done;
+    if p.store {
+        b.void(Op::Return, &[]);
+    } else {
+        let out = b.val(Op::Load, p.mat.lowered, &[local.word()]);
+        b.void(Op::ReturnValue, &[out.word()]);
+    }
+    let callee = f.id;
+    let free = f.finish(b.m, b.types, &[(slots_in, p.mat.lowered)])?;
+    b.cur = caller;
+    b.before = caller_before;
+    let current = b.val(Op::Load, p.mat.lowered, &[p.var.word()]);
+    let mut args = vec![callee.word(), current.word()];
+    args.extend(free.iter().map(|v| v.word()));
+    let result = b.val(Op::FunctionCall, ret, &args);
+    if !p.store {
+        b.void(Op::Store, &[p.var.word(), result.word()]);
+    }
+    let exit_label = b.m.block_label(exit);
+    b.void(Op::Branch, &[exit_label.word()]);
+    Ok(())
+}
+
+/// The exact per-element loop of one access, from the current block to `exit` (a block of
+/// the same function).
+fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), String> {
     let mat = &p.mat;
     let slots = mat.dist.slots();
     let es = mat.bytes;

@@ -24,6 +24,7 @@ fn field(b: &mut Builder, f: Option<Field>, value: Id, index: u32) -> Id {
 }
 
 /// Tensor-addressing fields as 64-bit values, read once before the loop.
+#[derive(Clone)]
 pub struct TensorFields {
     pub block: Vec<Id>,
     pub dimension: Vec<Id>,
@@ -35,6 +36,7 @@ pub struct TensorFields {
     pub view: Option<ViewFields>,
 }
 
+#[derive(Clone)]
 pub struct ViewFields {
     pub dims: Vec<Id>,
     pub strides: Vec<Id>,
