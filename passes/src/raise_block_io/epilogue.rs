@@ -113,10 +113,17 @@ impl StoreReject {
     }
 }
 
+/// A reason an epilogue's stores are not raised, with the global store it is about (if any).
+pub type StoreRefusal = (StoreReject, Option<InstId>);
+
+/// The rows of one tile, top to bottom: per row, the staging store and component the lanes
+/// hold there.
+pub type TileRows = Vec<(InstId, u32)>;
+
 /// One 2D block store: per row, the staging store and component the lanes hold there.
 #[derive(Clone, Debug)]
 pub struct Tile {
-    pub rows: Vec<(InstId, u32)>,
+    pub rows: TileRows,
     pub plan: OperandPlan,
 }
 
@@ -202,7 +209,7 @@ fn index_in_block(m: &Module, i: InstId) -> usize {
 
 impl Context<'_> {
     /// The plan for the epilogue whose global stores are `stores` (the candidates), or why not.
-    pub fn plan(&self, stores: &[InstId]) -> Result<EpiloguePlan, (StoreReject, Option<InstId>)> {
+    pub fn plan(&self, stores: &[InstId]) -> Result<EpiloguePlan, StoreRefusal> {
         let m = self.m;
         let first = *stores.first().ok_or((StoreReject::NoBarrier, None))?;
         // The Workgroup loads behind the stores, per store and byte.
@@ -552,14 +559,13 @@ impl Context<'_> {
     /// The staged elements of invocation 0 grouped into tiles: per tile, its rows' (store,
     /// component), top to bottom. Rows are told apart by the address's one symbolic term
     /// beyond the first element's (`pitch·rows`), columns by its constant part.
-    #[allow(clippy::type_complexity)]
     fn tiles(
         &self,
         stores: &[InstId],
         comps: &[u32],
         dest: &[Vec<Vec<Option<StoreElement>>>],
         e: u32,
-    ) -> Result<Vec<Vec<(InstId, u32)>>, (StoreReject, Option<InstId>)> {
+    ) -> Result<Vec<TileRows>, StoreRefusal> {
         let fail = |s: InstId| (StoreReject::NoTiles, Some(s));
         let addr = |k: usize, c: u32| {
             let (base, offset, _, _) = dest[k][0][c as usize].as_ref().expect("checked");

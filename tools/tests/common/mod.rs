@@ -4,6 +4,23 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// A minimal valid kernel in SPIR-V text: one empty entry point `main` and an unused 32-bit
+/// integer type, which tests replace to make an invalid module or a signed integer.
+pub const SMALL_KERNEL: &str = "\
+OpCapability Addresses
+OpCapability Kernel
+OpMemoryModel Physical64 OpenCL
+OpEntryPoint Kernel %1 \"main\"
+OpName %1 \"main\"
+%2 = OpTypeVoid
+%5 = OpTypeInt 32 0
+%3 = OpTypeFunction %2
+%1 = OpFunction %2 None %3
+%4 = OpLabel
+OpReturn
+OpFunctionEnd
+";
+
 /// The `spv-opt` binary of this build.
 pub fn spv_opt() -> Command {
     Command::new(env!("CARGO_BIN_EXE_spv-opt"))

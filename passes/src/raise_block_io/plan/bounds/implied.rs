@@ -1,0 +1,221 @@
+//! The bound of a dimension no mask bounds (see `Planner::bounds`): every row (column) the
+//! kernel reads must be inside the surface, proven from a remainder the lane map took as its
+//! dividend (`a % M < M`) or from a loop counter of known trip count.
+
+use spirv::Op;
+use spvopt_analysis::fxhash::{FxHashMap, FxHashSet};
+use spvopt_analysis::lane_map::{Coef, Poly};
+use spvopt_ir::Id;
+
+use super::super::{OperandReject, Planner};
+
+/// The bound `Planner::implied_bound` found for one dimension.
+pub(super) struct ImpliedBound {
+    /// Every element's row (column) is below it (64-bit).
+    pub(super) bound: Poly,
+    /// `(a, b)`: `a ≥ b` to check at run time (a loop's trip count against its first value).
+    pub(super) at_least: Option<(Poly, Poly)>,
+    /// The multiple of elements the bound must be (checked at run time).
+    pub(super) multiple: u32,
+    /// The lane map's remainders the bound comes from.
+    pub(super) from: Vec<Id>,
+}
+
+/// A remainder assumption that bounds a row or column (see `Planner::assumed_bound`).
+struct AssumedBound {
+    /// `b` of the assumption `0 ≤ a < b` (64-bit).
+    bound: Poly,
+    /// `t` of the row or column `a + t`.
+    offset: i64,
+    /// The trailing zero bits `a` is known to have.
+    trailing_zeros: u32,
+    /// The remainder the assumption is about.
+    remainder: Id,
+}
+
+impl Planner<'_> {
+    /// A bound every element's row (`dim` 0) or column (1) is below (see `bounds`), with the
+    /// run-time checks it needs and the multiple of elements the bound must be (checked at
+    /// run time).
+    pub(super) fn implied_bound(
+        &self,
+        dim: usize,
+        elems: &[(usize, i64, i64, u32)],
+        ys: &[Poly],
+        xs: &[Poly],
+    ) -> Result<ImpliedBound, OperandReject> {
+        let mut bound: Option<Poly> = None;
+        let mut from: Vec<Id> = Vec::new();
+        let mut span = 0i64;
+        let mut min_tz = u32::MAX;
+        let mut via_counter: Vec<(Poly, i64)> = Vec::new();
+        // (Once per subgroup and row or column: the same value gives the same entry.)
+        let mut counted: FxHashSet<(usize, i64)> = FxHashSet::default();
+        let mut along: FxHashMap<(usize, i64), Poly> = FxHashMap::default();
+        // What `assumed_bound` gives per subgroup, row (column) and invocation.
+        let mut tz: FxHashMap<(usize, u32), u32> = FxHashMap::default();
+        let mut assumed: FxHashMap<(usize, i64, u32), Option<AssumedBound>> = FxHashMap::default();
+        for &(s, row, col, w) in elems {
+            let k = if dim == 0 { row } else { col };
+            let v = match along.entry((s, k)) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    let origin = if dim == 0 { &ys[s] } else { &xs[s] };
+                    e.insert(origin.add_constant(k).ok_or(OperandReject::NoBound)?)
+                }
+            };
+            let by_assumption = assumed
+                .entry((s, k, w))
+                .or_insert_with(|| self.assumed_bound(v, w, &mut tz));
+            if let Some(AssumedBound {
+                bound: b,
+                offset: t,
+                trailing_zeros: tz,
+                remainder: r,
+            }) = by_assumption
+            {
+                let (t, tz, r) = (*t, *tz, *r);
+                match &bound {
+                    Some(x) if !x.same_as(b) => return Err(OperandReject::MixedMasks),
+                    // The same bound: keeping it is taking this one.
+                    Some(_) => {}
+                    None => bound = Some(b.clone()),
+                }
+                if !from.contains(&r) {
+                    from.push(r);
+                }
+                // Element `a + t` of a vector read at column `a` (`a < b`): below `b` when
+                // `a` and `b` are multiples of the vector's span.
+                span = span.max(t + 1);
+                min_tz = min_tz.min(tz);
+                if dim == 0 && t != 0 {
+                    return Err(OperandReject::NoBound);
+                }
+                continue;
+            }
+            if counted.insert((s, k)) {
+                via_counter.push((v.with_constant_part(Coef::Same(0)), v.constant_part().at(0)));
+            }
+        }
+        let multiple = (span.max(1) as u64).next_power_of_two() as u32;
+        if span > 1 && multiple.trailing_zeros() > min_tz {
+            return Err(OperandReject::Misaligned);
+        }
+        if via_counter.is_empty() {
+            return bound
+                .map(|bound| ImpliedBound {
+                    bound,
+                    at_least: None,
+                    multiple,
+                    from,
+                })
+                .ok_or(OperandReject::NoBound);
+        }
+        if bound.is_some() {
+            return Err(OperandReject::MixedMasks);
+        }
+        let sym = via_counter[0].0.clone();
+        if via_counter.iter().any(|(p, _)| !p.same_as(&sym)) {
+            return Err(OperandReject::NoBound);
+        }
+        let max_c = via_counter.iter().map(|(_, c)| *c).max().unwrap_or(0);
+        let (b, g) = self
+            .counter_bound(&sym, max_c)
+            .ok_or(OperandReject::NoBound)?;
+        Ok(ImpliedBound {
+            bound: b,
+            at_least: Some(g),
+            multiple: 1,
+            from: Vec::new(),
+        })
+    }
+
+    /// `b`, `t` and `z` when `v` (a row or column of invocation `w`'s element, 64-bit) is `a + t`
+    /// (`0 ≤ t < 64`) for a remainder's dividend `a` the lane map took under `0 ≤ a < b`; `z`:
+    /// the trailing zero bits `a` is known to have.
+    /// The assumption with the smallest `t` is taken (each is sound on its own).
+    /// (`tz`: the trailing zeros of `a` per assumption and invocation, filled as needed; only
+    /// the taken assumption's are computed.)
+    fn assumed_bound(
+        &self,
+        v: &Poly,
+        w: u32,
+        tz: &mut FxHashMap<(usize, u32), u32>,
+    ) -> Option<AssumedBound> {
+        // The first assumption of the least `t` (what `min_by_key` takes).
+        let mut best: Option<(usize, i64)> = None;
+        for (i, (_, a, _)) in self.lanes.assumptions.iter().enumerate() {
+            let Some(t) = v.constant_offset_at(a, w as usize) else {
+                continue;
+            };
+            if (0..64).contains(&t) && best.is_none_or(|(_, bt)| t < bt) {
+                best = Some((i, t));
+            }
+        }
+        let (i, t) = best?;
+        let (r, a, b) = &self.lanes.assumptions[i];
+        let z = *tz
+            .entry((i, w))
+            .or_insert_with(|| self.lanes.trailing_zeros(&a.at_lane(w as usize)));
+        Some(AssumedBound {
+            bound: b.with_width(64),
+            offset: t,
+            trailing_zeros: z,
+            remainder: *r,
+        })
+    }
+
+    /// For `sym + c` with `sym = u·q` (u > 0 constant, q a counter of its loop starting at a
+    /// constant ≥ 0 and running while `q + 1 ≠ T` or `q + sq < T`): every value is below
+    /// `u·T + (c + 1 - u)`, given `T ≥ q0 + 1` (returned as a check: (T, q0 + 1)).
+    fn counter_bound(&self, sym: &Poly, c: i64) -> Option<(Poly, (Poly, Poly))> {
+        let [(mono, Coef::Same(u))] = sym.terms() else {
+            return None;
+        };
+        let [q] = mono.as_slice() else { return None };
+        if *u <= 0 || !self.lanes.is_nonneg_counter(self.m, *q) {
+            return None;
+        }
+        let (_, q0, sq) = self.lanes.inductions.iter().find(|(p, _, _)| p == q)?;
+        let (q0, sq) = (q0.as_constant()?, sq.as_constant()?);
+        let phi = self.m.def_inst(*q)?;
+        let header = self.m.inst_block(self.m.def(*q)?)?;
+        // The back-edge value and the latch's exit test.
+        let mut next = None;
+        for pair in phi.operands().chunks(2) {
+            let (v, label) = (Id::new(pair[0])?, Id::new(pair[1])?);
+            let pred = self.m.def(label).and_then(|l| self.m.inst_block(l))?;
+            if let Some(t) = self.m.block_terminator(pred) {
+                let term = self.m.inst(t);
+                if term.is(Op::BranchConditional)
+                    && term.operands()[1..].contains(&self.m.block_label(header).word())
+                {
+                    next = Some((v, term.to_owned()));
+                }
+            }
+        }
+        let (v, term) = next?;
+        let cond = self.m.def_inst(term.operand_id(0)?)?;
+        let (x, t) = (cond.operand_id(0)?, cond.operand_id(1)?);
+        if x != v {
+            return None;
+        }
+        let stays_on_true = term.operand_id(1)? == self.m.block_label(header);
+        let ok = match cond.op()? {
+            Op::IEqual => !stays_on_true && sq == 1,
+            Op::INotEqual => stays_on_true && sq == 1,
+            Op::SLessThan => stays_on_true && sq > 0,
+            _ => false,
+        };
+        if !ok {
+            return None;
+        }
+        let tp = self.poly_of(t).ok()?;
+        if !tp.is_lane_invariant() {
+            return None;
+        }
+        let tp = tp.with_width(64);
+        let bound = tp.scale(*u).add_constant(c + 1 - u)?;
+        Some((bound, (tp, Poly::constant(q0 + 1, 64, self.lanes.lanes))))
+    }
+}
