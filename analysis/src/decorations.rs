@@ -38,6 +38,8 @@ pub struct Decorations {
     spec_id: HashMap<Id, u32>,
     array_stride: HashMap<Id, u32>,
     member_offsets: HashMap<(Id, u32), u32>,
+    /// `Alignment` (bytes) of pointers, the largest when decorated twice.
+    alignment: HashMap<Id, u32>,
 }
 
 impl Decorations {
@@ -142,8 +144,19 @@ impl Decorations {
                     self.array_stride.insert(t, s);
                 }
             }
+            Some(Decoration::Alignment) => {
+                if let Some(a) = arg {
+                    let e = self.alignment.entry(t).or_default();
+                    *e = (*e).max(a);
+                }
+            }
             _ => {}
         }
+    }
+
+    /// The `Alignment` decoration of pointer `id` (bytes), if any: the pointer is a multiple of it.
+    pub fn alignment(&self, id: Id) -> Option<u32> {
+        self.alignment.get(&id).copied()
     }
 
     /// The `BuiltIn` of `id`, as its enumerant number.

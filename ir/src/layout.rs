@@ -201,6 +201,15 @@ impl Module {
         f
     }
 
+    /// The result ids of function `f`'s parameters, in order.
+    pub fn parameter_ids(&self, f: FuncId) -> Vec<Id> {
+        self.function(f)
+            .header
+            .iter()
+            .filter_map(|&p| self.inst(p).result_id())
+            .collect()
+    }
+
     /// Appends the `OpFunctionParameter` `param` to function `f`'s header (after its other
     /// parameters); the function's `OpTypeFunction` is the caller's to keep in step.
     pub fn push_parameter(&mut self, f: FuncId, param: impl AsRef<Inst>) -> InstId {

@@ -63,6 +63,7 @@ mod available;
 mod dont_care;
 mod emit;
 mod epilogue;
+mod obligation;
 mod plan;
 mod rewrite;
 mod staging;
@@ -304,28 +305,18 @@ impl RaiseBlockIo {
                     }
                 })
                 .clone();
-            let checkable = lanes
-                .assumptions
-                .iter()
-                .all(|(_, a, b)| checkable_poly(a) && checkable_poly(b));
-            if !checkable {
-                reject_all(
-                    &mut stats,
-                    "rejected_unprovable_assumption",
-                    "a remainder's range cannot be checked before the kernel body",
-                    None,
-                    m,
-                );
-                continue;
-            }
-            if let Some(at) = narrow_widening(m, &lanes) {
-                reject_all(
-                    &mut stats,
-                    "rejected_narrow_widening",
-                    "an index computed in fewer than 32 bits is widened: the lane map cannot show it does not wrap",
-                    m.def(at),
-                    m,
-                );
+            // The lane map's own obligations (remainders, widenings): each must be checkable
+            // before the body, and no lane-varying index may be widened from fewer than 32 bits.
+            let facts = obligation::Facts {
+                m,
+                dec: &dec,
+                lanes: &lanes,
+                func: *f,
+            };
+            let lane_obligations = obligation::lane_map_obligations(m, &lanes, nx, &[]);
+            if let Err((r, at)) = obligation::check_all(&facts, &lane_obligations) {
+                let (key, why) = r.reason();
+                reject_all(&mut stats, key, why, at.and_then(|x| m.def(x)), m);
                 continue;
             }
             // The staging (its scan also rejects loops that write global memory or call);
@@ -480,7 +471,7 @@ impl RaiseBlockIo {
             plan_epilogue(&inputs, f, &mut lane_maps, &mut plans_done, &mut stats);
         }
         drop((cfg, pdom, loops, facts));
-        let changed = apply_plans(m, &dec, &dom, plans_done, target, changes, &mut stats)?;
+        let changed = apply_plans(m, &dec, &dom, plans_done, changes, &mut stats)?;
         if !changed {
             return Ok(PassResult::unchanged(stats));
         }
@@ -592,21 +583,6 @@ fn count_candidates(m: &Module) -> u64 {
     n
 }
 
-/// The first widening the lane map took exactly from an operand narrower than 32 bits
-/// (`LaneMap::no_wrap`), if any: the map's polynomial is the operand's mathematical value,
-/// the kernel's is that value modulo 2^width. A 32-bit operand cannot wrap for an element of a
-/// surface under 2^31 bytes (which the run-time check demands); a narrower one can (a 16-bit
-/// row offset at 256 rows of 256 halves), and no check before the body can see the loop's
-/// values, so the function's candidates are rejected.
-fn narrow_widening(m: &Module, lanes: &LaneMap) -> Option<Id> {
-    lanes.no_wrap.iter().find_map(|&(result, operand, _)| {
-        let width = m
-            .type_of(operand)
-            .and_then(|t| spvopt_analysis::types::int_width(m, t))?;
-        (width < 32).then_some(result)
-    })
-}
-
 /// MMA operand slots of one function and innermost loop (`None`: not in a loop).
 struct MmaGroup {
     func: FuncId,
@@ -712,13 +688,22 @@ fn plan_epilogue(
             LaneMap::build(m, f, inp.cfg, inp.pdom, inp.dec, shape, sg as usize, false)
         })
         .clone();
-    if let Some(at) = narrow_widening(m, &lanes) {
-        reject(
-                stats,
-                "store_rejected_narrow_widening",
-                "an index computed in fewer than 32 bits is widened: the lane map cannot show it does not wrap",
-                m.def(at).unwrap_or(stores[0]),
-            );
+    let facts = obligation::Facts {
+        m,
+        dec: inp.dec,
+        lanes: &lanes,
+        func: f,
+    };
+    let lane_obligations = obligation::lane_map_obligations(m, &lanes, nx, &[]);
+    if let Err((r, at)) = obligation::check_all(&facts, &lane_obligations) {
+        let (key, why) = r.reason();
+        let key = match r {
+            OperandReject::NarrowWidening => "store_rejected_narrow_widening",
+            OperandReject::UnprovableAssumption => "store_rejected_unprovable_assumption",
+            _ => epilogue::store_key(key),
+        };
+        let at = at.and_then(|x| m.def(x)).unwrap_or(stores[0]);
+        reject(stats, key, why, at);
         return;
     }
     if !lanes.assumptions.is_empty() || !lanes.widenings.is_empty() {
@@ -781,7 +766,6 @@ fn apply_plans(
     dec: &Decorations,
     dom: &Dominators,
     plans_done: Vec<Planned>,
-    target: &Target,
     changes: &mut Changes,
     stats: &mut Statistics,
 ) -> Result<bool, PassError> {
@@ -796,7 +780,7 @@ fn apply_plans(
             }
             continue;
         }
-        match apply(m, &mut types, dec, dom, planned, target, stats) {
+        match apply(m, &mut types, dec, dom, planned, stats) {
             Ok(()) => changed = true,
             Err(why) => return Err(PassError::failed_because("raise-block-io", why)),
         }

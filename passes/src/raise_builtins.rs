@@ -423,12 +423,7 @@ impl Pass for RaiseBuiltins {
                 removed_ids.push(r);
             }
             // Parameters may carry names and decorations (FuncParamAttr…) too.
-            let params: Vec<Id> = m
-                .function(f)
-                .header
-                .iter()
-                .filter_map(|&p| m.inst(p).result_id())
-                .collect();
+            let params: Vec<Id> = m.parameter_ids(f);
             removed_ids.extend(params);
             m.remove_function(f);
             stats.add("declarations_removed", 1);

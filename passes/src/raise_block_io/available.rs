@@ -8,6 +8,7 @@ use spvopt_analysis::Dominators;
 use spvopt_ir::{FuncId, Id, InstId, Module};
 
 use super::emit;
+use super::obligation::Obligation;
 use super::plan::OperandPlan;
 
 /// Why a plan's block operation cannot go right before `at` (in `f`), if it cannot: an atom of
@@ -77,12 +78,7 @@ pub fn unavailable(
     };
     let mut coords: Vec<&Poly> = p.x.iter().chain(&p.y).collect();
     coords.extend([&p.pitch, &p.width, &p.height]);
-    let params: Vec<Id> = m
-        .function(f)
-        .header
-        .iter()
-        .filter_map(|&h| m.inst(h).result_id())
-        .collect();
+    let params: Vec<Id> = m.parameter_ids(f);
     if !atoms_of(&coords).iter().all(|&a| recomputable(a))
         || !p.uniform_conds.iter().all(|c| {
             if recompute_conds {
@@ -98,16 +94,15 @@ pub fn unavailable(
             "a value its address needs is not available where the data is".into(),
         ));
     }
+    // What the run-time check reads: the surface and every obligation left to it.
     let mut surface: Vec<&Poly> = vec![&p.pitch, &p.width, &p.height];
-    for (l, r) in &p.at_least {
-        surface.push(l);
-        surface.push(r);
-    }
+    surface.extend(p.obligations.iter().flat_map(|o| o.polys()));
+    let nonneg = p.obligations.iter().filter_map(|o| match o {
+        Obligation::NonNegative { atom } => Some(*atom),
+        _ => None,
+    });
     let mut bad: Vec<String> = Vec::new();
-    for a in atoms_of(&surface)
-        .into_iter()
-        .chain(p.nonneg_checks.iter().copied())
-    {
+    for a in atoms_of(&surface).into_iter().chain(nonneg) {
         if !emit::copyable(m, f, a) && !bad.contains(&format!("%{}", a.word())) {
             bad.push(format!("%{}", a.word()));
         }

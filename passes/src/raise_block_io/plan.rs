@@ -20,11 +20,12 @@ use spvopt_analysis::Target;
 use spvopt_ir::{Id, InstId, Module};
 use std::rc::Rc;
 
+use super::obligation::{discharge, discharge_all, Discharge, Facts, Obligation};
 use super::staging::Staging;
 use super::trace::{ByteSource, Tracer};
 
 mod bounds;
-mod origins;
+pub(super) mod origins;
 pub use origins::SATURATE_AT;
 use spvopt_analysis::block_io::layout::Layout;
 
@@ -48,6 +49,9 @@ pub enum OperandReject {
     OriginOutOfRange,
     NarrowMask,
     OverBudget,
+    NarrowWidening,
+    UnprovableAssumption,
+    ObligationFalse,
 }
 
 impl OperandReject {
@@ -101,6 +105,18 @@ impl OperandReject {
             OperandReject::NarrowMask => (
                 "rejected_narrow_mask",
                 "a mask compares values narrower than 32 bits: the lane map cannot show they do not wrap",
+            ),
+            OperandReject::NarrowWidening => (
+                "rejected_narrow_widening",
+                "an index computed in fewer than 32 bits is widened: the lane map cannot show it does not wrap",
+            ),
+            OperandReject::UnprovableAssumption => (
+                "rejected_unprovable_assumption",
+                "a remainder's range cannot be checked before the kernel body",
+            ),
+            OperandReject::ObligationFalse => (
+                "rejected_obligation_false",
+                "a condition the block IO needs (a surface legal for 2D block IO, a bound that is a multiple of the vector, a trip count) is false for every launch",
             ),
             OperandReject::VectorOffsetFromMask => (
                 "rejected_vector_offset_from_mask",
@@ -195,12 +211,9 @@ pub struct OperandPlan {
     pub x: Vec<Poly>,
     /// Work-group-uniform mask conjuncts (the value is 0 when one is false).
     pub uniform_conds: Vec<(Id, bool)>,
-    /// The column bound must be a multiple of this many elements (checked at run time).
-    pub width_multiple: u32,
-    /// Atoms of the column origin that must be ≥ 0 (checked at run time).
-    pub nonneg_checks: Vec<Id>,
-    /// `(a, b)`: `a ≥ b` must hold (checked at run time; loop trip counts).
-    pub at_least: Vec<(Poly, Poly)>,
+    /// What the run-time check must establish for this block (`obligation.rs`): the
+    /// obligations left after discharging the rest, distinct, in order.
+    pub obligations: Vec<Obligation>,
     /// The lane map's remainder assumptions a bound comes from: (remainder, 0 rows / 1 columns).
     pub assumed: Vec<(Id, usize)>,
     /// Whether the row (0) and column (1) origin are computed in 64 bits and saturated to
@@ -559,9 +572,15 @@ impl Planner<'_> {
         let [(pm, Coef::Same(pc))] = pitch.terms() else {
             return Err(OperandReject::NotAPitch);
         };
-        if pm.is_empty() || *pc <= 0 {
+        if *pc <= 0 {
             return Err(OperandReject::NotAPitch);
         }
+        // A pitch known when the kernel is compiled (hand-written sizes): a term is a row's
+        // when its coefficient is a multiple of it, a column's otherwise; a constant is split
+        // into whole rows and the columns left (`0 ≤ col < pitch`). The split only decides
+        // which masks the bounds must match (`bounds`, which rejects a split the masks do not
+        // state); the address `base + Y·pitch + X·E` is the origin's either way.
+        let constant_pitch = pm.is_empty();
         let mut base = None;
         let mut ys = Vec::new();
         let mut xs = Vec::new();
@@ -578,7 +597,23 @@ impl Planner<'_> {
                     }
                     continue;
                 }
-                if let Some(rest) = divide(mono, pm) {
+                if constant_pitch && mono.is_empty() {
+                    let (rows, cols) = (c.div_euclid(*pc), c.rem_euclid(*pc));
+                    if cols % i64::from(e) != 0 {
+                        return Err(OperandReject::NotAPitch);
+                    }
+                    y = y.add_constant(rows).ok_or(OperandReject::NotAPitch)?;
+                    x = x
+                        .add_constant(cols / i64::from(e))
+                        .ok_or(OperandReject::NotAPitch)?;
+                    continue;
+                }
+                let row_term = if constant_pitch {
+                    (c % pc == 0).then(|| mono.clone())
+                } else {
+                    divide(mono, pm)
+                };
+                if let Some(rest) = row_term {
                     if c % pc != 0 {
                         return Err(OperandReject::NotAPitch);
                     }
@@ -606,20 +641,26 @@ impl Planner<'_> {
             _ => 0,
         }
         .max(pack.trailing_zeros());
-        if xs.iter().any(|x| self.lanes.trailing_zeros(x) < need) {
-            return Err(OperandReject::Misaligned);
-        }
+        self.require(Obligation::ColumnAligned {
+            origins: xs.clone(),
+            zeros: need,
+        })?;
         let bd = self.bounds(lay, &place, elems, &ys, &xs)?;
-        let mut at_least = bd.at_least;
-        let origins = self.origin_checks(self.tracer.func, &ys, &xs, &bd.nonneg_checks)?;
-        for check in origins.checks {
-            if !at_least
-                .iter()
-                .any(|(a, b)| a.same_as(&check.0) && b.same_as(&check.1))
-            {
-                at_least.push(check);
-            }
-        }
+        let width = bd.width.scale(i64::from(e));
+        let obligations = surface_obligations(
+            SurfaceOf {
+                base,
+                align: self.target.block_base_alignment().max(1),
+                width: &width,
+                pitch: &pitch,
+                height: &bd.height,
+                multiple_bytes: bd.multiple * lay.element_size / pack,
+            },
+            bd.at_least,
+            [ys.clone(), xs.clone()],
+            bd.nonneg_checks,
+        );
+        let (obligations, saturate) = discharge_all(&self.facts(), obligations)?;
         Ok(OperandPlan {
             kind: lay.kind,
             shape: (lay.element_size, lay.width, lay.height, 1),
@@ -627,17 +668,104 @@ impl Planner<'_> {
             base,
             pitch,
             height: bd.height,
-            width: bd.width.scale(i64::from(e)),
+            width,
             y: ys,
             x: xs,
             uniform_conds: bd.uniform,
-            width_multiple: bd.multiple,
-            nonneg_checks: bd.nonneg_checks,
-            at_least,
-            saturate: origins.saturate,
+            obligations,
+            saturate,
             assumed: bd.assumed,
         })
     }
+
+    /// What discharging reads.
+    pub(super) fn facts(&self) -> Facts<'_> {
+        Facts {
+            m: self.m,
+            dec: self.tracer.dec,
+            lanes: self.lanes,
+            func: self.tracer.func,
+        }
+    }
+
+    /// An obligation that must hold without a run-time check (proven, or the rejection).
+    pub(super) fn require(&self, ob: Obligation) -> Result<(), OperandReject> {
+        match discharge(&ob, &self.facts()) {
+            Discharge::Proven => Ok(()),
+            Discharge::Rejected(r) => Err(r),
+            Discharge::RunTime | Discharge::Reduced(_) | Discharge::Saturated => {
+                Err(OperandReject::NoLayout)
+            }
+        }
+    }
+}
+
+/// A planned block's surface, as the run-time check sees it.
+struct SurfaceOf<'p> {
+    base: Id,
+    /// The target's base alignment (bytes).
+    align: u32,
+    /// Surface width, pitch (bytes) and height (rows), 64-bit.
+    width: &'p Poly,
+    pitch: &'p Poly,
+    height: &'p Poly,
+    /// The column bound must be a multiple of this many bytes (1: none).
+    multiple_bytes: u32,
+}
+
+/// A planned block's obligations, in the order the run-time check evaluates them: the
+/// surface's legality, its column bound multiple, the trip counts `at_least` (`a ≥ b`), the
+/// origins' range (`origins`: rows, columns) and the column-origin atoms `nonneg` must be ≥ 0.
+fn surface_obligations(
+    s: SurfaceOf,
+    at_least: Vec<(Poly, Poly)>,
+    origins: [Vec<Poly>; 2],
+    nonneg: Vec<Id>,
+) -> Vec<Obligation> {
+    let mut obs = vec![
+        Obligation::BaseAligned {
+            base: s.base,
+            align: s.align,
+        },
+        Obligation::SurfaceWidth {
+            width: s.width.clone(),
+        },
+        Obligation::SurfacePitch {
+            pitch: s.pitch.clone(),
+            width: s.width.clone(),
+        },
+        Obligation::SurfaceHeight {
+            height: s.height.clone(),
+        },
+        Obligation::SurfaceSize {
+            height: s.height.clone(),
+            pitch: s.pitch.clone(),
+        },
+    ];
+    if s.multiple_bytes > 1 {
+        obs.push(Obligation::ColumnBoundMultiple {
+            width: s.width.clone(),
+            bytes: s.multiple_bytes,
+        });
+    }
+    obs.extend(
+        at_least
+            .into_iter()
+            .map(|(lhs, rhs)| Obligation::AtLeast { lhs, rhs }),
+    );
+    for (dim, origins) in origins.into_iter().enumerate() {
+        obs.push(Obligation::OriginFits {
+            dim,
+            origins,
+            nonneg: nonneg.clone(),
+        });
+    }
+    obs.extend(
+        nonneg
+            .into_iter()
+            .map(|atom| Obligation::NonNegative { atom }),
+    );
+    obs
 }
 
 /// `mono / div` as a monomial, when `div`'s atoms are all in `mono`.

@@ -13,18 +13,19 @@ use spvopt_analysis::builtins::{builtin_of_variable, debug_names};
 use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::lane_map::LaneMap;
 use spvopt_analysis::types::pointer_of;
-use spvopt_analysis::{Dominators, Target};
+use spvopt_analysis::Dominators;
 use spvopt_ir::{FuncId, Id, InstId, Interner, Module};
 
 use super::emit::{builtin_u32, clone_function, dispatch, remove_dead};
 use super::epilogue::EpiloguePlan;
+use super::obligation::{discharge_all, lane_map_obligations, Facts, Obligation};
 use super::plan::OperandPlan;
 use super::staging::loads_outside_are_rewritten;
 use super::{tidy, Slot};
 use crate::edit::location;
 use crate::pass::Statistics;
 
-mod check;
+pub(super) mod check;
 mod loop_rewrite;
 
 use check::{check_groups, Check};
@@ -89,10 +90,8 @@ pub(super) fn apply(
     dec: &Decorations,
     dom: &Dominators,
     p: Planned,
-    target: &Target,
     stats: &mut Statistics,
 ) -> Result<(), String> {
-    let base_align = i64::from(target.block_base_alignment().max(1));
     let outside_ok: Vec<bool> = p
         .loops
         .iter()
@@ -136,26 +135,69 @@ pub(super) fn apply(
     }
     tidy_copy(m, copy.fast, stats);
     let relaxed = relaxed_remainders(m, &p, &copy, relaxable, stats);
-    // The dispatch: run the copy when the run-time conditions hold.
+    // The dispatch: run the copy when the run-time obligations hold.
     let wg_var = builtin_var(m, dec, BuiltIn::WorkgroupSize);
     let groups = check_groups(m, dom, &p);
-    let (lanes, exact, func) = (p.lanes, p.exact, p.func);
-    let lane_map = &p.lane_map;
+    let kernel_wide = kernel_obligations(m, dec, &p, &relaxed)?;
+    let func = p.func;
     dispatch(m, types, func, copy.fast_id, |m, types, at| {
-        let mut check = Check::new(m, types, at, func);
-        if !exact {
-            check.workgroup_size(wg_var, lanes)?;
+        let mut check = Check::new(m, types, at, func, wg_var);
+        for ob in &kernel_wide.shape {
+            check.obligation(ob)?;
         }
         for group in &groups {
-            check.group(group, base_align)?;
+            check.group(group)?;
         }
-        check.assumptions(&lane_map.assumptions, lanes, &relaxed)?;
-        check.widenings(&lane_map.widenings)?;
+        for ob in &kernel_wide.lane_map {
+            check.obligation(ob)?;
+        }
         check.conjunction()
     })
     .ok_or("the run-time check could not be built")?;
     stats.add("kernels_versioned", 1);
     Ok(())
+}
+
+/// The function-wide obligations of a rewrite left to run time: the work-group shape (checked
+/// first: the lane map's tables assume it) and the lane map's (after the surfaces').
+struct KernelObligations {
+    shape: Vec<Obligation>,
+    lane_map: Vec<Obligation>,
+}
+
+/// Discharges `p`'s function-wide obligations (`relaxed`: remainders whose upper bound the copy
+/// no longer needs).
+fn kernel_obligations(
+    m: &Module,
+    dec: &Decorations,
+    p: &Planned,
+    relaxed: &[Id],
+) -> Result<KernelObligations, String> {
+    let facts = Facts {
+        m,
+        dec,
+        lanes: &p.lane_map,
+        func: p.func,
+    };
+    let shape = if p.exact {
+        Vec::new()
+    } else {
+        vec![Obligation::WorkgroupShape { lanes: p.lanes }]
+    };
+    let left = |obs: Vec<Obligation>| {
+        discharge_all(&facts, obs)
+            .map(|(left, _)| left)
+            .map_err(|r| {
+                format!(
+                    "an obligation planning accepted is rejected: {}",
+                    r.reason().1
+                )
+            })
+    };
+    Ok(KernelObligations {
+        shape: left(shape)?,
+        lane_map: left(lane_map_obligations(m, &p.lane_map, p.lanes, relaxed))?,
+    })
 }
 
 /// Copies kernel function `f` and pairs the copy's instructions with the original's.

@@ -14,6 +14,7 @@ use spvopt_analysis::lane_map::{Coef, Poly};
 use spvopt_ir::Id;
 
 use super::{Element, OperandReject, Planner};
+use crate::raise_block_io::obligation::Obligation;
 
 mod implied;
 mod masks;
@@ -145,9 +146,7 @@ impl Planner<'_> {
                     let (av, wd) = (&lt.av, lt.av.width);
                     // Narrow masks wrap where the lane map's polynomials do not (the 32-bit
                     // ones cannot within a surface under 2^31 bytes, which the check demands).
-                    if wd < 32 {
-                        return Err(OperandReject::NarrowMask);
-                    }
+                    self.require(Obligation::MaskWidth { width: wd })?;
                     // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
                     // `a ≥ 0`: a - Yr and a - Xc; `Yr` (`Xc`) once per subgroup, row (column)
                     // and width, the bounds once per value (`BoundMemo`).
@@ -257,15 +256,25 @@ impl Planner<'_> {
                 continue;
             }
             let v = ((hi - lo + 1) as u64).next_power_of_two() as u32;
-            if v > 1
-                && cols.iter().any(|(_, a, _)| {
-                    let tz = *zeros
-                        .entry(Rc::as_ptr(a))
-                        .or_insert_with(|| self.lanes.trailing_zeros(a));
-                    tz < v.trailing_zeros()
-                })
-            {
-                return Err(OperandReject::Misaligned);
+            // The mask operands `a` must be multiples of V: the least aligned one decides.
+            let mut least = |polys: &mut dyn Iterator<Item = &Rc<Poly>>| {
+                polys
+                    .map(|p| {
+                        let tz = *zeros
+                            .entry(Rc::as_ptr(p))
+                            .or_insert_with(|| self.lanes.trailing_zeros(p));
+                        (tz, p)
+                    })
+                    .min_by_key(|(tz, _)| *tz)
+                    .map(|(_, p)| (**p).clone())
+            };
+            if v > 1 {
+                if let Some(a) = least(&mut cols.iter().map(|c| &c.1)) {
+                    self.require(Obligation::ColumnAligned {
+                        origins: vec![a],
+                        zeros: v.trailing_zeros(),
+                    })?;
+                }
             }
             // The vector's first element (the least bound, offset `lo`) must sit at a column
             // that is a multiple of V too: the mask `a < b` tests the vector's `a`, the block
@@ -273,17 +282,18 @@ impl Planner<'_> {
             // of V, `a < b` iff `c0 + t < B` for every `t < V`. A vector read at `a + 2` under
             // the mask of `a` is not bounded by it (columns `b .. b+1` of the original are
             // read, the block would return 0 there).
-            if v > 1
-                && cols.iter().zip(&offs).any(|((_, _, xc), &o)| {
-                    o == lo && {
-                        let tz = *zeros
-                            .entry(Rc::as_ptr(xc))
-                            .or_insert_with(|| self.lanes.trailing_zeros(xc));
-                        tz < v.trailing_zeros()
-                    }
-                })
-            {
-                return Err(OperandReject::VectorOffsetFromMask);
+            if v > 1 {
+                let mut firsts = cols
+                    .iter()
+                    .zip(&offs)
+                    .filter(|(_, &o)| o == lo)
+                    .map(|(c, _)| &c.2);
+                if let Some(column) = least(&mut firsts) {
+                    self.require(Obligation::VectorFirstColumn {
+                        column,
+                        zeros: v.trailing_zeros(),
+                    })?;
+                }
             }
             // The vector at c0 is loaded iff c0 < B; element c0 + t is in bounds iff c0 + t < B:
             // the same when c0 and B are multiples of V (B is checked at run time).
@@ -309,9 +319,10 @@ impl Planner<'_> {
                     row_lower = true;
                 } else if let Some(t) = dc.as_constant().filter(|t| (-63..=0).contains(t)) {
                     let v = ((1 - t) as u64).next_power_of_two();
-                    if self.lanes.trailing_zeros(a) < v.trailing_zeros() {
-                        return Err(OperandReject::Misaligned);
-                    }
+                    self.require(Obligation::ColumnAligned {
+                        origins: vec![(**a).clone()],
+                        zeros: v.trailing_zeros(),
+                    })?;
                     has_col_lower = true;
                 } else {
                     return Err(OperandReject::MaskNotABound);

@@ -1,7 +1,9 @@
 //! The run-time check the original kernel function evaluates before it calls the rewritten
-//! copy: the work-group size, every surface's legality for 2D block IO (grouped by the uniform
-//! branch conditions under which the loop that needs it runs), the lane map's remainder and
-//! widening assumptions; the conjunction of the distinct conditions.
+//! copy: the terms of every obligation `obligation.rs` leaves to run time (the work-group
+//! size, every surface's legality for 2D block IO, grouped by the uniform branch conditions
+//! under which the loop that needs it runs, the lane map's remainder and widening
+//! assumptions), one arm per kind in `Check::obligation`; the conjunction of the distinct
+//! conditions.
 
 use std::collections::HashMap;
 
@@ -12,23 +14,19 @@ use spvopt_analysis::Dominators;
 use spvopt_ir::{FuncId, Id, InstId, Interner, Module};
 
 use super::super::emit::{self, builtin_vec3, Builder};
-use super::super::plan::OperandPlan;
+use super::super::obligation::{Obligation, SURFACE_LIMIT, SURFACE_SIZE_LIMIT};
 use super::Planned;
 
-/// Plans whose run-time checks share one guard: the uniform branch conditions under which
-/// their loop runs (empty: always) and one plan per distinct surface check.
-pub(super) struct CheckGroup<'a> {
+/// Obligations whose run-time terms share one guard: the uniform branch conditions under which
+/// the loop that needs them runs (empty: always), distinct, in order.
+pub(super) struct CheckGroup {
     guard: Vec<(Id, bool)>,
-    plans: Vec<&'a OperandPlan>,
+    obligations: Vec<Obligation>,
 }
 
-/// The plans' run-time checks grouped by the guard under which they are needed, one plan per
-/// distinct surface check in each group.
-pub(super) fn check_groups<'a>(
-    m: &Module,
-    dom: &Dominators,
-    p: &'a Planned,
-) -> Vec<CheckGroup<'a>> {
+/// The plans' run-time obligations grouped by the guard under which they are needed, each
+/// distinct obligation once per group.
+pub(super) fn check_groups(m: &Module, dom: &Dominators, p: &Planned) -> Vec<CheckGroup> {
     // Plans of one surface (every A operand of both K loops, say) need one check.
     // A loop's plans need their checks only when the loop can run: the uniform branch
     // conditions on the way to it guard them (tutorial 03's loop for K a multiple of 32).
@@ -51,14 +49,14 @@ pub(super) fn check_groups<'a>(
             None => {
                 groups.push(CheckGroup {
                     guard,
-                    plans: Vec::new(),
+                    obligations: Vec::new(),
                 });
                 groups.len() - 1
             }
         };
-        for pl in pls {
-            if !groups[k].plans.iter().any(|q| same_checks(q, pl)) {
-                groups[k].plans.push(pl);
+        for ob in pls.iter().flat_map(|pl| &pl.obligations) {
+            if !groups[k].obligations.iter().any(|o| o.same_as(ob)) {
+                groups[k].obligations.push(ob.clone());
             }
         }
     }
@@ -68,7 +66,7 @@ pub(super) fn check_groups<'a>(
 /// The run-time check under construction in the dispatch block: its conditions so far, and
 /// copies of the original function's values they read (recomputed from the kernel's
 /// arguments).
-pub(super) struct Check<'a> {
+pub(in crate::raise_block_io) struct Check<'a> {
     b: Builder<'a>,
     /// The original kernel function.
     func: FuncId,
@@ -77,15 +75,18 @@ pub(super) struct Check<'a> {
     bt: Id,
     i64t: Id,
     conds: Vec<Id>,
+    /// The work-group-size built-in variable, if the module has one.
+    wg_var: Option<Id>,
 }
 
 impl<'a> Check<'a> {
     /// A check emitted before `at`, of kernel function `func`.
-    pub(super) fn new(
+    pub(in crate::raise_block_io) fn new(
         m: &'a mut Module,
         types: &'a mut Interner,
         at: InstId,
         func: FuncId,
+        wg_var: Option<Id>,
     ) -> Self {
         let mut b = Builder {
             m,
@@ -105,6 +106,7 @@ impl<'a> Check<'a> {
             bt,
             i64t,
             conds: Vec::new(),
+            wg_var,
         }
     }
 
@@ -140,10 +142,131 @@ impl<'a> Check<'a> {
         self.b.op(Op::IEqual, self.bt, &[r.word(), z.word()])
     }
 
+    /// The checks of one group: every obligation's terms, taken only when the group's guard
+    /// holds.
+    pub(super) fn group(&mut self, group: &CheckGroup) -> Option<()> {
+        let first = self.conds.len();
+        for ob in &group.obligations {
+            self.obligation(ob)?;
+        }
+        if !group.guard.is_empty() && self.conds.len() > first {
+            self.guarded(first, &group.guard)?;
+        }
+        Some(())
+    }
+
+    /// The run-time terms of obligation `ob` (`obligation.rs` decided it is checked at run
+    /// time); `None` for a kind that is never checked at run time, or when a value it reads
+    /// cannot be recomputed before the body.
+    pub(in crate::raise_block_io) fn obligation(&mut self, ob: &Obligation) -> Option<()> {
+        let (bt, i64t) = (self.bt, self.i64t);
+        // Atoms are recomputed here from the kernel's arguments.
+        self.copy_atoms(&ob.polys())?;
+        match ob {
+            Obligation::WorkgroupShape { lanes } => self.workgroup_size(*lanes)?,
+            Obligation::BaseAligned { base, align } => {
+                let v = self.b.op(Op::ConvertPtrToU, i64t, &[base.word()]);
+                let c = self.low_bits_zero(v, i64::from(*align) - 1);
+                self.conds.push(c);
+            }
+            Obligation::SurfaceWidth { width } => {
+                let w = self.b.poly(width, 64)?;
+                self.at_least_const(w, 64);
+                self.at_most_const(w, SURFACE_LIMIT);
+                let c = self.low_bits_zero(w, 3);
+                self.conds.push(c);
+            }
+            Obligation::SurfacePitch { pitch, width } => {
+                let w = self.b.poly(width, 64)?;
+                let p = self.b.poly(pitch, 64)?;
+                self.at_least_const(p, 64);
+                self.at_most_const(p, SURFACE_LIMIT);
+                let c = self.low_bits_zero(p, 15);
+                self.conds.push(c);
+                let c = self.b.op(Op::SGreaterThanEqual, bt, &[p.word(), w.word()]);
+                self.conds.push(c);
+            }
+            Obligation::SurfaceHeight { height } => {
+                let h = self.b.poly(height, 64)?;
+                self.at_least_const(h, 1);
+                self.at_most_const(h, SURFACE_LIMIT);
+            }
+            Obligation::SurfaceSize { height, pitch } => {
+                let h = self.b.poly(height, 64)?;
+                let p = self.b.poly(pitch, 64)?;
+                let size = self.b.op(Op::IMul, i64t, &[h.word(), p.word()]);
+                let c = self.compare(Op::SLessThan, size, SURFACE_SIZE_LIMIT);
+                self.conds.push(c);
+            }
+            Obligation::ColumnBoundMultiple { width, bytes } => {
+                let w = self.b.poly(width, 64)?;
+                let c = self.low_bits_zero(w, i64::from(*bytes) - 1);
+                self.conds.push(c);
+            }
+            Obligation::AtLeast { lhs, rhs } => {
+                let l = self.b.poly(lhs, 64)?;
+                let r = self.b.poly(rhs, 64)?;
+                let c = self.b.op(Op::SGreaterThanEqual, bt, &[l.word(), r.word()]);
+                self.conds.push(c);
+            }
+            Obligation::NonNegative { atom } => {
+                // At 64 bits: the atom as the lane map reads it (sign-extended), never
+                // truncated (a 64-bit 2^32 is not 0).
+                let v = self.copy(*atom)?;
+                let v = self.b.resize(v, 64);
+                let z = self.b.konst(64, 0);
+                let c = self.b.op(Op::SGreaterThanEqual, bt, &[v.word(), z.word()]);
+                self.conds.push(c);
+            }
+            Obligation::RemainderAsDividend {
+                dividend,
+                divisor,
+                upper,
+                lanes,
+                ..
+            } => self.remainder(dividend, divisor, *upper, *lanes)?,
+            Obligation::WideningExact { operand, signed } => {
+                let narrow = self.b.poly(operand, operand.width)?;
+                let extended = if *signed {
+                    self.b.resize(narrow, 64)
+                } else {
+                    self.b.op(Op::UConvert, i64t, &[narrow.word()])
+                };
+                let exact = self.b.poly(operand, 64)?;
+                let c = self.b.op(Op::IEqual, bt, &[extended.word(), exact.word()]);
+                self.conds.push(c);
+            }
+            Obligation::NarrowWidening { .. }
+            | Obligation::MaskWidth { .. }
+            | Obligation::ColumnAligned { .. }
+            | Obligation::VectorFirstColumn { .. }
+            | Obligation::OriginFits { .. } => return None,
+        }
+        Some(())
+    }
+
+    /// How many terms the check has so far.
+    #[cfg(test)]
+    pub(in crate::raise_block_io) fn terms(&self) -> usize {
+        self.conds.len()
+    }
+
+    /// `v ≥ k` for a 64-bit constant `k`.
+    fn at_least_const(&mut self, v: Id, k: i64) {
+        let c = self.compare(Op::SGreaterThanEqual, v, k);
+        self.conds.push(c);
+    }
+
+    /// `v ≤ k` for a 64-bit constant `k`.
+    fn at_most_const(&mut self, v: Id, k: i64) {
+        let c = self.compare(Op::SLessThanEqual, v, k);
+        self.conds.push(c);
+    }
+
     /// The work-group is exactly `(lanes, 1, 1)`.
-    pub(super) fn workgroup_size(&mut self, wg_var: Option<Id>, lanes: u32) -> Option<()> {
+    fn workgroup_size(&mut self, lanes: u32) -> Option<()> {
         let b = &mut self.b;
-        let var = builtin_vec3(b.m, b.types, BuiltIn::WorkgroupSize, wg_var);
+        let var = builtin_vec3(b.m, b.types, BuiltIn::WorkgroupSize, self.wg_var);
         let vt =
             b.m.def_inst(var)
                 .and_then(|v| v.result_type())
@@ -161,72 +284,29 @@ impl<'a> Check<'a> {
         Some(())
     }
 
-    /// The checks of one group: every plan's, taken only when the group's guard holds.
-    pub(super) fn group(&mut self, group: &CheckGroup, base_align: i64) -> Option<()> {
-        let first = self.conds.len();
-        for plan in &group.plans {
-            self.surface(plan, base_align)?;
-        }
-        if !group.guard.is_empty() && self.conds.len() > first {
-            self.guarded(first, &group.guard)?;
-        }
-        Some(())
-    }
-
-    /// The checks one plan needs: its surface is legal for 2D block IO, and its run-time
-    /// conditions (column bound multiple, `a ≥ b` pairs, atoms ≥ 0) hold.
-    fn surface(&mut self, plan: &OperandPlan, base_align: i64) -> Option<()> {
+    /// A remainder taken as its dividend `a`: `0 ≤ a` and, with `upper`, `a < bound` in every
+    /// invocation (the constant part's least and greatest value over the `lanes`).
+    fn remainder(&mut self, a: &Poly, bound: &Poly, upper: bool, lanes: u32) -> Option<()> {
         let (bt, i64t) = (self.bt, self.i64t);
-        // Atoms of the surface are recomputed here from the kernel's arguments.
-        self.copy_atoms(&[&plan.width, &plan.height, &plan.pitch])?;
-        let w = self.b.poly(&plan.width, 64)?;
-        let h = self.b.poly(&plan.height, 64)?;
-        let pitch = self.b.poly(&plan.pitch, 64)?;
-        let base = self.b.op(Op::ConvertPtrToU, i64t, &[plan.base.word()]);
-        let c = self.low_bits_zero(base, base_align - 1);
+        let sym = a.with_constant_part(Coef::Same(0));
+        let cst = a.constant_part();
+        let (lo, hi) = (0..lanes as usize).fold((i64::MAX, i64::MIN), |(lo, hi), l| {
+            (lo.min(cst.at(l)), hi.max(cst.at(l)))
+        });
+        let b = &mut self.b;
+        let sv = b.poly(&sym, a.width)?;
+        let sv = b.resize(sv, 64);
+        let bv = b.poly(bound, bound.width)?;
+        let bv = b.resize(bv, 64);
+        let lo_k = b.konst(64, lo);
+        let hi_k = b.konst(64, hi);
+        let smin = b.op(Op::IAdd, i64t, &[sv.word(), lo_k.word()]);
+        let smax = b.op(Op::IAdd, i64t, &[sv.word(), hi_k.word()]);
+        let z = b.konst(64, 0);
+        let c = b.op(Op::SGreaterThanEqual, bt, &[smin.word(), z.word()]);
         self.conds.push(c);
-        let c = self.compare(Op::SGreaterThanEqual, w, 64);
-        self.conds.push(c);
-        let c = self.compare(Op::SLessThanEqual, w, 1 << 24);
-        self.conds.push(c);
-        let c = self.low_bits_zero(w, 3);
-        self.conds.push(c);
-        let c = self.compare(Op::SGreaterThanEqual, pitch, 64);
-        self.conds.push(c);
-        let c = self.compare(Op::SLessThanEqual, pitch, 1 << 24);
-        self.conds.push(c);
-        let c = self.low_bits_zero(pitch, 15);
-        self.conds.push(c);
-        let c = self
-            .b
-            .op(Op::SGreaterThanEqual, bt, &[pitch.word(), w.word()]);
-        self.conds.push(c);
-        let c = self.compare(Op::SGreaterThanEqual, h, 1);
-        self.conds.push(c);
-        let c = self.compare(Op::SLessThanEqual, h, 1 << 24);
-        self.conds.push(c);
-        let size = self.b.op(Op::IMul, i64t, &[h.word(), pitch.word()]);
-        let c = self.compare(Op::SLessThan, size, 1 << 31);
-        self.conds.push(c);
-        if plan.width_multiple > 1 {
-            let bytes = i64::from(plan.width_multiple * plan.shape.0 / plan.pack);
-            let c = self.low_bits_zero(w, bytes - 1);
-            self.conds.push(c);
-        }
-        for (lhs, rhs) in &plan.at_least {
-            self.copy_atoms(&[lhs, rhs])?;
-            let l = self.b.poly(lhs, 64)?;
-            let r = self.b.poly(rhs, 64)?;
-            let c = self.b.op(Op::SGreaterThanEqual, bt, &[l.word(), r.word()]);
-            self.conds.push(c);
-        }
-        for &a in &plan.nonneg_checks {
-            // At 64 bits: the atom as the lane map reads it (sign-extended), never
-            // truncated (a 64-bit 2^32 is not 0).
-            let v = self.copy(a)?;
-            let v = self.b.resize(v, 64);
-            let z = self.b.konst(64, 0);
-            let c = self.b.op(Op::SGreaterThanEqual, bt, &[v.word(), z.word()]);
+        if upper {
+            let c = self.b.op(Op::SLessThan, bt, &[smax.word(), bv.word()]);
             self.conds.push(c);
         }
         Some(())
@@ -263,63 +343,8 @@ impl<'a> Check<'a> {
         Some(())
     }
 
-    /// The lane map's remainders taken as their dividend: 0 ≤ a < b in every invocation (the
-    /// upper bound not for the `relaxed` ones).
-    pub(super) fn assumptions(
-        &mut self,
-        assumptions: &[(Id, Poly, Poly)],
-        lanes: u32,
-        relaxed: &[Id],
-    ) -> Option<()> {
-        let (bt, i64t) = (self.bt, self.i64t);
-        for (rem, a, bound) in assumptions {
-            let sym = a.with_constant_part(Coef::Same(0));
-            let cst = a.constant_part();
-            let (lo, hi) = (0..lanes as usize).fold((i64::MAX, i64::MIN), |(lo, hi), l| {
-                (lo.min(cst.at(l)), hi.max(cst.at(l)))
-            });
-            self.copy_atoms(&[&sym, bound])?;
-            let b = &mut self.b;
-            let sv = b.poly(&sym, a.width)?;
-            let sv = b.resize(sv, 64);
-            let bv = b.poly(bound, bound.width)?;
-            let bv = b.resize(bv, 64);
-            let lo_k = b.konst(64, lo);
-            let hi_k = b.konst(64, hi);
-            let smin = b.op(Op::IAdd, i64t, &[sv.word(), lo_k.word()]);
-            let smax = b.op(Op::IAdd, i64t, &[sv.word(), hi_k.word()]);
-            let z = b.konst(64, 0);
-            let c = b.op(Op::SGreaterThanEqual, bt, &[smin.word(), z.word()]);
-            self.conds.push(c);
-            if !relaxed.contains(rem) {
-                let c = self.b.op(Op::SLessThan, bt, &[smax.word(), bv.word()]);
-                self.conds.push(c);
-            }
-        }
-        Some(())
-    }
-
-    /// Widenings taken exactly: the operand at its own width, extended, is its polynomial.
-    pub(super) fn widenings(&mut self, widenings: &[(Id, Poly, bool)]) -> Option<()> {
-        let (bt, i64t) = (self.bt, self.i64t);
-        for (_, a, signed) in widenings {
-            self.copy_atoms(&[a])?;
-            let b = &mut self.b;
-            let narrow = b.poly(a, a.width)?;
-            let extended = if *signed {
-                b.resize(narrow, 64)
-            } else {
-                b.op(Op::UConvert, i64t, &[narrow.word()])
-            };
-            let exact = b.poly(a, 64)?;
-            let c = b.op(Op::IEqual, bt, &[extended.word(), exact.word()]);
-            self.conds.push(c);
-        }
-        Some(())
-    }
-
     /// The conjunction of the distinct conditions (`None` when there are none).
-    pub(super) fn conjunction(mut self) -> Option<Id> {
+    pub(in crate::raise_block_io) fn conjunction(mut self) -> Option<Id> {
         let mut seen = std::collections::HashSet::new();
         self.conds.retain(|c| seen.insert(*c));
         let mut g = *self.conds.first()?;
@@ -328,24 +353,6 @@ impl<'a> Check<'a> {
         }
         Some(g)
     }
-}
-
-/// Whether two plans need the same run-time checks (same surface and conditions).
-fn same_checks(a: &OperandPlan, b: &OperandPlan) -> bool {
-    let same_pairs = |x: &[(Poly, Poly)], y: &[(Poly, Poly)]| {
-        x.len() == y.len()
-            && x.iter()
-                .zip(y)
-                .all(|((a0, a1), (b0, b1))| a0.same_as(b0) && a1.same_as(b1))
-    };
-    a.base == b.base
-        && a.shape.0 / a.pack == b.shape.0 / b.pack
-        && a.width_multiple == b.width_multiple
-        && a.width.same_as(&b.width)
-        && a.height.same_as(&b.height)
-        && a.pitch.same_as(&b.pitch)
-        && a.nonneg_checks == b.nonneg_checks
-        && same_pairs(&a.at_least, &b.at_least)
 }
 
 /// The uniform conditions under which `at`'s block is reached: `(c, p)` for each conditional

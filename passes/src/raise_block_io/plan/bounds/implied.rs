@@ -1,6 +1,8 @@
 //! The bound of a dimension no mask bounds (see `Planner::bounds`): every row (column) the
 //! kernel reads must be inside the surface, proven from a remainder the lane map took as its
-//! dividend (`a % M < M`) or from a loop counter of known trip count.
+//! dividend (`a % M < M`), from a loop counter of known trip count, or, for rows (columns)
+//! computed from kernel arguments and work-group ids, the extent the work-group reads (an
+//! unmasked load: its elements are all real, and the surface is made to hold just them).
 
 use spirv::Op;
 use spvopt_analysis::fxhash::{FxHashMap, FxHashSet};
@@ -119,8 +121,10 @@ impl Planner<'_> {
             return Err(OperandReject::NoBound);
         }
         let max_c = via_counter.iter().map(|(_, c)| *c).max().unwrap_or(0);
+        let min_c = via_counter.iter().map(|(_, c)| *c).min().unwrap_or(0);
         let (b, g) = self
             .counter_bound(&sym, max_c)
+            .or_else(|| self.extent_bound(&sym, min_c, max_c))
             .ok_or(OperandReject::NoBound)?;
         Ok(ImpliedBound {
             bound: b,
@@ -128,6 +132,29 @@ impl Planner<'_> {
             multiple: 1,
             from: Vec::new(),
         })
+    }
+
+    /// For rows (columns) `sym + c`, `min_c ≤ c ≤ max_c`, whose symbolic part the run-time
+    /// check can compute before the body (kernel arguments, work-group ids): the extent the
+    /// work-group reads, `sym + max_c + 1`, given `sym + min_c ≥ 0` (returned as a check). The
+    /// kernel reads every one of those rows unconditionally, so each is real memory; a surface
+    /// that ends after the last of them and starts at row 0 holds them all (rows below 0 are
+    /// excluded by the check), and the block load reads each exactly. The check before the
+    /// body runs in every work-group, so the extent is that work-group's own.
+    fn extent_bound(&self, sym: &Poly, min_c: i64, max_c: i64) -> Option<(Poly, (Poly, Poly))> {
+        let at_entry = sym.terms().iter().all(|(mono, c)| {
+            matches!(c, Coef::Same(_))
+                && mono
+                    .iter()
+                    .all(|&a| super::super::super::emit::copyable(self.m, self.tracer.func, a))
+        });
+        if !at_entry {
+            return None;
+        }
+        let sym = sym.with_width(64);
+        let bound = sym.add_constant(max_c.checked_add(1)?)?;
+        let first = sym.add_constant(min_c)?;
+        Some((bound, (first, Poly::constant(0, 64, self.lanes.lanes))))
     }
 
     /// `b`, `t` and `z` when `v` (a row or column of invocation `w`'s element, 64-bit) is `a + t`

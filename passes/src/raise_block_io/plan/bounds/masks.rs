@@ -73,7 +73,7 @@ pub(super) enum Conjunct {
     Uniform(Id),
     /// `a < b` (signed), with the comparison's id.
     Less(Id, Id, Id),
-    /// `a ≥ 0`, with the comparison's id.
+    /// `a ≥ 0`, with the comparison's id (or `a`'s, for the half of an unsigned comparison).
     NonNeg(Id, Id),
 }
 
@@ -233,6 +233,20 @@ impl Planner<'_> {
                 Ok(())
             }
             Op::SGreaterThan => {
+                out.push(Conjunct::Less(cond, b, a));
+                Ok(())
+            }
+            // `a <u b` for a constant `0 ≤ b < 2^(w-1)` is `a ≥ 0 && a < b` (signed): a
+            // negative `a` is at least 2^(w-1) unsigned (what compilers emit for a bound of a
+            // value they know is non-negative). The `a ≥ 0` conjunct is keyed by `a` itself:
+            // what the bounds cache for it depends on `a` alone.
+            Op::ULessThan if c(b).is_some_and(|v| v >= 0) => {
+                out.push(Conjunct::NonNeg(a, a));
+                out.push(Conjunct::Less(cond, a, b));
+                Ok(())
+            }
+            Op::UGreaterThan if c(a).is_some_and(|v| v >= 0) => {
+                out.push(Conjunct::NonNeg(b, b));
                 out.push(Conjunct::Less(cond, b, a));
                 Ok(())
             }
