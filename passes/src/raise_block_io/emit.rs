@@ -390,33 +390,46 @@ pub fn remove_dead(m: &mut Module, f: FuncId) -> u64 {
         m.erase(i);
         removed += 1;
     }
-    // Names and decorations of what went.
-    if !gone.is_empty() {
-        let targets = |m: &Module, i: InstId| {
-            let inst = m.inst(i);
-            !(matches!(
-                inst.op(),
-                Some(
-                    Op::Decorate | Op::DecorateId | Op::MemberDecorate | Op::Name | Op::MemberName
-                )
-            ) && inst.operand_word(0).is_some_and(|t| gone.contains(&t)))
-        };
-        m.retain_section(Section::Annotation, targets);
-        m.retain_section(Section::Debug, targets);
-    }
+    forget_annotations(m, &gone);
     removed
+}
+
+/// Removes the names and decorations of the ids in `gone` (ids no longer defined).
+fn forget_annotations(m: &mut Module, gone: &FxHashSet<u32>) {
+    if gone.is_empty() {
+        return;
+    }
+    let targets = |m: &Module, i: InstId| {
+        let inst = m.inst(i);
+        !(matches!(
+            inst.op(),
+            Some(Op::Decorate | Op::DecorateId | Op::MemberDecorate | Op::Name | Op::MemberName)
+        ) && inst.operand_word(0).is_some_and(|t| gone.contains(&t)))
+    };
+    m.retain_section(Section::Annotation, targets);
+    m.retain_section(Section::Debug, targets);
+}
+
+/// When the dispatch calls the raised copy.
+pub enum Guard {
+    /// When the condition holds; the old body runs otherwise.
+    When(Id),
+    /// Always (nothing is left to check at run time): the old body goes.
+    Always,
 }
 
 /// Puts a new first block in `f` that evaluates `guard` (built by `build_guard` into the new
 /// block) and calls `fast` with `f`'s parameters when it holds, returning its result;
-/// otherwise falls through to the old body. Function variables move to the new block.
+/// otherwise falls through to the old body. Function variables move to the new block. With
+/// [`Guard::Always`] the new block branches to the call and the old body is removed (its
+/// names and decorations with it). Returns whether the old body was kept.
 pub fn dispatch(
     m: &mut Module,
     types: &mut Interner,
     f: FuncId,
     fast: Id,
-    build_guard: impl FnOnce(&mut Module, &mut Interner, InstId) -> Option<Id>,
-) -> Option<()> {
+    build_guard: impl FnOnce(&mut Module, &mut Interner, InstId) -> Option<Guard>,
+) -> Option<bool> {
     let entry = *m.function(f).blocks.first()?;
     let entry_label = m.block_label(entry);
     let gl = m.fresh_id();
@@ -432,16 +445,37 @@ pub fn dispatch(
     }
     let fast_label = m.fresh_id();
     let br = m.append_inst(guard_block, Inst::new(Op::Unreachable, None, None, &[]));
-    let g = build_guard(m, types, br)?;
-    m.replace_inst(
-        br,
-        Inst::new(
-            Op::BranchConditional,
-            None,
-            None,
-            &[g.word(), fast_label.word(), entry_label.word()],
-        ),
-    );
+    let guard = build_guard(m, types, br)?;
+    let kept = match guard {
+        Guard::When(g) => {
+            m.replace_inst(
+                br,
+                Inst::new(
+                    Op::BranchConditional,
+                    None,
+                    None,
+                    &[g.word(), fast_label.word(), entry_label.word()],
+                ),
+            );
+            true
+        }
+        Guard::Always => {
+            m.replace_inst(br, Inst::new(Op::Branch, None, None, &[fast_label.word()]));
+            let old: Vec<BlockId> = m.function(f).blocks[1..].to_vec();
+            let mut gone: FxHashSet<u32> = FxHashSet::default();
+            for b in old {
+                gone.insert(m.block_label(b).word());
+                for i in m.block_insts(b) {
+                    if let Some(r) = m.inst(i).result_id() {
+                        gone.insert(r.word());
+                    }
+                }
+                m.remove_block(b);
+            }
+            forget_annotations(m, &gone);
+            false
+        }
+    };
     let fast_block: BlockId = m.insert_block_after(guard_block, fast_label);
     let func = m.function(f).clone();
     let def = m.inst(func.def);
@@ -468,7 +502,7 @@ pub fn dispatch(
             Inst::new(Op::ReturnValue, None, None, &[r.word()]),
         );
     }
-    Some(())
+    Some(kept)
 }
 
 /// Whether `id` can be recomputed at the start of function `f` by [`copy_tree`]: a module-level
@@ -638,4 +672,65 @@ pub fn function_variable(b: &mut Builder, f: FuncId, ty: Id) -> Result<Id, Strin
         ),
     );
     Ok(var)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spvopt_ir::text::{assemble, disassemble, TargetEnv};
+
+    /// A kernel `%k` whose body stores through a named value, and a function `%fast` of the
+    /// same type.
+    const KERNEL: &str = "OpCapability Addresses\nOpCapability Kernel\nOpCapability Int64\n\
+        OpMemoryModel Physical64 OpenCL\nOpEntryPoint Kernel %k \"K\"\nOpName %v \"v\"\n\
+        OpDecorate %v Alignment 4\n\
+        %void = OpTypeVoid\n%uint = OpTypeInt 32 0\n%uint_7 = OpConstant %uint 7\n\
+        %ptr = OpTypePointer CrossWorkgroup %uint\n%fn = OpTypeFunction %void %ptr\n\
+        %fast = OpFunction %void None %fn\n%fp = OpFunctionParameter %ptr\n%fl = OpLabel\n\
+        OpStore %fp %uint_7\nOpReturn\nOpFunctionEnd\n\
+        %k = OpFunction %void None %fn\n%p = OpFunctionParameter %ptr\n%e = OpLabel\n\
+        %v = OpIAdd %uint %uint_7 %uint_7\nOpStore %p %v\nOpBranch %next\n%next = OpLabel\n\
+        OpReturn\nOpFunctionEnd\n";
+
+    fn dispatched(always: bool) -> (bool, String) {
+        let words = assemble(KERNEL, TargetEnv::Universal_1_2).unwrap();
+        let mut m = spvopt_ir::load_words(&words).unwrap();
+        let ids: Vec<FuncId> = m.function_ids().collect();
+        let (fast, k) = (ids[0], ids[1]);
+        let fast_id = m.function_result(fast).unwrap();
+        let mut types = Interner::default();
+        let kept = dispatch(&mut m, &mut types, k, fast_id, |m, types, _| {
+            Some(if always {
+                Guard::Always
+            } else {
+                Guard::When(types.bool_const(m, true))
+            })
+        })
+        .unwrap();
+        spvopt_ir::verify(&m).unwrap();
+        (kept, disassemble(&m.to_words()).unwrap())
+    }
+
+    #[test]
+    fn a_dispatch_with_nothing_to_check_removes_the_old_body_and_its_annotations() {
+        let (kept, text) = dispatched(true);
+        assert!(!kept);
+        assert!(!text.contains("OpIAdd"), "{text}");
+        assert!(!text.contains("OpName"), "{text}");
+        assert!(!text.contains("Alignment"), "{text}");
+        assert!(!text.contains("OpBranchConditional"), "{text}");
+        assert_eq!(text.matches("OpFunctionCall").count(), 1, "{text}");
+        let words = assemble(&text, TargetEnv::Universal_1_2).unwrap();
+        spvopt_ir::load_words(&words).expect("the output reloads");
+    }
+
+    #[test]
+    fn a_guarded_dispatch_keeps_the_old_body() {
+        let (kept, text) = dispatched(false);
+        assert!(kept);
+        assert!(
+            text.contains("OpIAdd") && text.contains("OpBranchConditional"),
+            "{text}"
+        );
+    }
 }
