@@ -20,22 +20,29 @@
 //! global elements at `base + (Y(s) + row)·pitch + (X(s) + col)·E` for a CrossWorkgroup
 //! parameter `base`, a one-term pitch and per-subgroup origins (`plan.rs`); Triton's masks are
 //! exactly the block's bounds (row < M, column < K; a vector-granular column mask needs K to be
-//! a multiple of the vector, checked at run time) or work-group-uniform conditions (kept as a
+//! a multiple of the vector, checked at run time); a dimension no mask bounds is bounded by
+//! a remainder, a loop's trip count or the extent the work-group reads; or work-group-uniform conditions (kept as a
 //! select); the loop writes no global memory and calls nothing.
 //!
 //! Why it is correct: the value an invocation read from Workgroup memory is the value its
 //! unique writer stored in the same iteration, which is the global element the writer loaded
 //! in that iteration (no global memory is written in the loop, so loading it later gives the
 //! same value); the block load deals exactly those elements in that order (the layout's
-//! formulas are the simulator's), and returns 0 exactly where the mask did. What is only known
-//! at run time is checked once per work-group before the kernel body, and the unchanged body
-//! runs when a check fails: the work-group really is `(n, 1, 1)` (the lane map's assumption),
+//! formulas are the simulator's), and returns 0 exactly where the mask did. Every fact the
+//! raised copy relies on is an obligation (`obligation.rs`) discharged in one place: proven
+//! from the module (then nothing is checked for it), rejected, or checked once per work-group
+//! before the kernel body, the unchanged body running when a check fails (and kept only when
+//! something is checked): the work-group really is `(n, 1, 1)` (the lane map's assumption),
 //! the surfaces are legal for 2D block IO (base aligned as the target needs: 64 bytes, 4 on
 //! cri; width 64..2^24 bytes and a multiple of 4, pitch ≥ width, a multiple of 16, ≤ 2^24,
 //! height 1..2^24), the masked column
 //! bounds are multiples of the vector width, and the surface is under 2^31 bytes (the kernel's
 //! 32-bit index arithmetic does not wrap). The body with block loads is a copy of the kernel
 //! function, called from the original when the check holds.
+//!
+//! Phases: find the MMA groups (here), plan each loop (`loop_plan.rs`: screen, lane map,
+//! staging, operand plans in `plan.rs`), plan the result tiles (`epilogue.rs`), rewrite
+//! (`rewrite.rs`).
 //!
 //! One rewrite (`--max-changes`): one loop's operands of one kernel function (the copy, the
 //! dispatch, the loads and the removal of the staging together).
@@ -45,12 +52,10 @@
 
 use std::collections::HashMap;
 
-use spirv::{Op, StorageClass};
-use spvopt_analysis::block_io::BlockKind;
+use spirv::Op;
 use spvopt_analysis::decorations::Decorations;
-use spvopt_analysis::lane_map::{LaneMap, Poly};
+use spvopt_analysis::lane_map::LaneMap;
 use spvopt_analysis::loops::LoopId;
-use spvopt_analysis::types::pointer_of;
 use spvopt_analysis::{
     Analyses, AnalysisSet, Cfg, Dominators, KernelFacts, Loops, PostDominators, Target,
 };
@@ -63,6 +68,7 @@ mod available;
 mod dont_care;
 mod emit;
 mod epilogue;
+mod loop_plan;
 mod obligation;
 mod plan;
 mod rewrite;
@@ -73,9 +79,9 @@ mod trace;
 mod unroll;
 
 use available::unavailable;
-use plan::{OperandPlan, OperandReject, Planner};
-use rewrite::{apply, LoopPlan, Planned};
-use staging::{Staging, StagingReject};
+use loop_plan::{plan_loop, PlanInputs};
+use plan::OperandReject;
+use rewrite::{apply, Planned};
 use trace::Tracer;
 
 pub struct RaiseBlockIo;
@@ -203,260 +209,6 @@ impl RaiseBlockIo {
         let facts = analyses.get::<KernelFacts>(m);
         let dec = analyses.get::<Decorations>(m);
         let groups = mma_slot_groups(m, &loops);
-        let mut plans_done: Vec<Planned> = Vec::new();
-        let mut lane_maps: HashMap<FuncId, LaneMap> = HashMap::new();
-        for MmaGroup {
-            func: f,
-            innermost: l,
-            slots,
-        } in &groups
-        {
-            let mut operands: Vec<Id> = slots.iter().map(|s| s.operand).collect();
-            operands.sort_unstable();
-            operands.dedup();
-            let n = operands.len() as u64;
-            stats.add("candidates", n);
-            let reject_all = |stats: &mut Statistics,
-                              key: &'static str,
-                              why: &str,
-                              at: Option<InstId>,
-                              m: &Module| {
-                stats.add(key, n);
-                let loc = at
-                    .or(slots.first().map(|s| s.mma))
-                    .map(|i| location(m, i))
-                    .unwrap_or_default();
-                stats.note(format!("{loc}: {n} MMA operand(s) not raised: {why}"));
-            };
-            if is_dispatcher(m, *f) {
-                // The fallback body of a kernel this pass already raised.
-                stats.add("skipped_fallback_body", n);
-                continue;
-            }
-            let Some(l) = *l else {
-                reject_all(
-                    &mut stats,
-                    "rejected_not_in_loop",
-                    "the MMA is not in a loop",
-                    None,
-                    m,
-                );
-                continue;
-            };
-            let (sg, shape, exact) = match workgroup_shape(&facts, *f) {
-                Ok(s) => s,
-                Err(why) => {
-                    reject_all(&mut stats, "rejected_workgroup_shape", why, None, m);
-                    continue;
-                }
-            };
-            let nx = shape.iter().product::<u32>();
-            if loops.get(l).is_some_and(|d| d.depth != 1) {
-                reject_all(
-                    &mut stats,
-                    "rejected_loop_shape",
-                    "the loop is nested in another loop",
-                    None,
-                    m,
-                );
-                continue;
-            }
-            // Cheap filter before the lane map: some operand comes from a Workgroup load.
-            let tracer = Tracer {
-                m,
-                dec: &dec,
-                cfg: &cfg,
-                dom: &dom,
-                func: *f,
-            };
-            let staged = operands.iter().any(|&x| {
-                matches!(tracer.trace(x, 0), Ok(trace::ByteSource::Load { load, .. })
-                    if m.inst(load).operand_id(0).and_then(|p| m.type_of(p)).and_then(|t| pointer_of(m, t))
-                        .is_some_and(|(sc, _)| sc == StorageClass::Workgroup as u32))
-            });
-            // Operands every invocation gathers itself from global memory (no staging).
-            let gathered = !staged
-                && operands.iter().any(|&x| {
-                    matches!(tracer.trace(x, 0),
-                        Ok(trace::ByteSource::Load { load, .. } | trace::ByteSource::Masked { load, .. })
-                        if m.inst(load).operand_id(0).and_then(|p| m.type_of(p)).and_then(|t| pointer_of(m, t))
-                            .is_some_and(|(sc, _)| sc == StorageClass::CrossWorkgroup as u32))
-                });
-            if !staged && !gathered {
-                stats.add("not_staged", n);
-                continue;
-            }
-            let checkable_poly = |p: &Poly| {
-                p.terms()
-                    .iter()
-                    .all(|(mono, _)| mono.iter().all(|&x| emit::copyable(m, *f, x)))
-            };
-            let lanes = lane_maps
-                .entry(*f)
-                .or_insert_with(|| {
-                    // Widenings taken exactly need a run-time check of their operand; where
-                    // one cannot be checked before the body, they stay atoms.
-                    let (shape, sg) = (shape.map(|d| d as usize), sg as usize);
-                    let exact = LaneMap::build(m, *f, &cfg, &pdom, &dec, shape, sg, true);
-                    if exact.widenings.iter().all(|(_, a, _)| checkable_poly(a)) {
-                        exact
-                    } else {
-                        LaneMap::build(m, *f, &cfg, &pdom, &dec, shape, sg, false)
-                    }
-                })
-                .clone();
-            // The lane map's own obligations (remainders, widenings): each must be checkable
-            // before the body, and no lane-varying index may be widened from fewer than 32 bits.
-            let facts = obligation::Facts {
-                m,
-                dec: &dec,
-                lanes: &lanes,
-                func: *f,
-            };
-            let lane_obligations = obligation::lane_map_obligations(m, &lanes, nx, &[]);
-            if let Err((r, at)) = obligation::check_all(&facts, &lane_obligations) {
-                let (key, why) = r.reason();
-                reject_all(&mut stats, key, why, at.and_then(|x| m.def(x)), m);
-                continue;
-            }
-            // The staging (its scan also rejects loops that write global memory or call);
-            // gathers need none, only that scan.
-            let st = match Staging::build(m, &dec, &loops, &dom, &lanes, l) {
-                Ok(s) => Some(s),
-                Err(StagingReject::NoBarrier) if gathered => None,
-                Err(e) => {
-                    let (key, why) = e.reason();
-                    reject_all(&mut stats, key, why, e.at(), m);
-                    continue;
-                }
-            };
-            // Where the block loads go: at the barrier after the staging stores, or for
-            // gathers right before the loop's first MMA (which must dominate the others).
-            let insert_at = match &st {
-                Some(st) => st.barrier,
-                None => {
-                    let first = slots[0].mma;
-                    let fb = m.inst_block(first).expect("an MMA in a block");
-                    let pos = |i: InstId| m.block_insts(fb).position(|x| x == i);
-                    let dominates_all = slots.iter().all(|s| {
-                        let sb = m.inst_block(s.mma).expect("an MMA in a block");
-                        if sb == fb {
-                            pos(first) <= pos(s.mma)
-                        } else {
-                            dom.dominates(fb, sb)
-                        }
-                    });
-                    if !dominates_all {
-                        reject_all(
-                            &mut stats,
-                            "rejected_loop_shape",
-                            "the loop's first MMA does not dominate the others",
-                            None,
-                            m,
-                        );
-                        continue;
-                    }
-                    first
-                }
-            };
-            let mut planner = Planner {
-                m,
-                lanes: &lanes,
-                staging: st.as_ref(),
-                tracer: &tracer,
-                target,
-                stored: Default::default(),
-            };
-            let mut plans: Vec<(Id, OperandPlan, Vec<Slot>)> = Vec::new();
-            let mut rejected: Vec<(Id, OperandReject)> = Vec::new();
-            for &x in &operands {
-                let uses: Vec<Slot> = slots.iter().copied().filter(|s| s.operand == x).collect();
-                let is_b = uses.iter().all(|s| s.index == 2);
-                let is_a = uses.iter().all(|s| s.index == 1);
-                let e = uses
-                    .first()
-                    .and_then(|s| element_size(m, s.mma, s.index == 2));
-                let Some(e) = e.filter(|_| is_a || is_b) else {
-                    rejected.push((x, OperandReject::NoLayout));
-                    continue;
-                };
-                let kinds: &[BlockKind] = if is_b {
-                    &[
-                        BlockKind::LoadTransform,
-                        BlockKind::Load,
-                        BlockKind::LoadTranspose,
-                    ]
-                } else {
-                    &[BlockKind::Load, BlockKind::LoadTranspose]
-                };
-                match planner.plan(x, e, kinds) {
-                    Ok(p) => plans.push((x, p, uses)),
-                    Err(r) => rejected.push((x, r)),
-                }
-            }
-            // An operand left staged keeps the staging (stores, barriers, global loads): loading
-            // the others with block loads on top of it would add work, not remove it. (Gathers
-            // share nothing: each raised one is work removed.)
-            if !rejected.is_empty() && st.is_some() {
-                for (x, _, uses) in plans.drain(..) {
-                    stats.add("rejected_staging_kept", 1);
-                    stats.note(format!(
-                        "{}: operand %{} not raised: other operands of the loop keep the staging",
-                        location(m, uses[0].mma),
-                        x.word()
-                    ));
-                }
-            }
-            for (x, r) in &rejected {
-                let (key, why) = r.reason();
-                stats.add(key, 1);
-                let at = slots.iter().find(|s| s.operand == *x).map(|s| s.mma);
-                let loc = at.map(|i| location(m, i)).unwrap_or_default();
-                stats.note(format!("{loc}: operand %{} not raised: {why}", x.word()));
-            }
-            if plans.is_empty() {
-                continue;
-            }
-            // Where the block loads go: at the barrier after the stores; every atom they use
-            // must be available there.
-            let mut ok_plans = Vec::new();
-            for (x, p, uses) in plans {
-                match unavailable(m, &dom, *f, insert_at, &p, true) {
-                    None => ok_plans.push((x, p, uses)),
-                    Some((key, why)) => {
-                        stats.add(key, 1);
-                        stats.note(format!(
-                            "{}: operand %{} not raised: {why}",
-                            location(m, uses[0].mma),
-                            x.word()
-                        ));
-                    }
-                }
-            }
-            if ok_plans.is_empty() {
-                continue;
-            }
-            let lp = LoopPlan {
-                staging_stores: st.as_ref().map(|s| s.stores.clone()).unwrap_or_default(),
-                staging_loads: st.as_ref().map(|s| s.loads.clone()).unwrap_or_default(),
-                barriers: st.as_ref().map(|s| s.barriers.clone()).unwrap_or_default(),
-                barrier: insert_at,
-                plans: ok_plans,
-            };
-            match plans_done.iter_mut().find(|p| p.func == *f) {
-                Some(p) => p.loops.push(lp),
-                None => plans_done.push(Planned {
-                    func: *f,
-                    sg,
-                    lanes: nx,
-                    exact,
-                    loops: vec![lp],
-                    epilogue: None,
-                    lane_map: lanes,
-                }),
-            }
-        }
-        // Result tiles stored through Workgroup memory after the loops.
         let inputs = PlanInputs {
             m,
             cfg: &cfg,
@@ -467,6 +219,26 @@ impl RaiseBlockIo {
             dec: &dec,
             target,
         };
+        let mut plans_done: Vec<Planned> = Vec::new();
+        let mut lane_maps: HashMap<FuncId, LaneMap> = HashMap::new();
+        for group in &groups {
+            let Some(lp) = plan_loop(&inputs, group, &mut lane_maps, &mut stats) else {
+                continue;
+            };
+            match plans_done.iter_mut().find(|p| p.func == lp.func) {
+                Some(p) => p.loops.push(lp.plan),
+                None => plans_done.push(Planned {
+                    func: lp.func,
+                    sg: lp.sg,
+                    lanes: lp.lanes,
+                    exact: lp.exact,
+                    loops: vec![lp.plan],
+                    epilogue: None,
+                    lane_map: lp.lane_map,
+                }),
+            }
+        }
+        // Result tiles stored through Workgroup memory after the loops.
         for f in m.function_ids() {
             plan_epilogue(&inputs, f, &mut lane_maps, &mut plans_done, &mut stats);
         }
@@ -625,18 +397,6 @@ fn mma_slot_groups(m: &Module, loops: &Loops) -> Vec<MmaGroup> {
         }
     }
     groups
-}
-
-/// The module and analyses the planning reads.
-struct PlanInputs<'a> {
-    m: &'a Module,
-    cfg: &'a Cfg,
-    dom: &'a Dominators,
-    pdom: &'a PostDominators,
-    loops: &'a Loops,
-    facts: &'a KernelFacts,
-    dec: &'a Decorations,
-    target: &'a Target,
 }
 
 /// Plans the result tiles function `f` stores through Workgroup memory after its loops (into
