@@ -18,11 +18,11 @@
 //! When it applies (every condition is checked; a candidate that fails one is counted under
 //! one reason): the staging is understood (`staging.rs`); the operand's elements are whole
 //! global elements at `base + (Y(s) + row)·pitch + (X(s) + col)·E` for a CrossWorkgroup
-//! parameter `base`, a one-term pitch and per-subgroup origins (`plan.rs`); Triton's masks are
-//! exactly the block's bounds (row < M, column < K; a vector-granular column mask needs K to be
-//! a multiple of the vector, checked at run time); a dimension no mask bounds is bounded by
-//! a remainder, a loop's trip count or the extent the work-group reads; or work-group-uniform conditions (kept as a
-//! select); the loop writes no global memory and calls nothing.
+//! parameter `base`, a one-term (or constant) pitch and per-subgroup origins (`plan.rs`);
+//! masks are exactly the block's bounds (row < M, column < K; a vector-granular column mask
+//! needs K to be a multiple of the vector) or work-group-uniform conditions (kept as a select),
+//! and a dimension no mask bounds is bounded by a remainder, a loop's trip count or the extent
+//! the work-group reads; the loop writes no global memory and calls nothing.
 //!
 //! Why it is correct: the value an invocation read from Workgroup memory is the value its
 //! unique writer stored in the same iteration, which is the global element the writer loaded
