@@ -504,31 +504,67 @@ impl Planner<'_> {
         pack: u32,
     ) -> Result<OperandPlan, OperandReject> {
         let e = lay.element_size / pack;
-        let sg = lay.subgroup_size as usize;
-        let per_value = lay.value_bytes / lay.element_size;
-        let lanes = self.lanes.lanes;
-        let n_sub = lanes / sg;
-        // (lane, operand element) -> (row, col) of the block, in operand elements.
-        let mut place = Vec::new();
-        for l in 0..sg as u32 {
-            for v in 0..lay.values_per_block {
-                for j in 0..per_value {
-                    let (row, col) = lay.element(lay.position(l, v), j);
-                    if row >= lay.height || col >= lay.width {
-                        return Err(OperandReject::NoLayout);
-                    }
-                    for q in 0..pack {
-                        place.push((
-                            l as usize,
-                            ((v * per_value + j) * pack + q) as usize,
-                            row as i64,
-                            (col * pack + q) as i64,
-                        ));
-                    }
-                }
-            }
+        let place = placement(lay, pack)?;
+        let (pitch, origins) = self.pitch_and_origins(lay, &place, elems, e)?;
+        let SplitOrigins { base, ys, xs } = self.split_origins(&pitch, &origins, e)?;
+        // The target's column alignment of the origin (2D block IO: x even for 2-byte, a
+        // multiple of 4 for 1-byte elements).
+        let need = match e {
+            1 => 2,
+            2 => 1,
+            _ => 0,
         }
-        let n = lanes;
+        .max(pack.trailing_zeros());
+        self.require(Obligation::ColumnAligned {
+            origins: xs.clone(),
+            zeros: need,
+        })?;
+        let bd = self.bounds(lay, &place, elems, &ys, &xs)?;
+        let width = bd.width.scale(i64::from(e));
+        let obligations = surface_obligations(
+            SurfaceOf {
+                base,
+                align: self.target.block_base_alignment().max(1),
+                width: &width,
+                pitch: &pitch,
+                height: &bd.height,
+                multiple_bytes: bd.multiple * lay.element_size / pack,
+            },
+            bd.at_least,
+            [ys.clone(), xs.clone()],
+            bd.nonneg_checks,
+        );
+        let (obligations, saturate) = discharge_all(&self.facts(), obligations)?;
+        Ok(OperandPlan {
+            kind: lay.kind,
+            shape: (lay.element_size, lay.width, lay.height, 1),
+            pack,
+            base,
+            pitch,
+            height: bd.height,
+            width,
+            y: ys,
+            x: xs,
+            uniform_conds: bd.uniform,
+            obligations,
+            saturate,
+            assumed: bd.assumed,
+        })
+    }
+
+    /// The rows' stride and each subgroup's origin (the address of block element (0, 0)):
+    /// every element's address must be its row's start plus its column's bytes (`e` bytes per
+    /// operand element).
+    fn pitch_and_origins(
+        &self,
+        lay: &Layout,
+        place: &[(usize, usize, i64, i64)],
+        elems: &[Vec<Option<Element>>],
+        e: u32,
+    ) -> Result<(Poly, Vec<Poly>), OperandReject> {
+        let sg = lay.subgroup_size as usize;
+        let n_sub = self.lanes.lanes / sg;
+        let n = self.lanes.lanes;
         let find = |r: i64, c: i64| {
             place
                 .iter()
@@ -555,7 +591,7 @@ impl Planner<'_> {
             // Each element's address is its row's start plus the column's bytes; the rows'
             // starts once per subgroup (rows are below the block height).
             let mut row_starts: Vec<Option<Poly>> = vec![None; lay.height as usize];
-            for &(l, k, row, col) in &place {
+            for &(l, k, row, col) in place {
                 let Some(el) = at(s, l, k) else { continue };
                 let start = match &mut row_starts[row as usize] {
                     Some(p) => p,
@@ -568,6 +604,18 @@ impl Planner<'_> {
             origins.push(p00);
         }
         let pitch = pitch.ok_or(OperandReject::NotAPitch)?;
+        Ok((pitch, origins))
+    }
+
+    /// The origins as `base + Y·pitch + X·E`: the CrossWorkgroup base and per subgroup the
+    /// row `Y` and column `X` (operand elements of `e` bytes).
+    fn split_origins(
+        &self,
+        pitch: &Poly,
+        origins: &[Poly],
+        e: u32,
+    ) -> Result<SplitOrigins, OperandReject> {
+        let n = self.lanes.lanes;
         // base + Y·pitch + X·E.
         let [(pm, Coef::Same(pc))] = pitch.terms() else {
             return Err(OperandReject::NotAPitch);
@@ -584,7 +632,7 @@ impl Planner<'_> {
         let mut base = None;
         let mut ys = Vec::new();
         let mut xs = Vec::new();
-        for o in &origins {
+        for o in origins {
             let mut y = Poly::constant(0, 64, n);
             let mut x = Poly::constant(0, 64, n);
             for (mono, c) in o.terms() {
@@ -633,49 +681,7 @@ impl Planner<'_> {
             xs.push(x);
         }
         let base = base.ok_or(OperandReject::NotAPitch)?;
-        // The target's column alignment of the origin (2D block IO: x even for 2-byte, a
-        // multiple of 4 for 1-byte elements).
-        let need = match e {
-            1 => 2,
-            2 => 1,
-            _ => 0,
-        }
-        .max(pack.trailing_zeros());
-        self.require(Obligation::ColumnAligned {
-            origins: xs.clone(),
-            zeros: need,
-        })?;
-        let bd = self.bounds(lay, &place, elems, &ys, &xs)?;
-        let width = bd.width.scale(i64::from(e));
-        let obligations = surface_obligations(
-            SurfaceOf {
-                base,
-                align: self.target.block_base_alignment().max(1),
-                width: &width,
-                pitch: &pitch,
-                height: &bd.height,
-                multiple_bytes: bd.multiple * lay.element_size / pack,
-            },
-            bd.at_least,
-            [ys.clone(), xs.clone()],
-            bd.nonneg_checks,
-        );
-        let (obligations, saturate) = discharge_all(&self.facts(), obligations)?;
-        Ok(OperandPlan {
-            kind: lay.kind,
-            shape: (lay.element_size, lay.width, lay.height, 1),
-            pack,
-            base,
-            pitch,
-            height: bd.height,
-            width,
-            y: ys,
-            x: xs,
-            uniform_conds: bd.uniform,
-            obligations,
-            saturate,
-            assumed: bd.assumed,
-        })
+        Ok(SplitOrigins { base, ys, xs })
     }
 
     /// What discharging reads.
@@ -766,6 +772,41 @@ fn surface_obligations(
             .map(|atom| Obligation::NonNegative { atom }),
     );
     obs
+}
+
+/// Block origins as `base + Y·pitch + X·E`: the base pointer, rows and columns per subgroup.
+struct SplitOrigins {
+    base: Id,
+    ys: Vec<Poly>,
+    xs: Vec<Poly>,
+}
+
+/// Where the layout puts each (lane, operand element): its block row and column, in operand
+/// elements (`pack` operand elements per block element), as (lane, element, row, column).
+fn placement(lay: &Layout, pack: u32) -> Result<Vec<(usize, usize, i64, i64)>, OperandReject> {
+    let sg = lay.subgroup_size as usize;
+    let per_value = lay.value_bytes / lay.element_size;
+    // (lane, operand element) -> (row, col) of the block, in operand elements.
+    let mut place = Vec::new();
+    for l in 0..sg as u32 {
+        for v in 0..lay.values_per_block {
+            for j in 0..per_value {
+                let (row, col) = lay.element(lay.position(l, v), j);
+                if row >= lay.height || col >= lay.width {
+                    return Err(OperandReject::NoLayout);
+                }
+                for q in 0..pack {
+                    place.push((
+                        l as usize,
+                        ((v * per_value + j) * pack + q) as usize,
+                        row as i64,
+                        (col * pack + q) as i64,
+                    ));
+                }
+            }
+        }
+    }
+    Ok(place)
 }
 
 /// `mono / div` as a monomial, when `div`'s atoms are all in `mono`.
