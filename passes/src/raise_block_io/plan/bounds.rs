@@ -275,14 +275,15 @@ impl Planner<'_> {
                     ),
                     None => None,
                 };
+                // Narrow masks wrap where the lane map's polynomials do not (the 32-bit
+                // ones cannot within a surface under 2^31 bytes, which the check demands):
+                // once per conjunct and invocation, as the width is `a`'s.
+                self.require(Obligation::MaskWidth { width: av.width })?;
                 let (sym, cst) = c.memo.split(cmp, d.as_ref().unwrap_or(&av));
                 e.insert(LaneTerms { av, d, sym, cst })
             }
         };
         let (av, wd) = (&lt.av, lt.av.width);
-        // Narrow masks wrap where the lane map's polynomials do not (the 32-bit
-        // ones cannot within a surface under 2^31 bytes, which the check demands).
-        self.require(Obligation::MaskWidth { width: wd })?;
         // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
         // `a ≥ 0`: a - Yr and a - Xc; `Yr` (`Xc`) once per subgroup, row (column)
         // and width, the bounds once per value (`BoundMemo`).

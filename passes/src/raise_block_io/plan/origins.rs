@@ -25,6 +25,7 @@
 //! with per-invocation coefficients, which the planner never makes, is rejected:
 //! `rejected_origin_out_of_range`.)
 
+use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_analysis::lane_map::{Coef, Poly};
 use spvopt_ir::Id;
 
@@ -86,7 +87,12 @@ struct Split {
 }
 
 /// Splits `origin` into the terms the run-time check can compute and the rest.
-fn split(facts: &Facts, origin: &Poly, nonneg: &[Id]) -> Result<Split, OperandReject> {
+fn split(
+    facts: &Facts,
+    origin: &Poly,
+    nonneg: &[Id],
+    copyable: &mut FxHashMap<Id, bool>,
+) -> Result<Split, OperandReject> {
     let n = facts.lanes.lanes;
     let mut fixed = Some(Range::point(0));
     let mut checked = Poly::constant(0, 64, n);
@@ -98,8 +104,12 @@ fn split(facts: &Facts, origin: &Poly, nonneg: &[Id]) -> Result<Split, OperandRe
         let r = mono.iter().try_fold(Range::point(i128::from(*c)), |r, &a| {
             r.mul(atom_range(facts, a, nonneg))
         });
-        let at_entry =
-            !mono.is_empty() && mono.iter().all(|&a| emit::copyable(facts.m, facts.func, a));
+        let at_entry = !mono.is_empty()
+            && mono.iter().all(|&a| {
+                *copyable
+                    .entry(a)
+                    .or_insert_with(|| emit::copyable(facts.m, facts.func, a))
+            });
         if at_entry {
             let term = mono
                 .iter()
@@ -138,12 +148,14 @@ fn try_discharge(
     let n = facts.lanes.lanes;
     // Per distinct checked part: the tightest bounds over the origins that share it.
     let mut bounds: Vec<(Poly, i128, i128)> = Vec::new();
+    // Whether an atom can be computed before the body: once per atom, not per subgroup.
+    let mut copyable: FxHashMap<Id, bool> = FxHashMap::default();
     for origin in origins {
         let Split {
             fixed,
             checked,
             checked_range,
-        } = split(facts, origin, nonneg)?;
+        } = split(facts, origin, nonneg, &mut copyable)?;
         let whole = fixed.zip(checked_range).and_then(|(a, b)| a.add(b));
         if whole.is_some_and(|w| w.within(ORIGIN_LO, ORIGIN_HI)) {
             continue;
