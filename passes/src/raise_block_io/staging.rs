@@ -147,6 +147,184 @@ pub fn is_barrier(m: &Module, i: InstId) -> bool {
             != 0
 }
 
+/// What the staging scan makes of one instruction of the loop.
+enum LoopInst {
+    /// Neither a barrier nor a Workgroup access (and no global write).
+    Other,
+    /// A work-group barrier that orders Workgroup memory.
+    Barrier,
+    /// A Workgroup load or store through `ptr`.
+    Access { ptr: Id, store: bool },
+}
+
+/// Classifies loop instruction `i`; `Err` if the loop writes global memory, synchronises
+/// with a split barrier or reads Workgroup memory in a way the pass does not follow.
+fn classify(m: &Module, i: InstId) -> Result<LoopInst, StagingReject> {
+    let inst = m.inst(i);
+    let Some(op) = inst.op() else {
+        // Opcodes the `spirv` crate does not name (grammar rev 7): a predicated
+        // global read is fine; a predicated write or Workgroup read is not understood.
+        if let Some(ls) = load_store(inst.opcode()) {
+            let wg = inst
+                .operand_id(ls.pointer)
+                .and_then(|p| storage_class(m, p))
+                == Some(StorageClass::Workgroup as u32);
+            return match ls.direction {
+                AccessDirection::Write => Err(StagingReject::GlobalWrite(i)),
+                AccessDirection::Read if wg => Err(StagingReject::UnknownAddress(i)),
+                AccessDirection::Read => Ok(LoopInst::Other),
+            };
+        }
+        if is_side_effect_free(m, inst) || is_debug_inst(m, inst) {
+            return Ok(LoopInst::Other);
+        }
+        return Err(StagingReject::GlobalWrite(i));
+    };
+    if matches!(
+        op,
+        Op::ControlBarrierArriveINTEL | Op::ControlBarrierWaitINTEL
+    ) {
+        return Err(StagingReject::SplitBarrier(i));
+    }
+    let ptr = match op {
+        Op::Load | Op::Store => inst.operand_id(0),
+        _ => None,
+    };
+    let wg = ptr.and_then(|p| storage_class(m, p)) == Some(StorageClass::Workgroup as u32);
+    let global_write = match op {
+        Op::Store => !wg,
+        Op::Load
+        | Op::ControlBarrier
+        | Op::MemoryBarrier
+        | Op::SubgroupMatrixMultiplyAccumulateINTEL
+        | Op::Subgroup2DBlockLoadINTEL
+        | Op::Subgroup2DBlockLoadTransformINTEL
+        | Op::Subgroup2DBlockLoadTransposeINTEL
+        | Op::Subgroup2DBlockPrefetchINTEL
+        | Op::SubgroupBlockPrefetchINTEL
+        | Op::Branch
+        | Op::BranchConditional
+        | Op::Switch
+        | Op::LoopMerge
+        | Op::SelectionMerge
+        | Op::Phi
+        | Op::Line
+        | Op::NoLine => false,
+        _ => !is_side_effect_free(m, inst) && !is_debug_inst(m, inst),
+    };
+    if global_write {
+        return Err(StagingReject::GlobalWrite(i));
+    }
+    if is_barrier(m, i) {
+        return Ok(LoopInst::Barrier);
+    }
+    match ptr {
+        Some(ptr) if wg => Ok(LoopInst::Access {
+            ptr,
+            store: op == Op::Store,
+        }),
+        _ => Ok(LoopInst::Other),
+    }
+}
+
+/// The depth of block `b` in the dominator tree below `header`.
+fn depth_below(dom: &Dominators, header: BlockId, b: BlockId) -> u32 {
+    let mut d = 0u32;
+    let mut x = b;
+    while x != header {
+        match dom.idom(x) {
+            Some(p) => x = p,
+            None => break,
+        }
+        d += 1;
+    }
+    d
+}
+
+/// The Workgroup accesses and barriers of a loop.
+#[derive(Default)]
+struct LoopAccesses {
+    stores: Vec<InstId>,
+    loads: Vec<InstId>,
+    barriers: Vec<InstId>,
+    /// Where each access and barrier is: (dominator-tree depth below the header, index in its
+    /// block); every one dominates the latch, so this orders them.
+    order: Vec<(InstId, (u32, u32))>,
+    /// The Workgroup roots the accesses address (at most 8).
+    roots: Vec<Id>,
+}
+
+impl LoopAccesses {
+    /// The Workgroup accesses and barriers of loop `l` with latch `latch`; each must be
+    /// executed on every iteration and address one root at an offset the lane map knows.
+    fn scan(
+        m: &Module,
+        loops: &Loops,
+        dom: &Dominators,
+        lanes: &LaneMap,
+        l: LoopId,
+        header: BlockId,
+        latch: BlockId,
+    ) -> Result<LoopAccesses, StagingReject> {
+        let mut acc = LoopAccesses::default();
+        for &b in loops.blocks(l) {
+            for (k, i) in m.block_insts(b).enumerate() {
+                let kind = classify(m, i)?;
+                if matches!(kind, LoopInst::Other) {
+                    continue;
+                }
+                if !dom.dominates(b, latch) {
+                    return Err(StagingReject::ConditionalAccess(i));
+                }
+                acc.order.push((i, (depth_below(dom, header, b), k as u32)));
+                let LoopInst::Access { ptr, store } = kind else {
+                    acc.barriers.push(i);
+                    continue;
+                };
+                let Some(r) = lanes.poly(ptr).and_then(workgroup_root) else {
+                    return Err(StagingReject::UnknownAddress(i));
+                };
+                if !acc.roots.contains(&r) {
+                    if acc.roots.len() >= 8 {
+                        return Err(StagingReject::SeveralRoots(i));
+                    }
+                    acc.roots.push(r);
+                }
+                if store {
+                    acc.stores.push(i);
+                } else {
+                    acc.loads.push(i);
+                }
+            }
+        }
+        Ok(acc)
+    }
+
+    /// The position of access or barrier `i` (see `order`).
+    fn pos(&self, i: InstId) -> Option<(u32, u32)> {
+        self.order.iter().find(|(x, _)| *x == i).map(|(_, p)| *p)
+    }
+
+    /// The first barrier after every store; the loads before it are dropped (they are not
+    /// forwarded).
+    fn split_at_barrier(&mut self) -> Result<InstId, StagingReject> {
+        let last_store = self.stores.iter().filter_map(|&s| self.pos(s)).max();
+        let barrier = self
+            .barriers
+            .iter()
+            .copied()
+            .filter(|&b| last_store.is_none_or(|s| self.pos(b) > Some(s)))
+            .min_by_key(|&b| self.pos(b));
+        let Some(barrier) = barrier else {
+            return Err(StagingReject::NoBarrier);
+        };
+        let bpos = self.pos(barrier);
+        let loads = std::mem::take(&mut self.loads);
+        self.loads = loads.into_iter().filter(|&i| self.pos(i) > bpos).collect();
+        Ok(barrier)
+    }
+}
+
 impl Staging {
     /// The staging of loop `l`, or why it is not understood.
     pub fn build(
@@ -160,142 +338,18 @@ impl Staging {
         let Some(data) = loops.get(l) else {
             return Err(StagingReject::NoLatch);
         };
-        let header = data.header;
-        let latches: Vec<BlockId> = data.latches.clone();
-        let [latch] = latches[..] else {
+        let [latch] = data.latches[..] else {
             return Err(StagingReject::NoLatch);
         };
-        let depth = |b: BlockId| {
-            let mut d = 0u32;
-            let mut x = b;
-            while x != header {
-                match dom.idom(x) {
-                    Some(p) => x = p,
-                    None => break,
-                }
-                d += 1;
-            }
-            d
-        };
-        let mut stores = Vec::new();
-        let mut loads = Vec::new();
-        let mut barriers = Vec::new();
-        let mut order = Vec::new();
-        let mut roots: Vec<Id> = Vec::new();
-        for &b in loops.blocks(l) {
-            for (k, i) in m.block_insts(b).enumerate() {
-                let inst = m.inst(i);
-                let Some(op) = inst.op() else {
-                    // Opcodes the `spirv` crate does not name (grammar rev 7): a predicated
-                    // global read is fine; a predicated write or Workgroup read is not understood.
-                    if let Some(ls) = load_store(inst.opcode()) {
-                        let wg = inst
-                            .operand_id(ls.pointer)
-                            .and_then(|p| storage_class(m, p))
-                            == Some(StorageClass::Workgroup as u32);
-                        match ls.direction {
-                            AccessDirection::Write => return Err(StagingReject::GlobalWrite(i)),
-                            AccessDirection::Read if wg => {
-                                return Err(StagingReject::UnknownAddress(i))
-                            }
-                            AccessDirection::Read => continue,
-                        }
-                    }
-                    if is_side_effect_free(m, inst) || is_debug_inst(m, inst) {
-                        continue;
-                    }
-                    return Err(StagingReject::GlobalWrite(i));
-                };
-                if matches!(
-                    op,
-                    Op::ControlBarrierArriveINTEL | Op::ControlBarrierWaitINTEL
-                ) {
-                    return Err(StagingReject::SplitBarrier(i));
-                }
-                let ptr = match op {
-                    Op::Load => inst.operand_id(0),
-                    Op::Store => inst.operand_id(0),
-                    _ => None,
-                };
-                let wg =
-                    ptr.and_then(|p| storage_class(m, p)) == Some(StorageClass::Workgroup as u32);
-                let global_write = match op {
-                    Op::Store => !wg,
-                    Op::Load
-                    | Op::ControlBarrier
-                    | Op::MemoryBarrier
-                    | Op::SubgroupMatrixMultiplyAccumulateINTEL
-                    | Op::Subgroup2DBlockLoadINTEL
-                    | Op::Subgroup2DBlockLoadTransformINTEL
-                    | Op::Subgroup2DBlockLoadTransposeINTEL
-                    | Op::Subgroup2DBlockPrefetchINTEL
-                    | Op::SubgroupBlockPrefetchINTEL
-                    | Op::Branch
-                    | Op::BranchConditional
-                    | Op::Switch
-                    | Op::LoopMerge
-                    | Op::SelectionMerge
-                    | Op::Phi
-                    | Op::Line
-                    | Op::NoLine => false,
-                    _ => !is_side_effect_free(m, inst) && !is_debug_inst(m, inst),
-                };
-                if global_write {
-                    return Err(StagingReject::GlobalWrite(i));
-                }
-                let barrier = is_barrier(m, i);
-                if !wg && !barrier {
-                    continue;
-                }
-                if !dom.dominates(b, latch) {
-                    return Err(StagingReject::ConditionalAccess(i));
-                }
-                order.push((i, (depth(b), k as u32)));
-                if barrier {
-                    barriers.push(i);
-                    continue;
-                }
-                let ptr = ptr.expect("a Workgroup access has a pointer");
-                let Some(p) = lanes.poly(ptr) else {
-                    return Err(StagingReject::UnknownAddress(i));
-                };
-                let mut r = None;
-                for (mono, c) in p.terms() {
-                    match mono.as_slice() {
-                        [] => {}
-                        [a] if matches!(c, Coef::Same(1)) && r.is_none() => r = Some(*a),
-                        _ => return Err(StagingReject::UnknownAddress(i)),
-                    }
-                }
-                let Some(r) = r else {
-                    return Err(StagingReject::UnknownAddress(i));
-                };
-                if !roots.contains(&r) {
-                    if roots.len() >= 8 {
-                        return Err(StagingReject::SeveralRoots(i));
-                    }
-                    roots.push(r);
-                }
-                if op == Op::Store {
-                    stores.push(i);
-                } else {
-                    loads.push(i);
-                }
-            }
-        }
-        let pos = |i: InstId| order.iter().find(|(x, _)| *x == i).map(|(_, p)| *p);
-        let last_store = stores.iter().filter_map(|&s| pos(s)).max();
-        // The first suitable barrier after every store.
-        let barrier = barriers
-            .iter()
-            .copied()
-            .filter(|&b| last_store.is_none_or(|s| pos(b) > Some(s)))
-            .min_by_key(|&b| pos(b));
-        let Some(barrier) = barrier else {
-            return Err(StagingReject::NoBarrier);
-        };
-        let bpos = pos(barrier);
-        loads.retain(|&i| pos(i) > bpos);
+        let mut acc = LoopAccesses::scan(m, loops, dom, lanes, l, data.header, latch)?;
+        let barrier = acc.split_at_barrier()?;
+        let LoopAccesses {
+            stores,
+            loads,
+            barriers,
+            roots,
+            ..
+        } = acc;
         Staging::with_writers(m, dec, lanes, roots, stores, loads, barriers, barrier)
     }
 
