@@ -16,18 +16,19 @@
 //! stored in the same iteration (the barrier orders them; nothing else writes the byte before
 //! the load), which [`Staging::writer`] gives.
 
-use std::collections::HashMap;
-
-use smallvec::SmallVec;
 use spirv::{MemorySemantics, Op, Scope, StorageClass};
 use spvopt_analysis::lane_map::{Coef, LaneMap, Poly};
 use spvopt_analysis::loops::LoopId;
 use spvopt_analysis::types::{pointer_of, size_of};
 use spvopt_analysis::{decorations::Decorations, Dominators, Loops};
 use spvopt_ir::opcode_class::{load_store, AccessDirection};
-use spvopt_ir::{BlockId, FuncId, Id, InstId, Module};
+use spvopt_ir::{BlockId, Id, InstId, Module};
 
 use crate::util::{is_debug_inst, is_side_effect_free};
+
+mod outside;
+
+pub use outside::loads_outside_are_rewritten;
 
 /// Why a loop's staging is not understood (one per loop, the first found).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -455,186 +456,6 @@ impl Staging {
     pub fn is_forwardable(&self, load: InstId) -> bool {
         self.loads.contains(&load)
     }
-}
-
-/// Whether every Workgroup load of the function outside the loop reads only bytes that
-/// stores after the loop write again before it (so removing the loop's stores changes
-/// nothing it reads): each such store dominates the load, and is itself dominated by the
-/// loop's header without being in the loop.
-#[allow(clippy::too_many_arguments)]
-pub fn loads_outside_are_rewritten(
-    m: &Module,
-    dec: &Decorations,
-    dom: &Dominators,
-    lanes: &LaneMap,
-    f: FuncId,
-    (staging_stores, staging_loads, barriers): (&[InstId], &[InstId], &[InstId]),
-    barrier: InstId,
-) -> bool {
-    let Some(loop_block) = m.inst_block(barrier) else {
-        return false;
-    };
-    let in_loop = |b| {
-        staging_stores
-            .iter()
-            .chain(staging_loads)
-            .chain(barriers)
-            .any(|&i| m.inst_block(i) == Some(b))
-    };
-    let mut outside_loads = Vec::new();
-    let mut outside_stores = Vec::new();
-    let staging: spvopt_analysis::fxhash::FxHashSet<InstId> = staging_stores
-        .iter()
-        .chain(staging_loads)
-        .copied()
-        .collect();
-    for &b in &m.function(f).blocks {
-        for i in m.block_insts(b) {
-            if staging.contains(&i) {
-                continue;
-            }
-            let inst = m.inst(i);
-            let Some(ls) = spvopt_ir::opcode_class::load_store(inst.opcode()) else {
-                continue;
-            };
-            let Some(ptr) = inst.operand_id(ls.pointer) else {
-                continue;
-            };
-            let wg = m
-                .type_of(ptr)
-                .and_then(|t| pointer_of(m, t))
-                .is_some_and(|(sc, _)| sc == StorageClass::Workgroup as u32);
-            if !wg {
-                continue;
-            }
-            if ls.predicate.is_some() {
-                // A predicated Workgroup access: what it reads or writes is not followed.
-                return false;
-            }
-            if inst.is(Op::Load) {
-                outside_loads.push((i, b, ptr));
-            } else {
-                outside_stores.push((i, b, ptr));
-            }
-        }
-    }
-    let size_of = |id: Id| {
-        m.type_of(id)
-            .and_then(|t| spvopt_analysis::types::size_of(m, dec, t))
-    };
-    // Whether instruction a (in block ab) comes before b (in block bb) on every path.
-    let before = |a: InstId, ab, b: InstId, bb| {
-        if ab == bb {
-            let mut i = m.next_inst(a);
-            while let Some(x) = i {
-                if x == b {
-                    return true;
-                }
-                i = m.next_inst(x);
-            }
-            false
-        } else {
-            dom.dominates(ab, bb)
-        }
-    };
-    // Whether the loop can run after `from` (a path from `from` to the loop's block).
-    let mut reach_cache: HashMap<spvopt_ir::BlockId, bool> = HashMap::new();
-    let reaches = |from: spvopt_ir::BlockId,
-                   to: spvopt_ir::BlockId,
-                   cache: &mut HashMap<spvopt_ir::BlockId, bool>|
-     -> bool {
-        if let Some(&r) = cache.get(&from) {
-            return r;
-        }
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![from];
-        let mut found = false;
-        while let Some(b) = stack.pop() {
-            if b == to {
-                found = true;
-                break;
-            }
-            if !seen.insert(b) {
-                continue;
-            }
-            spvopt_analysis::cfg::for_each_successor(m, b, |x| stack.push(x));
-        }
-        cache.insert(from, found);
-        found
-    };
-    // Every byte the stores outside the loop write, once: (root, offset) -> the stores.
-    // Bytes (per invocation) the maps below hold, bounded by MAX_REGION.
-    let mut mapped: u64 = 0;
-    let mut writers: spvopt_analysis::fxhash::FxHashMap<(Id, i64), SmallVec<[usize; 2]>> =
-        Default::default();
-    for (k, &(st, sb, sptr)) in outside_stores.iter().enumerate() {
-        if in_loop(sb) {
-            continue;
-        }
-        let Some(sp) = lanes.poly(sptr) else { continue };
-        let Some(sroot) = workgroup_root(sp) else {
-            continue;
-        };
-        let Some(ssize) = m.inst(st).operand_id(1).and_then(size_of) else {
-            continue;
-        };
-        // Every byte of every invocation is a map entry: bounded like a staged region (a
-        // hostile module's huge vector stores are not worth 10 GB of map).
-        mapped += ssize.saturating_mul(lanes.lanes as u64);
-        if mapped > MAX_REGION as u64 {
-            return false;
-        }
-        let off = sp.constant_part();
-        for l in 0..lanes.lanes {
-            for b in 0..ssize as i64 {
-                writers.entry((sroot, off.at(l) + b)).or_default().push(k);
-            }
-        }
-    }
-    for &(ld, lb, ptr) in &outside_loads {
-        if in_loop(lb) {
-            // A Workgroup load of the loop that is not part of the staging.
-            return false;
-        }
-        let Some(pp) = lanes.poly(ptr) else {
-            return false;
-        };
-        let Some(size) = m.inst(ld).result_id().and_then(size_of) else {
-            return false;
-        };
-        mapped += size.saturating_mul(lanes.lanes as u64);
-        if mapped > MAX_REGION as u64 {
-            return false;
-        }
-        let Some(root) = workgroup_root(pp) else {
-            return false;
-        };
-        // Which stores count for this load: before it on every path, the loop not after them.
-        let mut counts: Vec<Option<bool>> = vec![None; outside_stores.len()];
-        let off = pp.constant_part();
-        for l in 0..lanes.lanes {
-            for b in 0..size as i64 {
-                let Some(ws) = writers.get(&(root, off.at(l) + b)) else {
-                    return false;
-                };
-                let mut covered = false;
-                for &k in ws {
-                    let ok = *counts[k].get_or_insert_with(|| {
-                        let (st, sb, _) = outside_stores[k];
-                        before(st, sb, ld, lb) && !reaches(sb, loop_block, &mut reach_cache)
-                    });
-                    if ok {
-                        covered = true;
-                        break;
-                    }
-                }
-                if !covered {
-                    return false;
-                }
-            }
-        }
-    }
-    true
 }
 
 /// The root of a Workgroup address: its one atom (coefficient 1), the rest a table.
