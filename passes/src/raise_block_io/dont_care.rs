@@ -21,10 +21,12 @@
 //!
 //! The lower bound (`0 ≤ a`) is still checked: a negative row would be a different element.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use spirv::Op;
 use spvopt_analysis::block_io::BlockKind;
+use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_analysis::lane_map::Poly;
 use spvopt_ir::{FuncId, Id, InstId, Module};
 
@@ -251,13 +253,26 @@ struct Rows<'a, 'p> {
     ep: &'a EpiloguePlan,
     mmas: &'a HashMap<InstId, MmaPlans<'p>>,
     /// Users of every id of the function.
-    users: HashMap<Id, Vec<InstId>>,
+    users: FxHashMap<Id, Vec<InstId>>,
+    /// [`Rows::same_tile`] of the pairs asked so far (the fixpoint asks the same pairs over
+    /// and over; each answer compares several polynomials).
+    same: RefCell<FxHashMap<(InstId, InstId), bool>>,
 }
 
 impl Rows<'_, '_> {
     /// Whether MMAs `x` and `y` compute the same tile: the same A rows and B columns of the
     /// same surfaces.
     fn same_tile(&self, x: InstId, y: InstId) -> bool {
+        if let Some(&same) = self.same.borrow().get(&(x, y)) {
+            return same;
+        }
+        let same = self.compare_tiles(x, y);
+        self.same.borrow_mut().insert((x, y), same);
+        same
+    }
+
+    /// [`Rows::same_tile`], computed.
+    fn compare_tiles(&self, x: InstId, y: InstId) -> bool {
         let ([Some(a1), Some(b1)], [Some(a2), Some(b2)]) = (self.mmas[&x], self.mmas[&y]) else {
             return false;
         };
@@ -370,8 +385,8 @@ impl Rows<'_, '_> {
 }
 
 /// Users of every id of function `f`.
-fn users(m: &Module, f: FuncId) -> HashMap<Id, Vec<InstId>> {
-    let mut users: HashMap<Id, Vec<InstId>> = HashMap::new();
+fn users(m: &Module, f: FuncId) -> FxHashMap<Id, Vec<InstId>> {
+    let mut users: FxHashMap<Id, Vec<InstId>> = FxHashMap::default();
     for &blk in &m.function(f).blocks {
         for i in m.block_insts(blk) {
             m.for_each_used_id(i, |u| users.entry(u).or_default().push(i));
@@ -401,6 +416,7 @@ pub fn relaxable(
             ep,
             mmas: &mmas,
             users: users(m, f),
+            same: RefCell::default(),
         };
         let taint = analysis.taints()?;
         for (&v, t) in &taint {
