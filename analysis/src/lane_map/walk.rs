@@ -223,17 +223,7 @@ impl Walker<'_> {
             | Op::ULessThan
             | Op::ULessThanEqual
             | Op::UGreaterThan
-            | Op::UGreaterThanEqual => {
-                let (a, c) = (self.poly(opd(0)?)?, self.poly(opd(1)?)?);
-                if let (Some(ta), Some(tc)) = (self.table_of(&a), self.table_of(&c)) {
-                    let wd = a.width;
-                    let t = (0..self.lanes)
-                        .map(|l| compare(op, ta[l], tc[l], wd))
-                        .collect::<Vec<bool>>();
-                    return Some(LaneValue::Bool(t.into()));
-                }
-                (a.is_lane_invariant() && c.is_lane_invariant()).then_some(LaneValue::UniformBool)
-            }
+            | Op::UGreaterThanEqual => self.comparison(op, opd(0)?, opd(1)?),
             Op::LogicalAnd | Op::LogicalOr | Op::LogicalEqual | Op::LogicalNotEqual => {
                 self.logical(op, opd(0)?, opd(1)?)
             }

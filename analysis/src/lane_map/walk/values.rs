@@ -1,11 +1,11 @@
-//! The lane map walk's value rules for conversions, selects and logical operations (see
-//! `walk.rs`).
+//! The lane map walk's value rules for conversions, selects, comparisons and logical
+//! operations (see `walk.rs`).
 
 use spirv::Op;
 use spvopt_ir::{Id, Inst};
 
 use super::super::{Coef, LaneValue, Poly};
-use super::{width_mask, Walker};
+use super::{compare, width_mask, Walker};
 
 impl Walker<'_> {
     /// `UConvert` / `SConvert` (`signed`) of `a` (operand `operand`) to width `w`, result `r`:
@@ -88,6 +88,20 @@ impl Walker<'_> {
                 int(self.uniform_atom(&[&a, &c], r, w?))
             }
         }
+    }
+
+    /// Integer comparison `op` of `x` and `y`: per invocation when both are tables, else
+    /// uniform when both are lane-invariant.
+    pub(super) fn comparison(&self, op: Op, x: Id, y: Id) -> Option<LaneValue> {
+        let (a, c) = (self.poly(x)?, self.poly(y)?);
+        if let (Some(ta), Some(tc)) = (self.table_of(&a), self.table_of(&c)) {
+            let wd = a.width;
+            let t = (0..self.lanes)
+                .map(|l| compare(op, ta[l], tc[l], wd))
+                .collect::<Vec<bool>>();
+            return Some(LaneValue::Bool(t.into()));
+        }
+        (a.is_lane_invariant() && c.is_lane_invariant()).then_some(LaneValue::UniformBool)
     }
 
     /// `LogicalAnd` / `Or` / `Equal` / `NotEqual` (`op`) of `x` and `y`: per invocation when
