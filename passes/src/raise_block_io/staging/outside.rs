@@ -3,8 +3,9 @@
 //! [`loads_outside_are_rewritten`]).
 //!
 //! Cost: one scan of the function, then per byte of every store and load outside the loop
-//! (per invocation, at most `MAX_REGION` in all) one slot of a dense per-root table (a hash
-//! map only for a root whose bytes lie scattered over more than `MAX_REGION`).
+//! (per invocation, at most `MAX_REGION` in all) one link in a dense per-root table of
+//! writer lists (a hash map only for a root whose bytes lie scattered over more than
+//! `MAX_REGION`).
 
 use std::collections::HashMap;
 
@@ -76,12 +77,17 @@ fn outside_accesses(
     Some((loads, stores))
 }
 
+/// No writer (the end of a list of writers).
+const NONE: u32 = u32::MAX;
+
 /// The outside stores (by index) that write each byte of one Workgroup root.
 enum RootBytes {
-    /// Bytes `lo..lo + writers.len()`.
+    /// Bytes `lo..lo + first.len()`: per byte the first of its list of writers in `links`.
     Dense {
         lo: i64,
-        writers: Vec<SmallVec<[usize; 2]>>,
+        first: Vec<u32>,
+        /// (store, next writer of the same byte).
+        links: Vec<(u32, u32)>,
     },
     /// Bytes scattered too widely for a table.
     Sparse(FxHashMap<i64, SmallVec<[usize; 2]>>),
@@ -94,7 +100,8 @@ impl RootBytes {
             Some((lo, hi)) if hi.checked_sub(lo).is_some_and(|n| n <= MAX_REGION) => {
                 RootBytes::Dense {
                     lo,
-                    writers: vec![SmallVec::new(); (hi - lo) as usize],
+                    first: vec![NONE; (hi - lo) as usize],
+                    links: Vec::new(),
                 }
             }
             _ => RootBytes::Sparse(Default::default()),
@@ -104,20 +111,37 @@ impl RootBytes {
     /// Records that store `k` writes byte `at` (inside the range given to `new`).
     fn add(&mut self, at: i64, k: usize) {
         match self {
-            RootBytes::Dense { lo, writers } => writers[(at - *lo) as usize].push(k),
+            RootBytes::Dense { lo, first, links } => {
+                let head = &mut first[(at - *lo) as usize];
+                // At most MAX_REGION bytes per invocation and fewer stores: fits in u32.
+                links.push((k as u32, *head));
+                *head = (links.len() - 1) as u32;
+            }
             RootBytes::Sparse(map) => map.entry(at).or_default().push(k),
         }
     }
 
-    /// The stores that write byte `at`, in order (`None`: none).
-    fn get(&self, at: i64) -> Option<&[usize]> {
-        let ws = match self {
-            RootBytes::Dense { lo, writers } => {
-                writers.get(usize::try_from(at.checked_sub(*lo)?).ok()?)?
+    /// Whether `ok` holds for some store that writes byte `at` (asked in no particular
+    /// order, until one holds); `None` when no store writes it.
+    #[inline]
+    fn any_writer(&self, at: i64, mut ok: impl FnMut(usize) -> bool) -> Option<bool> {
+        match self {
+            RootBytes::Dense { lo, first, links } => {
+                let mut next = *first.get(usize::try_from(at.checked_sub(*lo)?).ok()?)?;
+                if next == NONE {
+                    return None;
+                }
+                while next != NONE {
+                    let (k, after) = links[next as usize];
+                    if ok(k as usize) {
+                        return Some(true);
+                    }
+                    next = after;
+                }
+                Some(false)
             }
-            RootBytes::Sparse(map) => map.get(&at)?,
-        };
-        (!ws.is_empty()).then_some(ws.as_slice())
+            RootBytes::Sparse(map) => Some(map.get(&at)?.iter().any(|&k| ok(k))),
+        }
     }
 }
 
@@ -209,8 +233,9 @@ impl Check<'_> {
                 .entry(s.root)
                 .or_insert_with(|| RootBytes::new(ranges[&s.root]));
             for l in 0..self.lanes.lanes {
+                let at = s.offset.at(l);
                 for b in 0..s.size {
-                    bytes.add(s.offset.at(l) + b, s.k);
+                    bytes.add(at + b, s.k);
                 }
             }
         }
@@ -248,6 +273,16 @@ impl Check<'_> {
         found
     }
 
+    /// Whether store `k` counts for load `ld` (before it on every path, the loop not after
+    /// the store), remembered in `counts`.
+    #[cold]
+    fn counts_for(&mut self, k: usize, ld: Access, counts: &mut [Option<bool>]) -> bool {
+        let st = self.stores[k];
+        let ok = self.before(st, ld) && !self.loop_reachable_from(st.block);
+        counts[k] = Some(ok);
+        ok
+    }
+
     /// Whether every byte load `ld` reads (per invocation) is written by a store that counts
     /// for it: before it on every path, the loop not after the store.
     fn load_is_rewritten(&mut self, ld: Access, writers: &FxHashMap<Id, RootBytes>) -> bool {
@@ -276,27 +311,15 @@ impl Check<'_> {
         let mut counts: Vec<Option<bool>> = vec![None; self.stores.len()];
         let off = pp.constant_part();
         for l in 0..self.lanes.lanes {
+            let at = off.at(l);
             for b in 0..size as i64 {
-                let Some(ws) = bytes.and_then(|x| x.get(off.at(l) + b)) else {
-                    return false;
-                };
-                let mut covered = false;
-                for &k in ws {
-                    let ok = match counts[k] {
+                let covered = bytes.and_then(|x| {
+                    x.any_writer(at + b, |k| match counts[k] {
                         Some(ok) => ok,
-                        None => {
-                            let st = self.stores[k];
-                            let ok = self.before(st, ld) && !self.loop_reachable_from(st.block);
-                            counts[k] = Some(ok);
-                            ok
-                        }
-                    };
-                    if ok {
-                        covered = true;
-                        break;
-                    }
-                }
-                if !covered {
+                        None => self.counts_for(k, ld, &mut counts),
+                    })
+                });
+                if covered != Some(true) {
                     return false;
                 }
             }
@@ -372,11 +395,30 @@ mod tests {
             dense.add(at, k);
             sparse.add(at, k);
         }
+        let writers = |bytes: &RootBytes, at: i64| {
+            let mut ks = Vec::new();
+            let any = bytes.any_writer(at, |k| {
+                ks.push(k);
+                false
+            });
+            ks.sort_unstable();
+            any.map(|_| ks)
+        };
         for at in [i64::MIN, -1, 0, 9, 10, 11, 12, 13, 18, 19, 20, 21, i64::MAX] {
-            assert_eq!(dense.get(at), sparse.get(at), "byte {at}");
+            assert_eq!(writers(&dense, at), writers(&sparse, at), "byte {at}");
         }
-        assert_eq!(dense.get(11), Some(&[0, 2][..]));
-        assert_eq!(dense.get(12), None);
+        assert_eq!(writers(&dense, 11), Some(vec![0, 2]));
+        assert_eq!(writers(&dense, 12), None);
+        // The search stops at the first store that holds.
+        let mut asked = 0;
+        assert_eq!(
+            dense.any_writer(11, |_| {
+                asked += 1;
+                true
+            }),
+            Some(true)
+        );
+        assert_eq!(asked, 1);
     }
 
     /// A range wider than `MAX_REGION` (or one whose width overflows) is kept in a hash map.
