@@ -41,10 +41,11 @@ use crate::cfg::Cfg;
 use crate::decorations::Decorations;
 use crate::post_dominators::PostDominators;
 
+mod fixpoint;
 pub mod poly;
 mod walk;
 
-use walk::Walker;
+use fixpoint::{Facts, WalkEnv};
 
 pub use poly::{sext, Coef, Mono, Poly};
 
@@ -92,6 +93,22 @@ pub struct LaneMap {
     pub widenings: Vec<(Id, Poly, bool)>,
 }
 
+/// The built-in variables of the module (by variable).
+fn builtin_variables(m: &Module, dec: &Decorations) -> HashMap<Id, BuiltIn> {
+    let names = debug_names(m, &|_| true);
+    let mut builtins = HashMap::default();
+    for (_, inst) in m.section_insts(spvopt_ir::Section::Global) {
+        if inst.is(Op::Variable) {
+            if let Some(v) = inst.result_id() {
+                if let Some(b) = builtin_of_variable(dec, &names, v) {
+                    builtins.insert(v, b);
+                }
+            }
+        }
+    }
+    builtins
+}
+
 impl LaneMap {
     /// The map of function `f` for a work-group of shape `shape` (`lanes = X·Y·Z` invocations)
     /// and subgroups of `subgroup_size`. With `exact_widenings`, a widening conversion of a
@@ -110,141 +127,42 @@ impl LaneMap {
         subgroup_size: usize,
         exact_widenings: bool,
     ) -> LaneMap {
-        let lanes = shape.iter().product();
-        let names = debug_names(m, &|_| true);
-        let mut builtins = HashMap::default();
-        for (_, inst) in m.section_insts(spvopt_ir::Section::Global) {
-            if inst.is(Op::Variable) {
-                if let Some(v) = inst.result_id() {
-                    if let Some(b) = builtin_of_variable(dec, &names, v) {
-                        builtins.insert(v, b);
-                    }
-                }
-            }
-        }
-        let mut not_uniform: Vec<Id> = Vec::new();
-        let mut atom_tz: HashMap<Id, u32> = HashMap::default();
-        // Lane-varying loop phis written as `init + (q - q0)·step/sq` over a uniform counter q,
-        // with the step per iteration each was derived with.
-        let mut subst: HashMap<Id, (Poly, Poly)> = HashMap::default();
-        let joined = joined_blocks(m, f, cfg, pdom);
-        let mut nonneg: Vec<Id> = Vec::new();
+        let env = WalkEnv {
+            m,
+            cfg,
+            dec,
+            lanes: shape.iter().product(),
+            shape,
+            sg: subgroup_size,
+            builtins: builtin_variables(m, dec),
+            joined: joined_blocks(m, f, cfg, pdom),
+            exact_widenings,
+        };
+        let mut facts = Facts::default();
         loop {
-            let mut w = Walker {
-                m,
-                cfg,
-                dec,
-                lanes,
-                shape,
-                sg: subgroup_size,
-                builtins: &builtins,
-                values: HashMap::default(),
-                no_wrap: Vec::new(),
-                forced_unknown: &not_uniform,
-                joined: &joined,
-                header_phis: Vec::new(),
-                seen: Default::default(),
-                atom_tz: &atom_tz,
-                subst: &subst,
-                placeholders: Vec::new(),
-                assumptions: Vec::new(),
-                exact_widenings,
-                widenings: Vec::new(),
-                pending_conds: Vec::new(),
-                derived_tz: HashMap::default(),
-                nonneg: &nonneg,
-            };
+            let mut w = facts.walker(&env);
             w.walk(f);
-            // A loop phi taken as an atom must get a lane-invariant value on every edge.
-            let mut bad: Vec<Id> = w
-                .header_phis
-                .iter()
-                .copied()
-                .filter(|&phi| !w.phi_inputs_invariant(phi))
-                .collect();
-            for &(phi, c) in &w.pending_conds {
-                let uniform = match w.bool_of(c) {
-                    Some(LaneValue::UniformBool) => true,
-                    Some(LaneValue::Bool(t)) => t.iter().all(|&v| v == t[0]),
-                    _ => false,
-                };
-                if !uniform && !bad.contains(&phi) {
-                    bad.push(phi);
+            let inductions = match fixpoint::settled(&w, &facts.subst) {
+                Ok(inductions) => inductions,
+                Err(revision) => {
+                    drop(w);
+                    facts.revise(revision);
+                    continue;
                 }
-            }
-            if !bad.is_empty() {
-                not_uniform.extend(bad);
-                continue;
-            }
-            // Substituted phis must still advance by the step they were derived with.
-            let stale: Vec<Id> = subst
-                .iter()
-                .filter(|(&phi, (expr, step))| {
-                    let back = w.back_edge_value(phi);
-                    !back.is_some_and(|l| l.sub(expr).is_some_and(|d| d.same_as(step)))
-                })
-                .map(|(&phi, _)| phi)
-                .collect();
-            if !stale.is_empty() {
-                for phi in stale {
-                    subst.remove(&phi);
-                    not_uniform.push(phi);
-                }
-                continue;
-            }
-            let inductions = w.inductions();
-            // New lane-varying loop phis: express them over a uniform counter of their loop.
-            if !w.placeholders.is_empty() {
-                let forms: Vec<(Id, Option<(Poly, Poly)>)> = w
-                    .placeholders
-                    .iter()
-                    .map(|(phi, init)| (*phi, w.counter_form(*phi, init, &inductions)))
-                    .collect();
-                drop(w);
-                for (phi, form) in forms {
-                    match form {
-                        Some(v) => {
-                            subst.insert(phi, v);
-                        }
-                        None => not_uniform.push(phi),
-                    }
-                }
-                continue;
-            }
-            // Alignment of loop phis: min(alignment of the initial value, of the step).
+            };
             let assumptions = std::mem::take(&mut w.assumptions);
             let widenings = std::mem::take(&mut w.widenings);
             let derived = std::mem::take(&mut w.derived_tz);
             let (values, no_wrap) = (w.values, w.no_wrap);
-            let mut grew = false;
-            for (phi, init, step) in &inductions {
-                let tz_of = |a: Id| atom_tz.get(&a).copied().unwrap_or(0);
-                let tz = init
-                    .trailing_zeros_with(tz_of)
-                    .min(step.trailing_zeros_with(tz_of));
-                if tz > tz_of(*phi) {
-                    atom_tz.insert(*phi, tz);
-                    grew = true;
-                }
-            }
-            if grew {
+            if facts.grow_alignment(&inductions) || facts.new_counters(m, &inductions) {
                 continue;
             }
-            let counters: Vec<Id> = inductions
-                .iter()
-                .filter(|(phi, init, step)| counter_never_negative(m, *phi, init, step))
-                .map(|(phi, _, _)| *phi)
-                .filter(|phi| !nonneg.contains(phi))
-                .collect();
-            if !counters.is_empty() {
-                nonneg.extend(counters);
-                continue;
-            }
+            let mut atom_tz = facts.atom_tz;
             for (a, tz) in derived {
                 atom_tz.entry(a).or_insert(tz);
             }
             return LaneMap {
-                lanes,
+                lanes: env.lanes,
                 shape,
                 subgroup_size,
                 values,

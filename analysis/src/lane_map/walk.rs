@@ -12,6 +12,8 @@ use crate::cfg::Cfg;
 use crate::decorations::Decorations;
 use crate::types::{int_width, is_bool, pointer_of, size_of};
 
+mod values;
+
 pub(super) struct Walker<'a> {
     pub(super) m: &'a Module,
     pub(super) cfg: &'a Cfg,
@@ -149,14 +151,12 @@ impl Walker<'_> {
         match op {
             Op::Load => {
                 let ptr = opd(0)?;
-                if let Some(&bi) = self.builtins.get(&ptr) {
-                    if let Some(w) = w {
-                        // A scalar built-in (SubgroupId, SubgroupLocalInvocationId, …).
-                        return self.builtin_component(bi, 0, w, r);
-                    }
-                    return Some(LaneValue::Builtin(bi));
+                let &bi = self.builtins.get(&ptr)?;
+                match w {
+                    // A scalar built-in (SubgroupId, SubgroupLocalInvocationId, …).
+                    Some(w) => self.builtin_component(bi, 0, w, r),
+                    None => Some(LaneValue::Builtin(bi)),
                 }
-                None
             }
             Op::CompositeExtract => {
                 let src = opd(0)?;
@@ -203,46 +203,7 @@ impl Walker<'_> {
             }
             Op::UConvert | Op::SConvert => {
                 let a = self.poly(opd(0)?)?;
-                let w = w?;
-                let signed = op == Op::SConvert;
-                if let Some(t) = self.table_of(&a) {
-                    let from = a.width;
-                    let t = t
-                        .into_iter()
-                        .map(|v| if signed { v } else { v & width_mask(from) })
-                        .collect();
-                    return int(Some(self.lanes_poly(t, w)));
-                }
-                if a.is_lane_invariant() {
-                    // A sign-extended atom is the atom (atoms are read sign-extended); anything
-                    // else becomes a new atom with the operand's alignment.
-                    if w > a.width {
-                        if let [(m, Coef::Same(1))] = a.terms() {
-                            // Zero-extending is sign-extending for a counter that is never < 0.
-                            if m.len() == 1 && (signed || self.nonneg.contains(&m[0])) {
-                                return int(Some(a.with_width(w)));
-                            }
-                        }
-                        let lone_atom = matches!(a.terms(), [(m, Coef::Same(1))] if m.len() == 1);
-                        if self.exact_widenings
-                            && !lone_atom
-                            && !a.terms().is_empty()
-                            && self.free_of_phis(&a)
-                        {
-                            self.widenings.push((r, a.clone(), signed));
-                            return int(Some(a.with_width(w)));
-                        }
-                    }
-                    let tz = a.trailing_zeros_with(|x| self.atom_tz_of(x));
-                    if tz > 0 {
-                        self.derived_tz.insert(r, tz.min(w));
-                    }
-                    return int(Some(Poly::atom(r, w, self.lanes)));
-                }
-                if w > a.width {
-                    self.no_wrap.push((r, opd(0)?, signed));
-                }
-                int(Some(a.with_width(w)))
+                self.convert(&a, opd(0)?, op == Op::SConvert, r, w?)
             }
             Op::Bitcast | Op::ConvertPtrToU | Op::ConvertUToPtr => {
                 let a = self.poly(opd(0)?)?;
@@ -252,30 +213,7 @@ impl Walker<'_> {
             | Op::InBoundsPtrAccessChain
             | Op::AccessChain
             | Op::InBoundsAccessChain => self.access_chain(inst, op),
-            Op::Select => {
-                let c = self.bool_of(opd(0)?)?;
-                let (x, y) = (opd(1)?, opd(2)?);
-                match c {
-                    LaneValue::Bool(t) if t.iter().all(|&v| v) => {
-                        self.values.get(&x).cloned().or_else(|| int(self.poly(x)))
-                    }
-                    LaneValue::Bool(t) if t.iter().all(|&v| !v) => {
-                        self.values.get(&y).cloned().or_else(|| int(self.poly(y)))
-                    }
-                    LaneValue::Bool(t) => {
-                        let (a, c) = (self.poly(x)?, self.poly(y)?);
-                        let (ta, tc) = (self.table_of(&a)?, self.table_of(&c)?);
-                        let v = (0..self.lanes)
-                            .map(|l| if t[l] { ta[l] } else { tc[l] })
-                            .collect();
-                        int(Some(self.lanes_poly(v, w?)))
-                    }
-                    _ => {
-                        let (a, c) = (self.poly(x)?, self.poly(y)?);
-                        int(self.uniform_atom(&[&a, &c], r, w?))
-                    }
-                }
-            }
+            Op::Select => self.select(inst, r, w),
             Op::IEqual
             | Op::INotEqual
             | Op::SLessThan
@@ -285,44 +223,9 @@ impl Walker<'_> {
             | Op::ULessThan
             | Op::ULessThanEqual
             | Op::UGreaterThan
-            | Op::UGreaterThanEqual => {
-                let (a, c) = (self.poly(opd(0)?)?, self.poly(opd(1)?)?);
-                if let (Some(ta), Some(tc)) = (self.table_of(&a), self.table_of(&c)) {
-                    let wd = a.width;
-                    let t = (0..self.lanes)
-                        .map(|l| compare(op, ta[l], tc[l], wd))
-                        .collect::<Vec<bool>>();
-                    return Some(LaneValue::Bool(t.into()));
-                }
-                (a.is_lane_invariant() && c.is_lane_invariant()).then_some(LaneValue::UniformBool)
-            }
+            | Op::UGreaterThanEqual => self.comparison(op, opd(0)?, opd(1)?),
             Op::LogicalAnd | Op::LogicalOr | Op::LogicalEqual | Op::LogicalNotEqual => {
-                let (a, c) = (self.bool_of(opd(0)?)?, self.bool_of(opd(1)?)?);
-                match (a, c) {
-                    (LaneValue::Bool(x), LaneValue::Bool(y)) => {
-                        let t = (0..self.lanes)
-                            .map(|l| match op {
-                                Op::LogicalAnd => x[l] && y[l],
-                                Op::LogicalOr => x[l] || y[l],
-                                Op::LogicalEqual => x[l] == y[l],
-                                _ => x[l] != y[l],
-                            })
-                            .collect::<Vec<bool>>();
-                        Some(LaneValue::Bool(t.into()))
-                    }
-                    (
-                        LaneValue::UniformBool | LaneValue::Bool(_),
-                        LaneValue::UniformBool | LaneValue::Bool(_),
-                    ) => {
-                        let inv = |v: &Option<LaneValue>| match v {
-                            Some(LaneValue::Bool(t)) => t.iter().all(|&x| x == t[0]),
-                            _ => true,
-                        };
-                        (inv(&self.bool_of(opd(0)?)) && inv(&self.bool_of(opd(1)?)))
-                            .then_some(LaneValue::UniformBool)
-                    }
-                    _ => None,
-                }
+                self.logical(op, opd(0)?, opd(1)?)
             }
             Op::LogicalNot => match self.bool_of(opd(0)?)? {
                 LaneValue::Bool(t) => Some(LaneValue::Bool(

@@ -21,10 +21,12 @@
 //!
 //! The lower bound (`0 ≤ a`) is still checked: a negative row would be a different element.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use spirv::Op;
 use spvopt_analysis::block_io::BlockKind;
+use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_analysis::lane_map::Poly;
 use spvopt_ir::{FuncId, Id, InstId, Module};
 
@@ -163,18 +165,23 @@ fn merge(a: &Taint, b: &Taint, same_tile: &dyn Fn(InstId, InstId) -> bool) -> Op
     merge_rows(a, b)
 }
 
-/// The remainders (lane map assumptions) whose upper bound may go unchecked when they are dead
-/// in the raised copy (see the module documentation).
-pub fn relaxable(
-    m: &Module,
-    f: FuncId,
-    loops: &[&[(Id, OperandPlan, Vec<Slot>)]],
-    ep: Option<&EpiloguePlan>,
-    sg: u32,
-) -> Vec<Id> {
-    let Some(ep) = ep else { return Vec::new() };
-    // The A and B plans of every MMA of the raised loops.
-    let mut mmas: HashMap<InstId, [Option<&OperandPlan>; 2]> = HashMap::new();
+/// The A (index 0) and B (index 1) plans of one MMA of the raised loops.
+type MmaPlans<'p> = [Option<&'p OperandPlan>; 2];
+
+/// The remainders the raised loops' plans assume, by the dimension they bound.
+struct Assumed<'p> {
+    /// The A and B plans of every MMA of the raised loops.
+    mmas: HashMap<InstId, MmaPlans<'p>>,
+    /// Remainders that bound A's rows.
+    rows: Vec<Id>,
+    /// Remainders that bound B's columns.
+    cols: Vec<Id>,
+}
+
+/// The MMAs' plans and the remainders that are candidates: A row and B column bounds no
+/// other plan (another dimension, or the epilogue's) assumes.
+fn assumed<'p>(loops: &[&'p [(Id, OperandPlan, Vec<Slot>)]], ep: &EpiloguePlan) -> Assumed<'p> {
+    let mut mmas: HashMap<InstId, MmaPlans<'p>> = HashMap::new();
     let mut rows: Vec<Id> = Vec::new();
     let mut cols: Vec<Id> = Vec::new();
     let mut bad: Vec<Id> = Vec::new();
@@ -200,70 +207,105 @@ pub fn relaxable(
         v.sort_unstable();
         v.dedup();
     }
-    if rows.is_empty() && cols.is_empty() {
-        return Vec::new();
+    Assumed { mmas, rows, cols }
+}
+
+/// Whether every MMA has A a plain load whose operand element k is row k / (elements per
+/// row), rows = result components (4-byte), and B a load whose lane l holds column l.
+fn mma_layouts_follow_rows(
+    m: &Module,
+    mmas: &HashMap<InstId, MmaPlans<'_>>,
+    sg: u32,
+) -> Option<()> {
+    for (&mma, [a, b]) in mmas {
+        let (a, b) = ((*a)?, (*b)?);
+        if a.kind != BlockKind::Load || a.pack != 1 || b.pack != 1 {
+            return None;
+        }
+        if !matches!(b.kind, BlockKind::Load | BlockKind::LoadTransform) || b.shape.1 != sg {
+            return None;
+        }
+        let inst = m.inst(mma);
+        let rt = m.def_inst(inst.result_type()?)?;
+        if !rt.is(Op::TypeVector) || rt.operand_word(1)? != a.shape.2 {
+            return None;
+        }
+        let comp = m.def_inst(rt.operand_id(0)?)?;
+        if comp.operand_word(0)? != 32 {
+            return None;
+        }
+        let lay = Layout::new(a.kind, a.shape, sg).ok()?;
+        if lay.width != sg {
+            return None;
+        }
+        for v in 0..lay.values_per_block {
+            if lay.position(0, v).0 != v / (lay.values_per_block / lay.height) {
+                return None;
+            }
+        }
     }
-    let ok = || -> Option<()> {
-        // Each MMA: A a plain load whose operand element k is row k / (elements per row), rows
-        // = result components (4-byte), B a load whose lane l holds column l.
-        for (&mma, [a, b]) in &mmas {
-            let (a, b) = ((*a)?, (*b)?);
-            if a.kind != BlockKind::Load || a.pack != 1 || b.pack != 1 {
-                return None;
-            }
-            if !matches!(b.kind, BlockKind::Load | BlockKind::LoadTransform) || b.shape.1 != sg {
-                return None;
-            }
-            let inst = m.inst(mma);
-            let rt = m.def_inst(inst.result_type()?)?;
-            if !rt.is(Op::TypeVector) || rt.operand_word(1)? != a.shape.2 {
-                return None;
-            }
-            let comp = m.def_inst(rt.operand_id(0)?)?;
-            if comp.operand_word(0)? != 32 {
-                return None;
-            }
-            let lay = Layout::new(a.kind, a.shape, sg).ok()?;
-            if lay.width != sg {
-                return None;
-            }
-            for v in 0..lay.values_per_block {
-                if lay.position(0, v).0 != v / (lay.values_per_block / lay.height) {
-                    return None;
-                }
-            }
+    Some(())
+}
+
+/// The taint analysis of one function: how the raised MMAs' results carry their tiles' rows.
+struct Rows<'a, 'p> {
+    m: &'a Module,
+    ep: &'a EpiloguePlan,
+    mmas: &'a HashMap<InstId, MmaPlans<'p>>,
+    /// Users of every id of the function.
+    users: FxHashMap<Id, Vec<InstId>>,
+    /// [`Rows::same_tile`] of the pairs asked so far (the fixpoint asks the same pairs over
+    /// and over; each answer compares several polynomials).
+    same: RefCell<FxHashMap<(InstId, InstId), bool>>,
+}
+
+impl Rows<'_, '_> {
+    /// Whether MMAs `x` and `y` compute the same tile: the same A rows and B columns of the
+    /// same surfaces.
+    fn same_tile(&self, x: InstId, y: InstId) -> bool {
+        if let Some(&same) = self.same.borrow().get(&(x, y)) {
+            return same;
         }
-        let same_tile = |x: InstId, y: InstId| -> bool {
-            let ([Some(a1), Some(b1)], [Some(a2), Some(b2)]) = (mmas[&x], mmas[&y]) else {
-                return false;
-            };
-            let same = |p: &[Poly], q: &[Poly]| {
-                p.len() == q.len() && p.iter().zip(q).all(|(x, y)| x.same_as(y))
-            };
-            same(&a1.y, &a2.y)
-                && a1.height.same_as(&a2.height)
-                && same(&b1.x, &b2.x)
-                && b1.width.same_as(&b2.width)
-                && a1.shape.0 == a2.shape.0
-                && b1.shape.0 == b2.shape.0
+        let same = self.compare_tiles(x, y);
+        self.same.borrow_mut().insert((x, y), same);
+        same
+    }
+
+    /// [`Rows::same_tile`], computed.
+    fn compare_tiles(&self, x: InstId, y: InstId) -> bool {
+        let ([Some(a1), Some(b1)], [Some(a2), Some(b2)]) = (self.mmas[&x], self.mmas[&y]) else {
+            return false;
         };
-        // Users of every id of the function.
-        let mut users: HashMap<Id, Vec<InstId>> = HashMap::new();
-        for &blk in &m.function(f).blocks {
-            for i in m.block_insts(blk) {
-                m.for_each_used_id(i, |u| users.entry(u).or_default().push(i));
-            }
-        }
-        // The taints, to a fixpoint: a value's taint only grows (components gain rows).
+        let same = |p: &[Poly], q: &[Poly]| {
+            p.len() == q.len() && p.iter().zip(q).all(|(x, y)| x.same_as(y))
+        };
+        same(&a1.y, &a2.y)
+            && a1.height.same_as(&a2.height)
+            && same(&b1.x, &b2.x)
+            && b1.width.same_as(&b2.width)
+            && a1.shape.0 == a2.shape.0
+            && b1.shape.0 == b2.shape.0
+    }
+
+    /// The users of `v`.
+    fn users_of(&self, v: Id) -> &[InstId] {
+        self.users.get(&v).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The taints, to a fixpoint: a value's taint only grows (components gain rows); `None`
+    /// when a value mixes rows in a way this analysis does not follow.
+    fn taints(&self) -> Option<HashMap<Id, Taint>> {
+        let m = self.m;
+        let same_tile = |x: InstId, y: InstId| self.same_tile(x, y);
         let mut taint: HashMap<Id, Taint> = HashMap::new();
         let mut work: Vec<InstId> = Vec::new();
-        for &mma in mmas.keys() {
+        for &mma in self.mmas.keys() {
             let r = m.inst(mma).result_id()?;
             let n = m
                 .def_inst(m.inst(mma).result_type()?)
                 .and_then(|t| t.operand_word(1))?;
             taint.insert(r, Taint::Parts(mma, (0..n).map(Some).collect()));
-            work.extend(users.get(&r).into_iter().flatten().copied());
+            work.extend_from_slice(self.users_of(r));
         }
         let mut steps = 0usize;
         while let Some(u) = work.pop() {
@@ -273,7 +315,7 @@ pub fn relaxable(
             }
             let inst = m.inst(u);
             let Some(r) = inst.result_id() else { continue };
-            if mmas.contains_key(&u) {
+            if self.mmas.contains_key(&u) {
                 continue;
             }
             let Some(t) = eval(m, &taint, inst, &same_tile)? else {
@@ -285,56 +327,100 @@ pub fn relaxable(
             };
             if taint.get(&r) != Some(&merged) {
                 taint.insert(r, merged);
-                work.extend(users.get(&r).into_iter().flatten().copied());
+                work.extend_from_slice(self.users_of(r));
             }
         }
-        // Where tainted values end: only as accumulators of MMAs of their tile, in the
-        // epilogue's staging stores at their rows, or in the instructions `eval` follows.
-        for (&v, t) in &taint {
-            for &u in users.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
-                let inst = m.inst(u);
-                let is = |k: usize| inst.operand_id(k) == Some(v);
-                match inst.op()? {
-                    Op::SubgroupMatrixMultiplyAccumulateINTEL => {
-                        let Taint::Parts(s, parts) = t else {
-                            return None;
-                        };
-                        let own_rows = parts
-                            .iter()
-                            .enumerate()
-                            .all(|(k, p)| p.is_none_or(|i| i as usize == k));
-                        if !mmas.contains_key(&u)
-                            || !is(3)
-                            || is(1)
-                            || is(2)
-                            || !own_rows
-                            || !same_tile(*s, u)
-                        {
-                            return None;
-                        }
+        Some(taint)
+    }
+
+    /// Whether tainted value `v` (taint `t`) ends only as an accumulator of MMAs of its tile,
+    /// in the epilogue's staging stores at its rows, or in the instructions `eval` follows.
+    fn ends_well(&self, v: Id, t: &Taint) -> Option<()> {
+        for &u in self.users_of(v) {
+            let inst = self.m.inst(u);
+            let is = |k: usize| inst.operand_id(k) == Some(v);
+            match inst.op()? {
+                Op::SubgroupMatrixMultiplyAccumulateINTEL => {
+                    let Taint::Parts(s, parts) = t else {
+                        return None;
+                    };
+                    let own_rows = parts
+                        .iter()
+                        .enumerate()
+                        .all(|(k, p)| p.is_none_or(|i| i as usize == k));
+                    if !self.mmas.contains_key(&u)
+                        || !is(3)
+                        || is(1)
+                        || is(2)
+                        || !own_rows
+                        || !self.same_tile(*s, u)
+                    {
+                        return None;
                     }
-                    Op::Store => {
-                        if is(0) || !is(1) {
-                            return None;
-                        }
-                        match t {
-                            Taint::Row(s, i) => lands_on_its_row(ep, &mmas, u, 0, *i, *s)?,
-                            Taint::Parts(s, parts) => {
-                                for (k, p) in parts.iter().enumerate() {
-                                    if let Some(i) = p {
-                                        lands_on_its_row(ep, &mmas, u, k as u32, *i, *s)?;
-                                    }
+                }
+                Op::Store => {
+                    if is(0) || !is(1) {
+                        return None;
+                    }
+                    match t {
+                        Taint::Row(s, i) => lands_on_its_row(self.ep, self.mmas, u, 0, *i, *s)?,
+                        Taint::Parts(s, parts) => {
+                            for (k, p) in parts.iter().enumerate() {
+                                if let Some(i) = p {
+                                    lands_on_its_row(self.ep, self.mmas, u, k as u32, *i, *s)?;
                                 }
                             }
                         }
                     }
-                    _ => {
-                        if !follows(inst) {
-                            return None;
-                        }
+                }
+                _ => {
+                    if !follows(inst) {
+                        return None;
                     }
                 }
             }
+        }
+        Some(())
+    }
+}
+
+/// Users of every id of function `f`.
+fn users(m: &Module, f: FuncId) -> FxHashMap<Id, Vec<InstId>> {
+    let mut users: FxHashMap<Id, Vec<InstId>> = FxHashMap::default();
+    for &blk in &m.function(f).blocks {
+        for i in m.block_insts(blk) {
+            m.for_each_used_id(i, |u| users.entry(u).or_default().push(i));
+        }
+    }
+    users
+}
+
+/// The remainders (lane map assumptions) whose upper bound may go unchecked when they are dead
+/// in the raised copy (see the module documentation).
+pub fn relaxable(
+    m: &Module,
+    f: FuncId,
+    loops: &[&[(Id, OperandPlan, Vec<Slot>)]],
+    ep: Option<&EpiloguePlan>,
+    sg: u32,
+) -> Vec<Id> {
+    let Some(ep) = ep else { return Vec::new() };
+    let Assumed { mmas, rows, cols } = assumed(loops, ep);
+    if rows.is_empty() && cols.is_empty() {
+        return Vec::new();
+    }
+    let ok = || -> Option<()> {
+        mma_layouts_follow_rows(m, &mmas, sg)?;
+        let analysis = Rows {
+            m,
+            ep,
+            mmas: &mmas,
+            users: users(m, f),
+            same: RefCell::default(),
+        };
+        let taint = analysis.taints()?;
+        for (&v, t) in &taint {
+            analysis.ends_well(v, t)?;
         }
         Some(())
     };

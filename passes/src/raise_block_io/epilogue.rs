@@ -28,22 +28,21 @@
 //! exactly when the old one did (`B` and the stores' blocks are control-equivalent, uniform
 //! over the work-group).
 
-use std::collections::HashMap;
+mod tiles;
 
 use spirv::{Op, StorageClass};
-use spvopt_analysis::block_io::BlockKind;
 use spvopt_analysis::decorations::Decorations;
-use spvopt_analysis::lane_map::{Coef, LaneMap};
+use spvopt_analysis::lane_map::LaneMap;
 use spvopt_analysis::types::{pointer_of, size_of};
 use spvopt_analysis::{Cfg, Dominators, Loops, PostDominators, Target};
 use spvopt_ir::opcode_class::{load_store, AccessDirection, OP_PREDICATED_STORE_INTEL};
 use spvopt_ir::{BlockId, FuncId, Id, InstId, Module};
 
-use super::plan::{address_fits, OperandPlan, Planner, StoreElement};
+use super::plan::OperandPlan;
 use super::staging::{is_barrier, Staging};
 use super::trace::{ByteSource, Tracer};
 use crate::util::{is_debug_inst, is_side_effect_free};
-use spvopt_analysis::block_io::layout::Layout;
+use tiles::GlobalStores;
 
 /// Why an epilogue's stores are not raised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,13 +206,59 @@ fn index_in_block(m: &Module, i: InstId) -> usize {
     m.block_insts(b).position(|x| x == i).unwrap_or(0)
 }
 
+/// The bytes a global store writes, in order: the Workgroup load and byte each comes from.
+type LoadedBytes = Vec<(InstId, u32)>;
+
+/// The staging stores of an epilogue: the Workgroup stores between the block's previous
+/// barrier and `B`.
+struct StagingWindow {
+    /// `B`'s block.
+    block: BlockId,
+    /// `B`'s position in its block.
+    at: usize,
+    stores: Vec<InstId>,
+}
+
+/// The loop-free rest of the function after `B`.
+struct Tail {
+    /// `B`'s block and every block it dominates.
+    blocks: Vec<BlockId>,
+    /// The Workgroup loads after `B` (the staging's loads).
+    loads: Vec<InstId>,
+}
+
 impl Context<'_> {
     /// The plan for the epilogue whose global stores are `stores` (the candidates), or why not.
     pub fn plan(&self, stores: &[InstId]) -> Result<EpiloguePlan, StoreRefusal> {
-        let m = self.m;
         let first = *stores.first().ok_or((StoreReject::NoBarrier, None))?;
-        // The Workgroup loads behind the stores, per store and byte.
-        let mut sources: Vec<Vec<(InstId, u32)>> = Vec::with_capacity(stores.len());
+        let bytes = self.loaded_bytes(stores)?;
+        let barrier = self.last_barrier_before(&bytes, first)?;
+        let window = self.staging_window(barrier)?;
+        let tail = self.tail(&window, stores)?;
+        let masks = self.masks(stores, window.block, &tail.blocks)?;
+        let staging = self.staging(barrier, &window.stores, &tail.loads)?;
+        let (element_type, e) = self.element(&window.stores)?;
+        let globals = GlobalStores {
+            stores,
+            bytes,
+            masks,
+        };
+        let dest = self.destinations(&globals, &staging, &window.stores, e)?;
+        let tiles = self.tile_plans(&staging, &dest, e)?;
+        Ok(EpiloguePlan {
+            barrier,
+            staging_stores: window.stores,
+            staging_loads: tail.loads,
+            global_stores: stores.to_vec(),
+            element_type,
+            tiles,
+        })
+    }
+
+    /// The Workgroup loads behind the stores, per store and byte.
+    fn loaded_bytes(&self, stores: &[InstId]) -> Result<Vec<LoadedBytes>, StoreRefusal> {
+        let m = self.m;
+        let mut sources = Vec::with_capacity(stores.len());
         for &g in stores {
             let v = m
                 .inst(g)
@@ -233,38 +278,51 @@ impl Context<'_> {
             }
             sources.push(bytes);
         }
-        // The barrier B: the last barrier outside loops before every load behind the stores.
-        let loads: Vec<InstId> = {
-            let mut l: Vec<InstId> = sources.iter().flatten().map(|s| s.0).collect();
-            l.sort_unstable();
-            l.dedup();
-            l
-        };
-        let before = |a: InstId, b: InstId| -> bool {
-            let (ab, bb) = (m.inst_block(a), m.inst_block(b));
-            match (ab, bb) {
-                (Some(x), Some(y)) if x == y => index_in_block(m, a) < index_in_block(m, b),
-                (Some(x), Some(y)) => self.dom.dominates(x, y),
-                _ => false,
-            }
-        };
+        Ok(sources)
+    }
+
+    /// Whether `a` runs before `b`: earlier in the same block, or in a dominating block.
+    fn precedes(&self, a: InstId, b: InstId) -> bool {
+        let m = self.m;
+        match (m.inst_block(a), m.inst_block(b)) {
+            (Some(x), Some(y)) if x == y => index_in_block(m, a) < index_in_block(m, b),
+            (Some(x), Some(y)) => self.dom.dominates(x, y),
+            _ => false,
+        }
+    }
+
+    /// The barrier B: the last barrier outside loops before every load behind the stores.
+    fn last_barrier_before(
+        &self,
+        sources: &[LoadedBytes],
+        first: InstId,
+    ) -> Result<InstId, StoreRefusal> {
+        let m = self.m;
+        let mut loads: Vec<InstId> = sources.iter().flatten().map(|s| s.0).collect();
+        loads.sort_unstable();
+        loads.dedup();
         let mut barrier: Option<InstId> = None;
         for &b in &m.function(self.tracer.func).blocks {
             if self.loops.innermost(b).is_some() {
                 continue;
             }
             for i in m.block_insts(b) {
-                if is_barrier(m, i) && loads.iter().all(|&l| before(i, l)) {
+                if is_barrier(m, i) && loads.iter().all(|&l| self.precedes(i, l)) {
                     barrier = match barrier {
-                        Some(x) if before(i, x) => Some(x),
+                        Some(x) if self.precedes(i, x) => Some(x),
                         _ => Some(i),
                     };
                 }
             }
         }
-        let barrier = barrier.ok_or((StoreReject::NoBarrier, Some(first)))?;
+        barrier.ok_or((StoreReject::NoBarrier, Some(first)))
+    }
+
+    /// The staging: Workgroup stores between the previous barrier of the block and B; the
+    /// window holds nothing else with a side effect.
+    fn staging_window(&self, barrier: InstId) -> Result<StagingWindow, StoreRefusal> {
+        let m = self.m;
         let bb = m.inst_block(barrier).expect("barrier in a block");
-        // The staging: Workgroup stores between the previous barrier of the block and B.
         let insts: Vec<InstId> = m.block_insts(bb).collect();
         let at = insts
             .iter()
@@ -274,7 +332,7 @@ impl Context<'_> {
             .iter()
             .rposition(|&i| is_barrier(m, i))
             .ok_or((StoreReject::NoBarrier, Some(barrier)))?;
-        let mut staging_stores = Vec::new();
+        let mut stores = Vec::new();
         for &i in &insts[start + 1..at] {
             let inst = m.inst(i);
             if load_store(inst.opcode()).is_some_and(|ls| ls.predicate.is_some()) {
@@ -282,70 +340,97 @@ impl Context<'_> {
             }
             match inst.op() {
                 Some(Op::Store) if inst.operand_id(0).is_some_and(|p| is_wg(m, p)) => {
-                    staging_stores.push(i)
+                    stores.push(i)
                 }
                 Some(Op::Load) => {}
                 _ if is_side_effect_free(m, inst) || is_debug_inst(m, inst) => {}
                 _ => return Err((StoreReject::OtherMemory, Some(i))),
             }
         }
-        if staging_stores.is_empty() {
+        if stores.is_empty() {
             return Err((StoreReject::NoBarrier, Some(barrier)));
         }
-        // The tail: B's block after B and every block it dominates; nothing leaves it, no loop.
-        let mut tail: Vec<BlockId> = Vec::new();
+        Ok(StagingWindow {
+            block: bb,
+            at,
+            stores,
+        })
+    }
+
+    /// The tail: B's block after B and every block it dominates; nothing leaves it, no loop;
+    /// it reads only Workgroup memory and writes only with the global `stores`.
+    fn tail(&self, window: &StagingWindow, stores: &[InstId]) -> Result<Tail, StoreRefusal> {
+        let m = self.m;
+        let bb = window.block;
+        let mut blocks: Vec<BlockId> = Vec::new();
         for &b in &m.function(self.tracer.func).blocks {
             if b == bb || self.dom.dominates(bb, b) {
                 if self.loops.innermost(b).is_some() {
                     return Err((StoreReject::NotTail, m.block_terminator(b)));
                 }
-                tail.push(b);
+                blocks.push(b);
             }
         }
-        for &b in &tail {
+        for &b in &blocks {
             for &s in self.cfg.succs(b) {
-                if !tail.contains(&s) || s == bb {
+                if !blocks.contains(&s) || s == bb {
                     return Err((StoreReject::NotTail, m.block_terminator(b)));
                 }
             }
         }
-        let mut staging_loads = Vec::new();
-        for &b in &tail {
+        let mut loads = Vec::new();
+        for &b in &blocks {
             for (k, i) in m.block_insts(b).enumerate() {
-                if b == bb && k <= at {
+                if (b == bb && k <= window.at) || stores.contains(&i) {
                     continue;
                 }
-                let inst = m.inst(i);
-                if stores.contains(&i) {
-                    continue;
-                }
-                if let Some(ls) = load_store(inst.opcode()) {
-                    let plain_wg_read = ls.direction == AccessDirection::Read
-                        && ls.predicate.is_none()
-                        && inst.operand_id(0).is_some_and(|p| is_wg(m, p));
-                    if !plain_wg_read {
-                        return Err((StoreReject::OtherMemory, Some(i)));
-                    }
-                    staging_loads.push(i);
-                    continue;
-                }
-                match inst.op() {
-                    Some(
-                        Op::Branch
-                        | Op::BranchConditional
-                        | Op::SelectionMerge
-                        | Op::Return
-                        | Op::Phi
-                        | Op::Line
-                        | Op::NoLine,
-                    ) => {}
-                    _ if is_side_effect_free(m, inst) && !inst.is(Op::Load) => {}
-                    _ if is_debug_inst(m, inst) => {}
-                    _ => return Err((StoreReject::OtherMemory, Some(i))),
+                if self.is_staging_load(i)? {
+                    loads.push(i);
                 }
             }
         }
-        // Each store runs as often as B, or alone under its mask.
+        Ok(Tail { blocks, loads })
+    }
+
+    /// Whether tail instruction `i` is a Workgroup load; `Err` if it accesses other memory
+    /// or has another side effect.
+    fn is_staging_load(&self, i: InstId) -> Result<bool, StoreRefusal> {
+        let m = self.m;
+        let inst = m.inst(i);
+        if let Some(ls) = load_store(inst.opcode()) {
+            let plain_wg_read = ls.direction == AccessDirection::Read
+                && ls.predicate.is_none()
+                && inst.operand_id(0).is_some_and(|p| is_wg(m, p));
+            if !plain_wg_read {
+                return Err((StoreReject::OtherMemory, Some(i)));
+            }
+            return Ok(true);
+        }
+        match inst.op() {
+            Some(
+                Op::Branch
+                | Op::BranchConditional
+                | Op::SelectionMerge
+                | Op::Return
+                | Op::Phi
+                | Op::Line
+                | Op::NoLine,
+            ) => Ok(false),
+            _ if is_side_effect_free(m, inst) && !inst.is(Op::Load) => Ok(false),
+            _ if is_debug_inst(m, inst) => Ok(false),
+            _ => Err((StoreReject::OtherMemory, Some(i))),
+        }
+    }
+
+    /// Each store's mask (`None`: unmasked): it runs as often as B (a predicated store's
+    /// predicate is its mask), or alone in the then-block of a branch on its mask.
+    fn masks(
+        &self,
+        stores: &[InstId],
+        bb: BlockId,
+        tail: &[BlockId],
+    ) -> Result<Vec<Option<Id>>, StoreRefusal> {
+        let m = self.m;
         let equivalent =
             |b: BlockId| (b == bb || self.dom.dominates(bb, b)) && self.pdom.post_dominates(b, bb);
         let mut masks: Vec<Option<Id>> = Vec::with_capacity(stores.len());
@@ -354,7 +439,6 @@ impl Context<'_> {
             if !tail.contains(&gb) {
                 return Err((StoreReject::NotTail, Some(g)));
             }
-            // A predicated store's predicate is its mask.
             let predicate = (m.inst(g).opcode() == OP_PREDICATED_STORE_INTEL)
                 .then(|| m.inst(g).operand_id(2))
                 .flatten();
@@ -382,9 +466,19 @@ impl Context<'_> {
                 _ => return Err((StoreReject::Guard, Some(g))),
             }
         }
-        // The staging's writer map.
+        Ok(masks)
+    }
+
+    /// The staging's writer map over the Workgroup roots its stores and loads address.
+    fn staging(
+        &self,
+        barrier: InstId,
+        stores: &[InstId],
+        loads: &[InstId],
+    ) -> Result<Staging, StoreRefusal> {
+        let m = self.m;
         let mut roots: Vec<Id> = Vec::new();
-        for &i in staging_stores.iter().chain(&staging_loads) {
+        for &i in stores.iter().chain(loads) {
             let ptr = m.inst(i).operand_id(0).expect("a pointer");
             let root = self
                 .lanes
@@ -395,20 +489,25 @@ impl Context<'_> {
                 roots.push(root);
             }
         }
-        let staging = Staging::with_writers(
+        Staging::with_writers(
             m,
             self.dec,
             self.lanes,
             roots,
-            staging_stores.clone(),
-            staging_loads.clone(),
+            stores.to_vec(),
+            loads.to_vec(),
             vec![barrier],
             barrier,
         )
-        .map_err(|e| (StoreReject::NoWriter, e.at()))?;
-        // The element: the staged values' component.
+        .map_err(|e| (StoreReject::NoWriter, e.at()))
+    }
+
+    /// The element: the staged values' common component type and its size in bytes
+    /// (1, 2, 4 or 8).
+    fn element(&self, stores: &[InstId]) -> Result<(Id, u32), StoreRefusal> {
+        let m = self.m;
         let mut elem: Option<(Id, u32)> = None;
-        for &s in &staging_stores {
+        for &s in stores {
             let v = m.inst(s).operand_id(1).expect("a value");
             let ty = m.type_of(v).ok_or((StoreReject::ElementSize, Some(s)))?;
             let comp = match m.def_inst(ty) {
@@ -428,222 +527,11 @@ impl Context<'_> {
         if !matches!(e, 1 | 2 | 4 | 8) {
             return Err((StoreReject::ElementSize, None));
         }
-        // Where every staged element goes: (store, writer lane, component) -> (address, mask).
-        let n = self.lanes.lanes;
-        let index_of: HashMap<InstId, usize> = staging_stores
-            .iter()
-            .enumerate()
-            .map(|(k, &s)| (s, k))
-            .collect();
-        let comps: Vec<u32> = staging_stores
-            .iter()
-            .map(|&s| {
-                let v = m.inst(s).operand_id(1).expect("a value");
-                self.size(v).unwrap_or(0) / e
-            })
-            .collect();
-        type Dest = StoreElement;
-        let mut dest: Vec<Vec<Vec<Option<Dest>>>> = comps
-            .iter()
-            .map(|&c| vec![vec![None; c as usize]; n])
-            .collect();
-        for (gi, &g) in stores.iter().enumerate() {
-            let ptr = m.inst(g).operand_id(0).expect("a pointer");
-            let gp = self
-                .lanes
-                .poly(ptr)
-                .ok_or((StoreReject::NoLayout, Some(g)))?;
-            let bytes = &sources[gi];
-            if !(bytes.len() as u32).is_multiple_of(e) {
-                return Err((StoreReject::ElementSize, Some(g)));
-            }
-            for r in 0..n {
-                let at_r = std::rc::Rc::new(gp.at_lane(r));
-                for j in 0..bytes.len() / e as usize {
-                    let (ld, bl) = bytes[j * e as usize];
-                    let lp = m
-                        .inst(ld)
-                        .operand_id(0)
-                        .and_then(|p| self.lanes.poly(p))
-                        .ok_or((StoreReject::NoWriter, Some(ld)))?;
-                    let root = staging
-                        .root_of(lp)
-                        .ok_or((StoreReject::NoWriter, Some(ld)))?;
-                    let at = lp.constant_part().at(r) + i64::from(bl);
-                    let w = staging
-                        .writer(root, at)
-                        .ok_or((StoreReject::NoWriter, Some(ld)))?;
-                    if w.byte % e != 0 {
-                        return Err((StoreReject::NoWriter, Some(ld)));
-                    }
-                    for t in 1..e {
-                        let (ldt, blt) = bytes[j * e as usize + t as usize];
-                        let ok = ldt == ld
-                            && blt == bl + t
-                            && staging.writer(root, at + i64::from(t)).is_some_and(|x| {
-                                x.store == w.store && x.lane == w.lane && x.byte == w.byte + t
-                            });
-                        if !ok {
-                            return Err((StoreReject::NoWriter, Some(ld)));
-                        }
-                    }
-                    let offset = i64::from(j as u32 * e);
-                    if !address_fits(&at_r, offset) {
-                        return Err((StoreReject::NoLayout, Some(g)));
-                    }
-                    let slot =
-                        &mut dest[index_of[&w.store]][w.lane as usize][(w.byte / e) as usize];
-                    if slot.is_some() {
-                        return Err((StoreReject::ReadTwice, Some(w.store)));
-                    }
-                    *slot = Some((
-                        at_r.clone(),
-                        offset,
-                        masks[gi].map(|c| (c, true, r as u32)),
-                        r as u32,
-                    ));
-                }
-            }
-        }
-        for (k, per_lane) in dest.iter().enumerate() {
-            if per_lane.iter().any(|c| c.iter().any(|d| d.is_none())) {
-                return Err((StoreReject::NotStored, Some(staging_stores[k])));
-            }
-        }
-        let rows = self.tiles(&staging_stores, &comps, &dest, e)?;
-        // Each tile: a 2D block store of width = subgroup size, one element per lane and row.
-        let sg = self.lanes.subgroup_size as u32;
-        let planner = Planner {
-            m,
-            lanes: self.lanes,
-            staging: Some(&staging),
-            tracer: self.tracer,
-            target: self.target,
-            stored: Default::default(),
-        };
-        let mut tiles = Vec::new();
-        for tile in rows {
-            let h = tile.len() as u32;
-            if !self.target.supports_2d_block(BlockKind::Store, e, sg, h, 1) {
-                return Err((StoreReject::NoLayout, Some(tile[0].0)));
-            }
-            let lay = Layout::new(BlockKind::Store, (e, sg, h, 1), sg)
-                .map_err(|_| (StoreReject::NoLayout, Some(tile[0].0)))?;
-            let elems: Vec<Vec<Option<Dest>>> = (0..n)
-                .map(|inv| {
-                    tile.iter()
-                        .map(|&(s, k)| dest[index_of[&s]][inv][k as usize].clone())
-                        .collect()
-                })
-                .collect();
-            let plan = planner
-                .plan_store(&lay, elems)
-                .map_err(|_| (StoreReject::NoLayout, Some(tile[0].0)))?;
-            tiles.push(Tile { rows: tile, plan });
-        }
-        Ok(EpiloguePlan {
-            barrier,
-            staging_stores,
-            staging_loads,
-            global_stores: stores.to_vec(),
-            element_type,
-            tiles,
-        })
+        Ok((element_type, e))
     }
 
     fn size(&self, id: Id) -> Option<u32> {
         let ty = self.m.type_of(id)?;
         size_of(self.m, self.dec, ty).and_then(|s| u32::try_from(s).ok())
-    }
-
-    /// The staged elements of invocation 0 grouped into tiles: per tile, its rows' (store,
-    /// component), top to bottom. Rows are told apart by the address's one symbolic term
-    /// beyond the first element's (`pitch·rows`), columns by its constant part.
-    fn tiles(
-        &self,
-        stores: &[InstId],
-        comps: &[u32],
-        dest: &[Vec<Vec<Option<StoreElement>>>],
-        e: u32,
-    ) -> Result<Vec<TileRows>, StoreRefusal> {
-        let fail = |s: InstId| (StoreReject::NoTiles, Some(s));
-        let addr = |k: usize, c: u32| {
-            let (base, offset, _, _) = dest[k][0][c as usize].as_ref().expect("checked");
-            base.add_constant(*offset).expect("checked by address_fits")
-        };
-        let origin = addr(0, 0);
-        // (store, component, row term coefficient, column bytes)
-        let mut at: Vec<(InstId, u32, i64, i64)> = Vec::new();
-        let mut pitch_mono = None;
-        for (k, &s) in stores.iter().enumerate() {
-            for c in 0..comps[k] {
-                let d = addr(k, c).sub(&origin).ok_or_else(|| fail(s))?;
-                let mut row = 0i64;
-                let mut col = 0i64;
-                for (mono, coef) in d.terms() {
-                    let Coef::Same(v) = coef else {
-                        return Err(fail(s));
-                    };
-                    if mono.is_empty() {
-                        col = *v;
-                        continue;
-                    }
-                    match &pitch_mono {
-                        None => pitch_mono = Some(mono.clone()),
-                        Some(p) if p == mono => {}
-                        Some(_) => return Err(fail(s)),
-                    }
-                    row = *v;
-                }
-                if col % i64::from(e) != 0 {
-                    return Err(fail(s));
-                }
-                at.push((s, c, row, col / i64::from(e)));
-            }
-        }
-        // Rows in units of the pitch: the gcd of the row coefficients.
-        let g = at.iter().fold(0i64, |g, x| gcd(g, x.2.abs()));
-        let g = g.max(1);
-        let mut by_col: HashMap<i64, Vec<(i64, InstId, u32)>> = HashMap::new();
-        for &(s, c, row, col) in &at {
-            by_col.entry(col).or_default().push((row / g, s, c));
-        }
-        let mut cols: Vec<i64> = by_col.keys().copied().collect();
-        cols.sort_unstable();
-        let sg = self.lanes.subgroup_size as u32;
-        // The tallest height every column splits into.
-        'height: for h in [32u32, 16, 8, 4, 2, 1] {
-            if !self.target.supports_2d_block(BlockKind::Store, e, sg, h, 1) {
-                continue;
-            }
-            let mut tiles = Vec::new();
-            for col in &cols {
-                let mut rows = by_col[col].clone();
-                rows.sort_unstable();
-                if !rows.len().is_multiple_of(h as usize) {
-                    continue 'height;
-                }
-                for chunk in rows.chunks(h as usize) {
-                    if chunk
-                        .iter()
-                        .enumerate()
-                        .any(|(i, r)| r.0 != chunk[0].0 + i as i64)
-                    {
-                        continue 'height;
-                    }
-                    tiles.push(chunk.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>());
-                }
-            }
-            return Ok(tiles);
-        }
-        Err(fail(stores[0]))
-    }
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
     }
 }

@@ -16,18 +16,19 @@
 //! stored in the same iteration (the barrier orders them; nothing else writes the byte before
 //! the load), which [`Staging::writer`] gives.
 
-use std::collections::HashMap;
-
-use smallvec::SmallVec;
 use spirv::{MemorySemantics, Op, Scope, StorageClass};
 use spvopt_analysis::lane_map::{Coef, LaneMap, Poly};
 use spvopt_analysis::loops::LoopId;
 use spvopt_analysis::types::{pointer_of, size_of};
 use spvopt_analysis::{decorations::Decorations, Dominators, Loops};
 use spvopt_ir::opcode_class::{load_store, AccessDirection};
-use spvopt_ir::{BlockId, FuncId, Id, InstId, Module};
+use spvopt_ir::{BlockId, Id, InstId, Module};
 
 use crate::util::{is_debug_inst, is_side_effect_free};
+
+mod outside;
+
+pub use outside::loads_outside_are_rewritten;
 
 /// Why a loop's staging is not understood (one per loop, the first found).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,6 +148,184 @@ pub fn is_barrier(m: &Module, i: InstId) -> bool {
             != 0
 }
 
+/// What the staging scan makes of one instruction of the loop.
+enum LoopInst {
+    /// Neither a barrier nor a Workgroup access (and no global write).
+    Other,
+    /// A work-group barrier that orders Workgroup memory.
+    Barrier,
+    /// A Workgroup load or store through `ptr`.
+    Access { ptr: Id, store: bool },
+}
+
+/// Classifies loop instruction `i`; `Err` if the loop writes global memory, synchronises
+/// with a split barrier or reads Workgroup memory in a way the pass does not follow.
+fn classify(m: &Module, i: InstId) -> Result<LoopInst, StagingReject> {
+    let inst = m.inst(i);
+    let Some(op) = inst.op() else {
+        // Opcodes the `spirv` crate does not name (grammar rev 7): a predicated
+        // global read is fine; a predicated write or Workgroup read is not understood.
+        if let Some(ls) = load_store(inst.opcode()) {
+            let wg = inst
+                .operand_id(ls.pointer)
+                .and_then(|p| storage_class(m, p))
+                == Some(StorageClass::Workgroup as u32);
+            return match ls.direction {
+                AccessDirection::Write => Err(StagingReject::GlobalWrite(i)),
+                AccessDirection::Read if wg => Err(StagingReject::UnknownAddress(i)),
+                AccessDirection::Read => Ok(LoopInst::Other),
+            };
+        }
+        if is_side_effect_free(m, inst) || is_debug_inst(m, inst) {
+            return Ok(LoopInst::Other);
+        }
+        return Err(StagingReject::GlobalWrite(i));
+    };
+    if matches!(
+        op,
+        Op::ControlBarrierArriveINTEL | Op::ControlBarrierWaitINTEL
+    ) {
+        return Err(StagingReject::SplitBarrier(i));
+    }
+    let ptr = match op {
+        Op::Load | Op::Store => inst.operand_id(0),
+        _ => None,
+    };
+    let wg = ptr.and_then(|p| storage_class(m, p)) == Some(StorageClass::Workgroup as u32);
+    let global_write = match op {
+        Op::Store => !wg,
+        Op::Load
+        | Op::ControlBarrier
+        | Op::MemoryBarrier
+        | Op::SubgroupMatrixMultiplyAccumulateINTEL
+        | Op::Subgroup2DBlockLoadINTEL
+        | Op::Subgroup2DBlockLoadTransformINTEL
+        | Op::Subgroup2DBlockLoadTransposeINTEL
+        | Op::Subgroup2DBlockPrefetchINTEL
+        | Op::SubgroupBlockPrefetchINTEL
+        | Op::Branch
+        | Op::BranchConditional
+        | Op::Switch
+        | Op::LoopMerge
+        | Op::SelectionMerge
+        | Op::Phi
+        | Op::Line
+        | Op::NoLine => false,
+        _ => !is_side_effect_free(m, inst) && !is_debug_inst(m, inst),
+    };
+    if global_write {
+        return Err(StagingReject::GlobalWrite(i));
+    }
+    if is_barrier(m, i) {
+        return Ok(LoopInst::Barrier);
+    }
+    match ptr {
+        Some(ptr) if wg => Ok(LoopInst::Access {
+            ptr,
+            store: op == Op::Store,
+        }),
+        _ => Ok(LoopInst::Other),
+    }
+}
+
+/// The depth of block `b` in the dominator tree below `header`.
+fn depth_below(dom: &Dominators, header: BlockId, b: BlockId) -> u32 {
+    let mut d = 0u32;
+    let mut x = b;
+    while x != header {
+        match dom.idom(x) {
+            Some(p) => x = p,
+            None => break,
+        }
+        d += 1;
+    }
+    d
+}
+
+/// The Workgroup accesses and barriers of a loop.
+#[derive(Default)]
+struct LoopAccesses {
+    stores: Vec<InstId>,
+    loads: Vec<InstId>,
+    barriers: Vec<InstId>,
+    /// Where each access and barrier is: (dominator-tree depth below the header, index in its
+    /// block); every one dominates the latch, so this orders them.
+    order: Vec<(InstId, (u32, u32))>,
+    /// The Workgroup roots the accesses address (at most 8).
+    roots: Vec<Id>,
+}
+
+impl LoopAccesses {
+    /// The Workgroup accesses and barriers of loop `l` with latch `latch`; each must be
+    /// executed on every iteration and address one root at an offset the lane map knows.
+    fn scan(
+        m: &Module,
+        loops: &Loops,
+        dom: &Dominators,
+        lanes: &LaneMap,
+        l: LoopId,
+        header: BlockId,
+        latch: BlockId,
+    ) -> Result<LoopAccesses, StagingReject> {
+        let mut acc = LoopAccesses::default();
+        for &b in loops.blocks(l) {
+            for (k, i) in m.block_insts(b).enumerate() {
+                let kind = classify(m, i)?;
+                if matches!(kind, LoopInst::Other) {
+                    continue;
+                }
+                if !dom.dominates(b, latch) {
+                    return Err(StagingReject::ConditionalAccess(i));
+                }
+                acc.order.push((i, (depth_below(dom, header, b), k as u32)));
+                let LoopInst::Access { ptr, store } = kind else {
+                    acc.barriers.push(i);
+                    continue;
+                };
+                let Some(r) = lanes.poly(ptr).and_then(workgroup_root) else {
+                    return Err(StagingReject::UnknownAddress(i));
+                };
+                if !acc.roots.contains(&r) {
+                    if acc.roots.len() >= 8 {
+                        return Err(StagingReject::SeveralRoots(i));
+                    }
+                    acc.roots.push(r);
+                }
+                if store {
+                    acc.stores.push(i);
+                } else {
+                    acc.loads.push(i);
+                }
+            }
+        }
+        Ok(acc)
+    }
+
+    /// The position of access or barrier `i` (see `order`).
+    fn pos(&self, i: InstId) -> Option<(u32, u32)> {
+        self.order.iter().find(|(x, _)| *x == i).map(|(_, p)| *p)
+    }
+
+    /// The first barrier after every store; the loads before it are dropped (they are not
+    /// forwarded).
+    fn split_at_barrier(&mut self) -> Result<InstId, StagingReject> {
+        let last_store = self.stores.iter().filter_map(|&s| self.pos(s)).max();
+        let barrier = self
+            .barriers
+            .iter()
+            .copied()
+            .filter(|&b| last_store.is_none_or(|s| self.pos(b) > Some(s)))
+            .min_by_key(|&b| self.pos(b));
+        let Some(barrier) = barrier else {
+            return Err(StagingReject::NoBarrier);
+        };
+        let bpos = self.pos(barrier);
+        let loads = std::mem::take(&mut self.loads);
+        self.loads = loads.into_iter().filter(|&i| self.pos(i) > bpos).collect();
+        Ok(barrier)
+    }
+}
+
 impl Staging {
     /// The staging of loop `l`, or why it is not understood.
     pub fn build(
@@ -160,142 +339,18 @@ impl Staging {
         let Some(data) = loops.get(l) else {
             return Err(StagingReject::NoLatch);
         };
-        let header = data.header;
-        let latches: Vec<BlockId> = data.latches.clone();
-        let [latch] = latches[..] else {
+        let [latch] = data.latches[..] else {
             return Err(StagingReject::NoLatch);
         };
-        let depth = |b: BlockId| {
-            let mut d = 0u32;
-            let mut x = b;
-            while x != header {
-                match dom.idom(x) {
-                    Some(p) => x = p,
-                    None => break,
-                }
-                d += 1;
-            }
-            d
-        };
-        let mut stores = Vec::new();
-        let mut loads = Vec::new();
-        let mut barriers = Vec::new();
-        let mut order = Vec::new();
-        let mut roots: Vec<Id> = Vec::new();
-        for &b in loops.blocks(l) {
-            for (k, i) in m.block_insts(b).enumerate() {
-                let inst = m.inst(i);
-                let Some(op) = inst.op() else {
-                    // Opcodes the `spirv` crate does not name (grammar rev 7): a predicated
-                    // global read is fine; a predicated write or Workgroup read is not understood.
-                    if let Some(ls) = load_store(inst.opcode()) {
-                        let wg = inst
-                            .operand_id(ls.pointer)
-                            .and_then(|p| storage_class(m, p))
-                            == Some(StorageClass::Workgroup as u32);
-                        match ls.direction {
-                            AccessDirection::Write => return Err(StagingReject::GlobalWrite(i)),
-                            AccessDirection::Read if wg => {
-                                return Err(StagingReject::UnknownAddress(i))
-                            }
-                            AccessDirection::Read => continue,
-                        }
-                    }
-                    if is_side_effect_free(m, inst) || is_debug_inst(m, inst) {
-                        continue;
-                    }
-                    return Err(StagingReject::GlobalWrite(i));
-                };
-                if matches!(
-                    op,
-                    Op::ControlBarrierArriveINTEL | Op::ControlBarrierWaitINTEL
-                ) {
-                    return Err(StagingReject::SplitBarrier(i));
-                }
-                let ptr = match op {
-                    Op::Load => inst.operand_id(0),
-                    Op::Store => inst.operand_id(0),
-                    _ => None,
-                };
-                let wg =
-                    ptr.and_then(|p| storage_class(m, p)) == Some(StorageClass::Workgroup as u32);
-                let global_write = match op {
-                    Op::Store => !wg,
-                    Op::Load
-                    | Op::ControlBarrier
-                    | Op::MemoryBarrier
-                    | Op::SubgroupMatrixMultiplyAccumulateINTEL
-                    | Op::Subgroup2DBlockLoadINTEL
-                    | Op::Subgroup2DBlockLoadTransformINTEL
-                    | Op::Subgroup2DBlockLoadTransposeINTEL
-                    | Op::Subgroup2DBlockPrefetchINTEL
-                    | Op::SubgroupBlockPrefetchINTEL
-                    | Op::Branch
-                    | Op::BranchConditional
-                    | Op::Switch
-                    | Op::LoopMerge
-                    | Op::SelectionMerge
-                    | Op::Phi
-                    | Op::Line
-                    | Op::NoLine => false,
-                    _ => !is_side_effect_free(m, inst) && !is_debug_inst(m, inst),
-                };
-                if global_write {
-                    return Err(StagingReject::GlobalWrite(i));
-                }
-                let barrier = is_barrier(m, i);
-                if !wg && !barrier {
-                    continue;
-                }
-                if !dom.dominates(b, latch) {
-                    return Err(StagingReject::ConditionalAccess(i));
-                }
-                order.push((i, (depth(b), k as u32)));
-                if barrier {
-                    barriers.push(i);
-                    continue;
-                }
-                let ptr = ptr.expect("a Workgroup access has a pointer");
-                let Some(p) = lanes.poly(ptr) else {
-                    return Err(StagingReject::UnknownAddress(i));
-                };
-                let mut r = None;
-                for (mono, c) in p.terms() {
-                    match mono.as_slice() {
-                        [] => {}
-                        [a] if matches!(c, Coef::Same(1)) && r.is_none() => r = Some(*a),
-                        _ => return Err(StagingReject::UnknownAddress(i)),
-                    }
-                }
-                let Some(r) = r else {
-                    return Err(StagingReject::UnknownAddress(i));
-                };
-                if !roots.contains(&r) {
-                    if roots.len() >= 8 {
-                        return Err(StagingReject::SeveralRoots(i));
-                    }
-                    roots.push(r);
-                }
-                if op == Op::Store {
-                    stores.push(i);
-                } else {
-                    loads.push(i);
-                }
-            }
-        }
-        let pos = |i: InstId| order.iter().find(|(x, _)| *x == i).map(|(_, p)| *p);
-        let last_store = stores.iter().filter_map(|&s| pos(s)).max();
-        // The first suitable barrier after every store.
-        let barrier = barriers
-            .iter()
-            .copied()
-            .filter(|&b| last_store.is_none_or(|s| pos(b) > Some(s)))
-            .min_by_key(|&b| pos(b));
-        let Some(barrier) = barrier else {
-            return Err(StagingReject::NoBarrier);
-        };
-        let bpos = pos(barrier);
-        loads.retain(|&i| pos(i) > bpos);
+        let mut acc = LoopAccesses::scan(m, loops, dom, lanes, l, data.header, latch)?;
+        let barrier = acc.split_at_barrier()?;
+        let LoopAccesses {
+            stores,
+            loads,
+            barriers,
+            roots,
+            ..
+        } = acc;
         Staging::with_writers(m, dec, lanes, roots, stores, loads, barriers, barrier)
     }
 
@@ -401,186 +456,6 @@ impl Staging {
     pub fn is_forwardable(&self, load: InstId) -> bool {
         self.loads.contains(&load)
     }
-}
-
-/// Whether every Workgroup load of the function outside the loop reads only bytes that
-/// stores after the loop write again before it (so removing the loop's stores changes
-/// nothing it reads): each such store dominates the load, and is itself dominated by the
-/// loop's header without being in the loop.
-#[allow(clippy::too_many_arguments)]
-pub fn loads_outside_are_rewritten(
-    m: &Module,
-    dec: &Decorations,
-    dom: &Dominators,
-    lanes: &LaneMap,
-    f: FuncId,
-    (staging_stores, staging_loads, barriers): (&[InstId], &[InstId], &[InstId]),
-    barrier: InstId,
-) -> bool {
-    let Some(loop_block) = m.inst_block(barrier) else {
-        return false;
-    };
-    let in_loop = |b| {
-        staging_stores
-            .iter()
-            .chain(staging_loads)
-            .chain(barriers)
-            .any(|&i| m.inst_block(i) == Some(b))
-    };
-    let mut outside_loads = Vec::new();
-    let mut outside_stores = Vec::new();
-    let staging: spvopt_analysis::fxhash::FxHashSet<InstId> = staging_stores
-        .iter()
-        .chain(staging_loads)
-        .copied()
-        .collect();
-    for &b in &m.function(f).blocks {
-        for i in m.block_insts(b) {
-            if staging.contains(&i) {
-                continue;
-            }
-            let inst = m.inst(i);
-            let Some(ls) = spvopt_ir::opcode_class::load_store(inst.opcode()) else {
-                continue;
-            };
-            let Some(ptr) = inst.operand_id(ls.pointer) else {
-                continue;
-            };
-            let wg = m
-                .type_of(ptr)
-                .and_then(|t| pointer_of(m, t))
-                .is_some_and(|(sc, _)| sc == StorageClass::Workgroup as u32);
-            if !wg {
-                continue;
-            }
-            if ls.predicate.is_some() {
-                // A predicated Workgroup access: what it reads or writes is not followed.
-                return false;
-            }
-            if inst.is(Op::Load) {
-                outside_loads.push((i, b, ptr));
-            } else {
-                outside_stores.push((i, b, ptr));
-            }
-        }
-    }
-    let size_of = |id: Id| {
-        m.type_of(id)
-            .and_then(|t| spvopt_analysis::types::size_of(m, dec, t))
-    };
-    // Whether instruction a (in block ab) comes before b (in block bb) on every path.
-    let before = |a: InstId, ab, b: InstId, bb| {
-        if ab == bb {
-            let mut i = m.next_inst(a);
-            while let Some(x) = i {
-                if x == b {
-                    return true;
-                }
-                i = m.next_inst(x);
-            }
-            false
-        } else {
-            dom.dominates(ab, bb)
-        }
-    };
-    // Whether the loop can run after `from` (a path from `from` to the loop's block).
-    let mut reach_cache: HashMap<spvopt_ir::BlockId, bool> = HashMap::new();
-    let reaches = |from: spvopt_ir::BlockId,
-                   to: spvopt_ir::BlockId,
-                   cache: &mut HashMap<spvopt_ir::BlockId, bool>|
-     -> bool {
-        if let Some(&r) = cache.get(&from) {
-            return r;
-        }
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![from];
-        let mut found = false;
-        while let Some(b) = stack.pop() {
-            if b == to {
-                found = true;
-                break;
-            }
-            if !seen.insert(b) {
-                continue;
-            }
-            spvopt_analysis::cfg::for_each_successor(m, b, |x| stack.push(x));
-        }
-        cache.insert(from, found);
-        found
-    };
-    // Every byte the stores outside the loop write, once: (root, offset) -> the stores.
-    // Bytes (per invocation) the maps below hold, bounded by MAX_REGION.
-    let mut mapped: u64 = 0;
-    let mut writers: spvopt_analysis::fxhash::FxHashMap<(Id, i64), SmallVec<[usize; 2]>> =
-        Default::default();
-    for (k, &(st, sb, sptr)) in outside_stores.iter().enumerate() {
-        if in_loop(sb) {
-            continue;
-        }
-        let Some(sp) = lanes.poly(sptr) else { continue };
-        let Some(sroot) = workgroup_root(sp) else {
-            continue;
-        };
-        let Some(ssize) = m.inst(st).operand_id(1).and_then(size_of) else {
-            continue;
-        };
-        // Every byte of every invocation is a map entry: bounded like a staged region (a
-        // hostile module's huge vector stores are not worth 10 GB of map).
-        mapped += ssize.saturating_mul(lanes.lanes as u64);
-        if mapped > MAX_REGION as u64 {
-            return false;
-        }
-        let off = sp.constant_part();
-        for l in 0..lanes.lanes {
-            for b in 0..ssize as i64 {
-                writers.entry((sroot, off.at(l) + b)).or_default().push(k);
-            }
-        }
-    }
-    for &(ld, lb, ptr) in &outside_loads {
-        if in_loop(lb) {
-            // A Workgroup load of the loop that is not part of the staging.
-            return false;
-        }
-        let Some(pp) = lanes.poly(ptr) else {
-            return false;
-        };
-        let Some(size) = m.inst(ld).result_id().and_then(size_of) else {
-            return false;
-        };
-        mapped += size.saturating_mul(lanes.lanes as u64);
-        if mapped > MAX_REGION as u64 {
-            return false;
-        }
-        let Some(root) = workgroup_root(pp) else {
-            return false;
-        };
-        // Which stores count for this load: before it on every path, the loop not after them.
-        let mut counts: Vec<Option<bool>> = vec![None; outside_stores.len()];
-        let off = pp.constant_part();
-        for l in 0..lanes.lanes {
-            for b in 0..size as i64 {
-                let Some(ws) = writers.get(&(root, off.at(l) + b)) else {
-                    return false;
-                };
-                let mut covered = false;
-                for &k in ws {
-                    let ok = *counts[k].get_or_insert_with(|| {
-                        let (st, sb, _) = outside_stores[k];
-                        before(st, sb, ld, lb) && !reaches(sb, loop_block, &mut reach_cache)
-                    });
-                    if ok {
-                        covered = true;
-                        break;
-                    }
-                }
-                if !covered {
-                    return false;
-                }
-            }
-        }
-    }
-    true
 }
 
 /// The root of a Workgroup address: its one atom (coefficient 1), the rest a table.

@@ -10,7 +10,7 @@ use spvopt_analysis::Dominators;
 use spvopt_ir::{FuncId, Id, InstId, Interner, Module};
 
 use super::emit::{function_variable, recompute_in_clone, remove_dead, subgroup_bits, Builder};
-use super::epilogue::EpiloguePlan;
+use super::epilogue::{EpiloguePlan, Tile};
 use crate::edit::location;
 use crate::pass::Statistics;
 
@@ -58,7 +58,6 @@ pub(super) fn store_epilogue(
     fast: FuncId,
     stats: &mut Statistics,
 ) -> Result<(), String> {
-    let mapped = |id: Id| map.get(&id).copied().unwrap_or(id);
     let mut b = Builder {
         m: &mut *m,
         types: &mut *types,
@@ -69,91 +68,12 @@ pub(super) fn store_epilogue(
     };
     let u32t = b.int(32);
     let bits = subgroup_bits(&mut b, sg_var, (lanes / sg) as usize)?;
-    for t in &ep.tiles {
-        for poly in
-            t.plan
-                .x
-                .iter()
-                .chain(&t.plan.y)
-                .chain([&t.plan.pitch, &t.plan.width, &t.plan.height])
-        {
-            for (mono, _) in poly.terms() {
-                for &a in mono {
-                    recompute_in_clone(&mut b, dom, ep.barrier, a, corr);
-                }
-            }
-        }
-        for &(c, _) in &t.plan.uniform_conds {
-            recompute_in_clone(&mut b, dom, ep.barrier, c, corr);
-        }
-    }
+    recompute_atoms(&mut b, dom, ep, corr);
     let v2 = b.types.vector(b.m, u32t, 2);
     let bt = b.types.bool(b.m);
+    let types = TileTypes { u32t, v2, bt };
     for t in &ep.tiles {
-        let plan = &t.plan;
-        let (e, w, h, c) = plan.shape;
-        let xv = b
-            .origin(&plan.x, &bits, plan.saturate[1])
-            .ok_or("column origin does not fit the subgroups")?;
-        let mut yv = b
-            .origin(&plan.y, &bits, plan.saturate[0])
-            .ok_or("row origin does not fit the subgroups")?;
-        let wv = b.poly(&plan.width, 32).ok_or("width")?;
-        let hv = b.poly(&plan.height, 32).ok_or("height")?;
-        let pv = b.poly(&plan.pitch, 32).ok_or("pitch")?;
-        if !plan.uniform_conds.is_empty() {
-            // A work-group-uniform mask: when false, the block starts below the surface (every
-            // row out of bounds, so nothing is written).
-            let mut cond: Option<Id> = None;
-            for &(cid, _) in &plan.uniform_conds {
-                let cid = b.atom_map.get(&cid).copied().unwrap_or(cid);
-                cond = Some(match cond {
-                    None => cid,
-                    Some(a) => b.op(Op::LogicalAnd, bt, &[a.word(), cid.word()]),
-                });
-            }
-            let cond = cond.expect("a condition");
-            yv = b.op(Op::Select, u32t, &[cond.word(), yv.word(), hv.word()]);
-        }
-        let coord = b.op(Op::CompositeConstruct, v2, &[xv.word(), yv.word()]);
-        let elem = ep.element_type;
-        let mut parts = Vec::with_capacity(t.rows.len());
-        for &(s, k) in &t.rows {
-            let v = b.m.inst(s).operand_id(1).ok_or("a staged value")?;
-            let v = mapped(v);
-            parts.push(component(&mut b, v, k, elem).word());
-        }
-        let (data, ty) = if parts.len() == 1 {
-            (Id::new(parts[0]).expect("an id"), elem)
-        } else {
-            let vt = b.types.vector(b.m, elem, parts.len() as u32);
-            (b.op(Op::CompositeConstruct, vt, &parts), vt)
-        };
-        let var = function_variable(&mut b, fast, ty)?;
-        b.void(Op::Store, &[var.word(), data.word()]);
-        let u8t = b.int(8);
-        let bptr = b.types.pointer(b.m, StorageClass::Function, u8t);
-        let src = b.op(Op::Bitcast, bptr, &[var.word()]);
-        let ek = b.konst(32, i64::from(e));
-        let wk = b.konst(32, i64::from(w));
-        let hk = b.konst(32, i64::from(h));
-        let ck = b.konst(32, i64::from(c));
-        let base = mapped(plan.base);
-        b.void(
-            Op::Subgroup2DBlockStoreINTEL,
-            &[
-                ek.word(),
-                wk.word(),
-                hk.word(),
-                ck.word(),
-                src.word(),
-                base.word(),
-                wv.word(),
-                hv.word(),
-                pv.word(),
-                coord.word(),
-            ],
-        );
+        store_tile(&mut b, t, ep.element_type, &bits, types, map, fast)?;
         stats.add("block_stores", 1);
     }
     stats.add("store_raised", ep.global_stores.len() as u64);
@@ -166,6 +86,133 @@ pub(super) fn store_epilogue(
         ep.tiles.first().map_or(0, |t| t.plan.shape.2),
         ep.tiles.first().map_or(0, |t| t.plan.shape.1),
     ));
+    remove_replaced(m, ep, corr, fast, stats);
+    Ok(())
+}
+
+/// Recomputes in the copy, before the barrier, every atom of the tiles' polynomials and
+/// every uniform mask condition (where the clone does not hold it there yet).
+fn recompute_atoms(
+    b: &mut Builder,
+    dom: &Dominators,
+    ep: &EpiloguePlan,
+    corr: &HashMap<InstId, InstId>,
+) {
+    for t in &ep.tiles {
+        for poly in
+            t.plan
+                .x
+                .iter()
+                .chain(&t.plan.y)
+                .chain([&t.plan.pitch, &t.plan.width, &t.plan.height])
+        {
+            for (mono, _) in poly.terms() {
+                for &a in mono {
+                    recompute_in_clone(b, dom, ep.barrier, a, corr);
+                }
+            }
+        }
+        for &(c, _) in &t.plan.uniform_conds {
+            recompute_in_clone(b, dom, ep.barrier, c, corr);
+        }
+    }
+}
+
+/// The types every tile's store uses: 32-bit integer, its 2-vector (the coordinate), bool.
+#[derive(Clone, Copy)]
+struct TileTypes {
+    u32t: Id,
+    v2: Id,
+    bt: Id,
+}
+
+/// Emits tile `t`'s 2D block store: its coordinate, its data (the staged components of
+/// element type `elem`, through a Function variable) and the store itself.
+fn store_tile(
+    b: &mut Builder,
+    t: &Tile,
+    elem: Id,
+    bits: &[Id],
+    types: TileTypes,
+    map: &HashMap<Id, Id>,
+    fast: FuncId,
+) -> Result<(), String> {
+    let mapped = |id: Id| map.get(&id).copied().unwrap_or(id);
+    let plan = &t.plan;
+    let (e, w, h, c) = plan.shape;
+    let xv = b
+        .origin(&plan.x, bits, plan.saturate[1])
+        .ok_or("column origin does not fit the subgroups")?;
+    let mut yv = b
+        .origin(&plan.y, bits, plan.saturate[0])
+        .ok_or("row origin does not fit the subgroups")?;
+    let wv = b.poly(&plan.width, 32).ok_or("width")?;
+    let hv = b.poly(&plan.height, 32).ok_or("height")?;
+    let pv = b.poly(&plan.pitch, 32).ok_or("pitch")?;
+    if !plan.uniform_conds.is_empty() {
+        // A work-group-uniform mask: when false, the block starts below the surface (every
+        // row out of bounds, so nothing is written).
+        let mut cond: Option<Id> = None;
+        for &(cid, _) in &plan.uniform_conds {
+            let cid = b.atom_map.get(&cid).copied().unwrap_or(cid);
+            cond = Some(match cond {
+                None => cid,
+                Some(a) => b.op(Op::LogicalAnd, types.bt, &[a.word(), cid.word()]),
+            });
+        }
+        let cond = cond.expect("a condition");
+        yv = b.op(Op::Select, types.u32t, &[cond.word(), yv.word(), hv.word()]);
+    }
+    let coord = b.op(Op::CompositeConstruct, types.v2, &[xv.word(), yv.word()]);
+    let mut parts = Vec::with_capacity(t.rows.len());
+    for &(s, k) in &t.rows {
+        let v = b.m.inst(s).operand_id(1).ok_or("a staged value")?;
+        let v = mapped(v);
+        parts.push(component(b, v, k, elem).word());
+    }
+    let (data, ty) = if parts.len() == 1 {
+        (Id::new(parts[0]).expect("an id"), elem)
+    } else {
+        let vt = b.types.vector(b.m, elem, parts.len() as u32);
+        (b.op(Op::CompositeConstruct, vt, &parts), vt)
+    };
+    let var = function_variable(b, fast, ty)?;
+    b.void(Op::Store, &[var.word(), data.word()]);
+    let u8t = b.int(8);
+    let bptr = b.types.pointer(b.m, StorageClass::Function, u8t);
+    let src = b.op(Op::Bitcast, bptr, &[var.word()]);
+    let ek = b.konst(32, i64::from(e));
+    let wk = b.konst(32, i64::from(w));
+    let hk = b.konst(32, i64::from(h));
+    let ck = b.konst(32, i64::from(c));
+    let base = mapped(plan.base);
+    b.void(
+        Op::Subgroup2DBlockStoreINTEL,
+        &[
+            ek.word(),
+            wk.word(),
+            hk.word(),
+            ck.word(),
+            src.word(),
+            base.word(),
+            wv.word(),
+            hv.word(),
+            pv.word(),
+            coord.word(),
+        ],
+    );
+    Ok(())
+}
+
+/// Erases the global stores the block stores replace in the copy, then the staging stores
+/// and the barrier unless some staging load is still used.
+fn remove_replaced(
+    m: &mut Module,
+    ep: &EpiloguePlan,
+    corr: &HashMap<InstId, InstId>,
+    fast: FuncId,
+    stats: &mut Statistics,
+) {
     for g in &ep.global_stores {
         m.erase(corr[g]);
     }
@@ -179,7 +226,7 @@ pub(super) fn store_epilogue(
             "{}: the staging of the stores stays: some of its Workgroup loads are still used",
             location(m, ep.barrier)
         ));
-        return Ok(());
+        return;
     }
     for s in &ep.staging_stores {
         m.erase(corr[s]);
@@ -188,5 +235,4 @@ pub(super) fn store_epilogue(
     stats.add("staging_stores_removed", ep.staging_stores.len() as u64);
     stats.add("barriers_removed", 1);
     remove_dead(m, fast);
-    Ok(())
 }

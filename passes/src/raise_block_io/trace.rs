@@ -13,7 +13,7 @@ use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::types::size_of;
 use spvopt_analysis::Dominators;
 use spvopt_ir::opcode_class::OP_PREDICATED_LOAD_INTEL;
-use spvopt_ir::{FuncId, Id, InstId, Module};
+use spvopt_ir::{FuncId, Id, Inst, InstId, Module};
 
 /// The origin of one byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +78,15 @@ pub struct Tracer<'a> {
 /// Longest chain of data moves followed.
 const MAX_STEPS: usize = 256;
 
+/// One step of a trace.
+#[derive(Clone, Copy)]
+enum Step {
+    /// The byte is byte `.1` of value `.0`: follow it.
+    Next(Id, u32),
+    /// The answer.
+    Done(Result<ByteSource, Untraceable>),
+}
+
 impl Tracer<'_> {
     fn size(&self, id: Id) -> Option<u32> {
         let ty = self.m.type_of(id)?;
@@ -101,213 +110,189 @@ impl Tracer<'_> {
 
     /// Where byte `byte` of `id` comes from.
     pub fn trace(&self, mut id: Id, mut byte: u32) -> Result<ByteSource, Untraceable> {
-        let fail = |id| Err(Untraceable(id));
         for _ in 0..MAX_STEPS {
-            let Some(d) = self.m.def(id) else {
-                return fail(id);
-            };
-            let inst = self.m.inst(d);
-            let Some(op) = inst.op() else {
-                // `OpPredicatedLoadINTEL %T %r %ptr %pred %default`: a masked load when the
-                // default is zero (Triton's masked loads since 2026).
-                if inst.opcode() == OP_PREDICATED_LOAD_INTEL {
-                    let (Some(cond), Some(default)) = (inst.operand_id(1), inst.operand_id(2))
-                    else {
-                        return fail(id);
-                    };
-                    let zero = matches!(
-                        self.trace(default, byte),
-                        Ok(ByteSource::Zero) | Ok(ByteSource::Undef)
-                    );
-                    if !zero {
-                        return fail(id);
-                    }
-                    return Ok(ByteSource::Masked {
-                        load: d,
-                        byte,
-                        cond,
-                        polarity: true,
-                        also: [None, None],
-                    });
-                }
-                return fail(id);
-            };
-            match op {
-                Op::Load => return Ok(ByteSource::Load { load: d, byte }),
-                Op::Undef => return Ok(ByteSource::Undef),
-                Op::ConstantNull => return Ok(ByteSource::Zero),
-                Op::Constant => {
-                    let words = inst.operands();
-                    let w = words.get(byte as usize / 4).copied().unwrap_or(0);
-                    return if (w >> (8 * (byte % 4))) & 0xff == 0 {
-                        Ok(ByteSource::Zero)
-                    } else {
-                        fail(id)
-                    };
-                }
-                Op::ConstantComposite => {
-                    let Some(ty) = inst.result_type() else {
-                        return fail(id);
-                    };
-                    let Some((comp, _)) = self.vector(ty) else {
-                        return fail(id);
-                    };
-                    let Some(cs) = self.type_size(comp) else {
-                        return fail(id);
-                    };
-                    let Some(part) = inst.operand_id((byte / cs) as usize) else {
-                        return fail(id);
-                    };
-                    id = part;
-                    byte %= cs;
-                }
-                Op::Bitcast | Op::CopyObject => {
-                    let Some(src) = inst.operand_id(0) else {
-                        return fail(id);
-                    };
-                    if self.size(src) != self.size(id) {
-                        return fail(id);
-                    }
-                    id = src;
-                }
-                Op::CompositeExtract => {
-                    let Some(src) = inst.operand_id(0) else {
-                        return fail(id);
-                    };
-                    let Some((comp, _)) = self.m.type_of(src).and_then(|t| self.vector(t)) else {
-                        return fail(id);
-                    };
-                    let (Some(cs), Some(k), None) = (
-                        self.type_size(comp),
-                        inst.operand_word(1),
-                        inst.operand_word(2),
-                    ) else {
-                        return fail(id);
-                    };
-                    // Selectors are the module's words: checked, never wrapped.
-                    let Some(b) = k.checked_mul(cs).and_then(|o| o.checked_add(byte)) else {
-                        return fail(id);
-                    };
-                    byte = b;
-                    id = src;
-                }
-                Op::CompositeInsert => {
-                    let (Some(obj), Some(comp), Some(k), None) = (
-                        inst.operand_id(0),
-                        inst.operand_id(1),
-                        inst.operand_word(2),
-                        inst.operand_word(3),
-                    ) else {
-                        return fail(id);
-                    };
-                    let Some(cs) = self.size(obj).filter(|&s| s > 0) else {
-                        return fail(id);
-                    };
-                    if byte / cs == k {
-                        id = obj;
-                        byte %= cs;
-                    } else {
-                        id = comp;
-                    }
-                }
-                Op::CompositeConstruct => {
-                    let mut at = 0u32;
-                    let mut next = None;
-                    for &w in inst.operands() {
-                        let Some(part) = Id::new(w) else {
-                            return fail(id);
-                        };
-                        let Some(s) = self.size(part) else {
-                            return fail(id);
-                        };
-                        let Some(end) = at.checked_add(s) else {
-                            return fail(id);
-                        };
-                        if byte < end {
-                            next = Some((part, byte - at));
-                            break;
-                        }
-                        at = end;
-                    }
-                    let Some((part, b)) = next else {
-                        return fail(id);
-                    };
-                    id = part;
-                    byte = b;
-                }
-                Op::VectorShuffle => {
-                    let (Some(v1), Some(v2)) = (inst.operand_id(0), inst.operand_id(1)) else {
-                        return fail(id);
-                    };
-                    let Some(ty1) = self.m.type_of(v1) else {
-                        return fail(id);
-                    };
-                    let Some((comp, n1)) = self.vector(ty1) else {
-                        return fail(id);
-                    };
-                    let Some(cs) = self.type_size(comp) else {
-                        return fail(id);
-                    };
-                    let Some(sel) = inst.operand_word(2 + (byte / cs) as usize) else {
-                        return fail(id);
-                    };
-                    if sel == u32::MAX {
-                        return Ok(ByteSource::Undef);
-                    }
-                    let n2 = self
-                        .m
-                        .type_of(v2)
-                        .and_then(|t| self.vector(t))
-                        .map_or(0, |(_, n)| n);
-                    // A selector past both vectors (invalid SPIR-V a hostile module may hold)
-                    // is not traced.
-                    let (src, k) = if sel < n1 {
-                        (v1, sel)
-                    } else if sel - n1 < n2 {
-                        (v2, sel - n1)
-                    } else {
-                        return fail(id);
-                    };
-                    let Some(b) = k.checked_mul(cs).and_then(|o| o.checked_add(byte % cs)) else {
-                        return fail(id);
-                    };
-                    id = src;
-                    byte = b;
-                }
-                Op::Phi => return self.masked_phi(id, d, byte),
-                Op::Select => {
-                    let (Some(c), Some(a), Some(b)) =
-                        (inst.operand_id(0), inst.operand_id(1), inst.operand_id(2))
-                    else {
-                        return fail(id);
-                    };
-                    let (ta, tb) = (self.trace(a, byte)?, self.trace(b, byte)?);
-                    return match (ta, tb) {
-                        (ByteSource::Load { load, byte }, ByteSource::Zero) => {
-                            Ok(ByteSource::Masked {
-                                load,
-                                byte,
-                                cond: c,
-                                polarity: true,
-                                also: [None, None],
-                            })
-                        }
-                        (ByteSource::Zero, ByteSource::Load { load, byte }) => {
-                            Ok(ByteSource::Masked {
-                                load,
-                                byte,
-                                cond: c,
-                                polarity: false,
-                                also: [None, None],
-                            })
-                        }
-                        _ => fail(id),
-                    };
-                }
-                _ => return fail(id),
+            match self.step(id, byte) {
+                Step::Next(next, b) => (id, byte) = (next, b),
+                Step::Done(answer) => return answer,
             }
         }
-        fail(id)
+        Err(Untraceable(id))
+    }
+
+    /// One step of [`Tracer::trace`]: the answer for byte `byte` of `id`, or the value and
+    /// byte it is a copy of.
+    fn step(&self, id: Id, byte: u32) -> Step {
+        let fail = Step::Done(Err(Untraceable(id)));
+        let Some(d) = self.m.def(id) else {
+            return fail;
+        };
+        let inst = self.m.inst(d);
+        let Some(op) = inst.op() else {
+            if inst.opcode() == OP_PREDICATED_LOAD_INTEL {
+                return Step::Done(self.predicated_load(id, d, byte));
+            }
+            return fail;
+        };
+        let next = match op {
+            Op::Load => return Step::Done(Ok(ByteSource::Load { load: d, byte })),
+            Op::Undef => return Step::Done(Ok(ByteSource::Undef)),
+            Op::ConstantNull => return Step::Done(Ok(ByteSource::Zero)),
+            Op::Constant => {
+                let w = inst.operands().get(byte as usize / 4).copied().unwrap_or(0);
+                if (w >> (8 * (byte % 4))) & 0xff == 0 {
+                    return Step::Done(Ok(ByteSource::Zero));
+                }
+                None
+            }
+            Op::ConstantComposite => self.constant_component(inst, byte),
+            Op::Bitcast | Op::CopyObject => inst
+                .operand_id(0)
+                .filter(|&src| self.size(src) == self.size(id))
+                .map(|src| (src, byte)),
+            Op::CompositeExtract => self.extracted(inst, byte),
+            Op::CompositeInsert => self.inserted(inst, byte),
+            Op::CompositeConstruct => self.constructed(inst, byte),
+            Op::VectorShuffle => return self.shuffled(inst, byte).unwrap_or(fail),
+            Op::Phi => return Step::Done(self.masked_phi(id, d, byte)),
+            Op::Select => return Step::Done(self.masked_select(id, inst, byte)),
+            _ => None,
+        };
+        match next {
+            Some((next, b)) => Step::Next(next, b),
+            None => fail,
+        }
+    }
+
+    /// `OpPredicatedLoadINTEL %T %r %ptr %pred %default` (instruction `d`, result `id`): a
+    /// masked load when the default is zero (Triton's masked loads since 2026).
+    fn predicated_load(&self, id: Id, d: InstId, byte: u32) -> Result<ByteSource, Untraceable> {
+        let inst = self.m.inst(d);
+        let (Some(cond), Some(default)) = (inst.operand_id(1), inst.operand_id(2)) else {
+            return Err(Untraceable(id));
+        };
+        let zero = matches!(
+            self.trace(default, byte),
+            Ok(ByteSource::Zero) | Ok(ByteSource::Undef)
+        );
+        if !zero {
+            return Err(Untraceable(id));
+        }
+        Ok(ByteSource::Masked {
+            load: d,
+            byte,
+            cond,
+            polarity: true,
+            also: [None, None],
+        })
+    }
+
+    /// Byte `byte` of a vector `OpConstantComposite`: the constituent and byte it is.
+    fn constant_component(&self, inst: &Inst, byte: u32) -> Option<(Id, u32)> {
+        let (comp, _) = self.vector(inst.result_type()?)?;
+        let cs = self.type_size(comp)?;
+        let part = inst.operand_id((byte / cs) as usize)?;
+        Some((part, byte % cs))
+    }
+
+    /// Byte `byte` of a one-index `OpCompositeExtract` of a vector: the byte of the vector.
+    fn extracted(&self, inst: &Inst, byte: u32) -> Option<(Id, u32)> {
+        let src = inst.operand_id(0)?;
+        let (comp, _) = self.m.type_of(src).and_then(|t| self.vector(t))?;
+        let (Some(cs), Some(k), None) = (
+            self.type_size(comp),
+            inst.operand_word(1),
+            inst.operand_word(2),
+        ) else {
+            return None;
+        };
+        // Selectors are the module's words: checked, never wrapped.
+        let b = k.checked_mul(cs).and_then(|o| o.checked_add(byte))?;
+        Some((src, b))
+    }
+
+    /// Byte `byte` of a one-index `OpCompositeInsert`: of the inserted object or of the
+    /// composite.
+    fn inserted(&self, inst: &Inst, byte: u32) -> Option<(Id, u32)> {
+        let (Some(obj), Some(comp), Some(k), None) = (
+            inst.operand_id(0),
+            inst.operand_id(1),
+            inst.operand_word(2),
+            inst.operand_word(3),
+        ) else {
+            return None;
+        };
+        let cs = self.size(obj).filter(|&s| s > 0)?;
+        if byte / cs == k {
+            Some((obj, byte % cs))
+        } else {
+            Some((comp, byte))
+        }
+    }
+
+    /// Byte `byte` of an `OpCompositeConstruct`: the constituent and byte it is.
+    fn constructed(&self, inst: &Inst, byte: u32) -> Option<(Id, u32)> {
+        let mut at = 0u32;
+        for &w in inst.operands() {
+            let part = Id::new(w)?;
+            let s = self.size(part)?;
+            let end = at.checked_add(s)?;
+            if byte < end {
+                return Some((part, byte - at));
+            }
+            at = end;
+        }
+        None
+    }
+
+    /// Byte `byte` of an `OpVectorShuffle`: the byte of the vector it selects, or undefined
+    /// (selector `0xFFFFFFFF`); `None` when not traced.
+    fn shuffled(&self, inst: &Inst, byte: u32) -> Option<Step> {
+        let (v1, v2) = (inst.operand_id(0)?, inst.operand_id(1)?);
+        let (comp, n1) = self.vector(self.m.type_of(v1)?)?;
+        let cs = self.type_size(comp)?;
+        let sel = inst.operand_word(2 + (byte / cs) as usize)?;
+        if sel == u32::MAX {
+            return Some(Step::Done(Ok(ByteSource::Undef)));
+        }
+        let n2 = self
+            .m
+            .type_of(v2)
+            .and_then(|t| self.vector(t))
+            .map_or(0, |(_, n)| n);
+        // A selector past both vectors (invalid SPIR-V a hostile module may hold) is not
+        // traced.
+        let (src, k) = if sel < n1 {
+            (v1, sel)
+        } else if sel - n1 < n2 {
+            (v2, sel - n1)
+        } else {
+            return None;
+        };
+        let b = k.checked_mul(cs).and_then(|o| o.checked_add(byte % cs))?;
+        Some(Step::Next(src, b))
+    }
+
+    /// `select(c, load, 0)` or `select(c, 0, load)` (result `id`): the load's byte masked by
+    /// `c` (or `!c`).
+    fn masked_select(&self, id: Id, inst: &Inst, byte: u32) -> Result<ByteSource, Untraceable> {
+        let (Some(c), Some(a), Some(b)) =
+            (inst.operand_id(0), inst.operand_id(1), inst.operand_id(2))
+        else {
+            return Err(Untraceable(id));
+        };
+        let (ta, tb) = (self.trace(a, byte)?, self.trace(b, byte)?);
+        let (load, byte, polarity) = match (ta, tb) {
+            (ByteSource::Load { load, byte }, ByteSource::Zero) => (load, byte, true),
+            (ByteSource::Zero, ByteSource::Load { load, byte }) => (load, byte, false),
+            _ => return Err(Untraceable(id)),
+        };
+        Ok(ByteSource::Masked {
+            load,
+            byte,
+            cond: c,
+            polarity,
+            also: [None, None],
+        })
     }
 
     /// `phi(v from L, 0 from P)` where `P` ends with `br c, L, here` (or `br c, here, L`)
