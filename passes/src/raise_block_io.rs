@@ -71,6 +71,7 @@ mod epilogue;
 mod loop_plan;
 mod obligation;
 mod plan;
+mod reject;
 mod rewrite;
 mod staging;
 mod store_rewrite;

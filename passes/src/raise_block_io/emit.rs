@@ -290,7 +290,7 @@ impl Builder<'_> {
     /// bits.
     /// A block origin per subgroup as the block operation's 32-bit coordinate: the polynomial
     /// at 32 bits, or, when `saturate`, at 64 bits clamped to `±SATURATE_AT` first (exact
-    /// inside, outside every surface beyond: `plan/origins.rs`).
+    /// inside, outside every surface beyond: `obligation/origins.rs`).
     pub fn origin(&mut self, ps: &[Poly], bits: &[Id], saturate: bool) -> Option<Id> {
         if !saturate {
             return self.subgroup_poly(ps, bits, 32);

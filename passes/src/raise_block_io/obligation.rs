@@ -23,14 +23,17 @@
 //!
 //! Why this is sound: the raised copy runs only when every obligation holds (proven ones hold
 //! always, run-time ones are checked, saturated origins are exact by construction, see
-//! `plan/origins.rs`), and under them the rewrite is exact (see `raise_block_io.rs`).
+//! `obligation/origins.rs`), and under them the rewrite is exact (see `raise_block_io.rs`).
 
 use spvopt_analysis::decorations::Decorations;
 use spvopt_analysis::lane_map::{Coef, LaneMap, Poly};
 use spvopt_ir::{FuncId, Id, Module};
 
 use super::emit;
-use super::plan::{origins, OperandReject};
+use super::reject::OperandReject;
+
+mod origins;
+pub use origins::SATURATE_AT;
 
 /// The largest surface width, pitch and height 2D block IO takes (bytes, bytes, rows).
 pub const SURFACE_LIMIT: i64 = 1 << 24;
@@ -89,7 +92,7 @@ pub enum Obligation {
     /// mask is then the vector's column bound.
     VectorFirstColumn { column: Poly, zeros: u32 },
     /// The block origins along `dim` (0 rows, 1 columns) fit the block operation's 32-bit
-    /// coordinate (`plan/origins.rs`); `nonneg` are atoms checked `≥ 0` at run time.
+    /// coordinate (`obligation/origins.rs`); `nonneg` are atoms checked `≥ 0` at run time.
     OriginFits {
         dim: usize,
         origins: Vec<Poly>,

@@ -29,9 +29,9 @@ use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_analysis::lane_map::{Coef, Poly};
 use spvopt_ir::Id;
 
-use super::OperandReject;
+use super::{Discharge, Facts, Obligation};
 use crate::raise_block_io::emit;
-use crate::raise_block_io::obligation::{Discharge, Facts, Obligation};
+use crate::raise_block_io::reject::OperandReject;
 
 /// The least origin whose 32-bit truncation is exact.
 pub const ORIGIN_LO: i128 = -(1 << 31);
