@@ -449,21 +449,14 @@ fn plan_epilogue(
             LaneMap::build(m, f, inp.cfg, inp.pdom, inp.dec, shape, sg as usize, false)
         })
         .clone();
-    let facts = obligation::Facts {
-        m,
-        dec: inp.dec,
-        lanes: &lanes,
-        func: f,
-    };
-    let lane_obligations = obligation::lane_map_obligations(m, &lanes, nx, &[]);
-    if let Err((r, at)) = obligation::check_all(&facts, &lane_obligations) {
+    if let Err((r, at)) = obligation::lane_map_usable(m, inp.dec, &lanes, f, nx) {
         let (key, why) = r.reason();
         let key = match r {
             OperandReject::NarrowWidening => "store_rejected_narrow_widening",
             OperandReject::UnprovableAssumption => "store_rejected_unprovable_assumption",
             _ => epilogue::store_key(key),
         };
-        let at = at.and_then(|x| m.def(x)).unwrap_or(stores[0]);
+        let at = at.unwrap_or(stores[0]);
         reject(stats, key, why, at);
         return;
     }

@@ -121,16 +121,9 @@ pub(super) fn plan_loop(
     // The lane map's own obligations (remainders, widenings): each must be checkable before
     // the body, and no lane-varying index may be widened from fewer than 32 bits.
     let nx = sc.shape.iter().product::<u32>();
-    let facts = obligation::Facts {
-        m,
-        dec: inp.dec,
-        lanes: &lanes,
-        func: f,
-    };
-    let lane_obligations = obligation::lane_map_obligations(m, &lanes, nx, &[]);
-    if let Err((r, at)) = obligation::check_all(&facts, &lane_obligations) {
+    if let Err((r, at)) = obligation::lane_map_usable(m, inp.dec, &lanes, f, nx) {
         let (key, why) = r.reason();
-        report.reject(m, stats, key, why, at.and_then(|x| m.def(x)));
+        report.reject(m, stats, key, why, at);
         return None;
     }
     // The staging (its scan also rejects loops that write global memory or call); gathers

@@ -465,6 +465,27 @@ pub fn lane_map_obligations(
     obs
 }
 
+/// Whether the lane map `map` of function `func` (`lanes` invocations) can be relied on: its
+/// own obligations (remainders, exact widenings: checkable before the body; no lane-varying
+/// index widened from fewer than 32 bits) can all be met; the rejection and the instruction it
+/// is about otherwise.
+pub fn lane_map_usable(
+    m: &Module,
+    dec: &Decorations,
+    map: &LaneMap,
+    func: FuncId,
+    lanes: u32,
+) -> Result<(), (OperandReject, Option<spvopt_ir::InstId>)> {
+    let facts = Facts {
+        m,
+        dec,
+        lanes: map,
+        func,
+    };
+    let obs = lane_map_obligations(m, map, lanes, &[]);
+    check_all(&facts, &obs).map_err(|(r, at)| (r, at.and_then(|x| m.def(x))))
+}
+
 /// Whether every obligation of `obs` can be met (proven or checked at run time): the first
 /// rejection and where (the obligation's value) otherwise.
 pub fn check_all(facts: &Facts, obs: &[Obligation]) -> Result<(), (OperandReject, Option<Id>)> {
