@@ -103,6 +103,14 @@ fn staged_gemms_get_2d_block_loads_and_keep_their_results() {
                     stat(&rep, "raise-block-io", "barriers_removed") > 0,
                     "{file} {target}: the staging stayed"
                 );
+                // Triton's origin tests (`pid_m·128 ≥ 0`, `k ≥ 0`, `(k | pid_n·128) ≥ 0`): when
+                // one is false the whole block is before row or column 0, so the block load
+                // (store) needs no select of its own for it.
+                assert!(
+                    stat(&rep, "raise-block-io", "mask_conditions_implied") > 0
+                        && stat(&rep, "raise-block-io", "store_mask_conditions_implied") > 0,
+                    "{file} {target}: the origin tests kept their selects"
+                );
             } else {
                 // Two K loops (K a multiple of 32 or not), 8 + 8 operands each.
                 assert_eq!(

@@ -25,6 +25,7 @@ use super::staging::Staging;
 use super::trace::{ByteSource, Tracer};
 
 mod bounds;
+mod implied_masks;
 pub use super::obligation::SATURATE_AT;
 pub use super::reject::OperandReject;
 use spvopt_analysis::block_io::layout::Layout;
@@ -118,6 +119,9 @@ pub struct OperandPlan {
     pub x: Vec<Poly>,
     /// Work-group-uniform mask conjuncts (the value is 0 when one is false).
     pub uniform_conds: Vec<(Id, bool)>,
+    /// Work-group-uniform mask conjuncts the block operation implies (`plan/implied_masks.rs`):
+    /// taken out of `uniform_conds`, no select needed.
+    pub implied_conds: Vec<Id>,
     /// What the run-time check must establish for this block (`obligation.rs`): the
     /// obligations left after discharging the rest, distinct, in order.
     pub obligations: Vec<Obligation>,
@@ -427,6 +431,13 @@ impl Planner<'_> {
             zeros: need,
         })?;
         let bd = self.bounds(lay, &place, elems, &ys, &xs)?;
+        let span = implied_masks::BlockSpan {
+            ys: &ys,
+            xs: &xs,
+            rows: place.iter().map(|p| p.2 + 1).max().unwrap_or(0),
+            cols: place.iter().map(|p| p.3 + 1).max().unwrap_or(0),
+        };
+        let (uniform_conds, implied_conds) = self.implied_conditions(&span, bd.uniform);
         let width = bd.width.scale(i64::from(e));
         let obligations = surface_obligations(
             SurfaceOf {
@@ -452,7 +463,8 @@ impl Planner<'_> {
             width,
             y: ys,
             x: xs,
-            uniform_conds: bd.uniform,
+            uniform_conds,
+            implied_conds,
             obligations,
             saturate,
             assumed: bd.assumed,

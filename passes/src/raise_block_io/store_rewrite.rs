@@ -75,6 +75,12 @@ pub(super) fn store_epilogue(
     for t in &ep.tiles {
         store_tile(&mut b, t, ep.element_type, &bits, types, map, fast)?;
         stats.add("block_stores", 1);
+        if !t.plan.implied_conds.is_empty() {
+            stats.add(
+                "store_mask_conditions_implied",
+                t.plan.implied_conds.len() as u64,
+            );
+        }
     }
     stats.add("store_raised", ep.global_stores.len() as u64);
     stats.note(format!(

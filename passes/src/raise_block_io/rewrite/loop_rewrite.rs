@@ -177,6 +177,10 @@ fn issue_block_load(
 fn note_raised(m: &Module, stats: &mut Statistics, x: Id, plan: &OperandPlan, uses: &[Slot]) {
     let (e, w, h, c) = plan.shape;
     stats.add(kind_key(plan.kind), 1);
+    if !plan.implied_conds.is_empty() {
+        // Uniform mask conditions the block load implies: no select for them.
+        stats.add("mask_conditions_implied", plan.implied_conds.len() as u64);
+    }
     stats.note(format!(
         "{}: operand %{} raised: {} {}b {}r{}x{}c",
         location(m, uses[0].mma),
