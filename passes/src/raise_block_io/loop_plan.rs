@@ -350,8 +350,22 @@ fn kept_plans(
         let loc = location(m, at);
         stats.note(format!("{loc}: operand %{} not raised: {why}", x.word()));
     };
-    if !rejected.is_empty() && staged {
-        for (x, _, uses) in plans.drain(..) {
+    // Availability first: an operand whose block load cannot go where the data is needed stays
+    // staged, and so keeps the staging for the others too.
+    let mut available = Vec::with_capacity(plans.len());
+    let mut unavailable_count = 0;
+    for (x, p, uses) in plans.drain(..) {
+        match unavailable(m, inp.dom, f, insert_at, &p, true) {
+            None => available.push((x, p, uses)),
+            Some((key, why)) => {
+                stats.add(key, 1);
+                note(stats, uses[0].mma, x, &why);
+                unavailable_count += 1;
+            }
+        }
+    }
+    if (!rejected.is_empty() || unavailable_count > 0) && staged {
+        for (x, _, uses) in available.drain(..) {
             stats.add("rejected_staging_kept", 1);
             note(
                 stats,
@@ -369,15 +383,5 @@ fn kept_plans(
             None => stats.note(format!(": operand %{} not raised: {why}", x.word())),
         }
     }
-    let mut kept = Vec::new();
-    for (x, p, uses) in plans {
-        match unavailable(m, inp.dom, f, insert_at, &p, true) {
-            None => kept.push((x, p, uses)),
-            Some((key, why)) => {
-                stats.add(key, 1);
-                note(stats, uses[0].mma, x, &why);
-            }
-        }
-    }
-    kept
+    available
 }
