@@ -78,7 +78,7 @@ use crate::edit::block_payload_imports::{emit, load_cache_controls, minus_or_plu
 pub const CLONE_BUDGET: usize = 32;
 
 /// The targets whose consumer is IGC (the `auto` consumer).
-pub const IGC_TARGETS: &[&str] = &["pvc", "bmg", "lnl", "ptl", "cri"];
+pub use crate::util::IGC_TARGETS;
 
 /// Whose compiler consumes the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

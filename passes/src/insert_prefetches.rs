@@ -17,7 +17,10 @@
 //! - `OpSubgroupBlockReadINTEL` whose pointer is `root + step·i` bytes gets
 //!   `OpSubgroupBlockPrefetchINTEL` of the same number of bytes per invocation at
 //!   `ptr + d·step` (and prologue prefetches), when the target honours that size;
-//!   `SPV_INTEL_subgroup_buffer_prefetch` is declared.
+//!   `SPV_INTEL_subgroup_buffer_prefetch` is declared. Only with `prefetch-1d=true`, or with
+//!   the default `auto` when the target's consumer is not IGC (`skipped_buffer_prefetch_off`
+//!   otherwise): measured on IGC 2.40 they cost sends and instructions that nothing in its
+//!   output shows to pay back ([`BufferPrefetches::Auto`]).
 //! - Every new prefetch reads through a fresh pointer (`OpPtrAccessChain %base 0`) decorated
 //!   `CacheControlLoadINTEL` for L1 (level 0) and L3 (level 1) per `prefetch-cache`
 //!   (default `L1C_L3C`: cached in both; `none`: no decoration), with `SPV_INTEL_cache_controls`.
@@ -132,6 +135,25 @@ const MAX_AHEAD: i64 = 64;
 /// Instructions cloned into a preheader for one load, at most.
 const HOIST_BUDGET: usize = 64;
 
+/// Whether 1D subgroup block reads get buffer prefetches (`prefetch-1d`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferPrefetches {
+    /// Not when the target's consumer is IGC ([`IGC_TARGETS`]), else yes. By measurement
+    /// (IGC 2.40, 256 GRF, the 85 DPAS kernels of `tests/corpus/opencl-samples` on pvc):
+    /// IGC issues every buffer prefetch as one more send with its own address arithmetic, so
+    /// the K loops' sends grow by 30% and their instructions by 19% with them, and 29 kernels
+    /// end up with more sends than their input because of them alone; nothing in IGC's output
+    /// shows what they save, and no producer's best build (Triton's) emits them. 2D block
+    /// prefetches stay: Triton's own 2D builds issue them (docs/isa-parity.md).
+    Auto,
+    /// Always (where the target honours the size).
+    On,
+    /// Never.
+    Off,
+}
+
+use crate::util::IGC_TARGETS;
+
 /// The pass, with its options.
 #[derive(Clone, Debug)]
 pub struct InsertPrefetches {
@@ -141,6 +163,8 @@ pub struct InsertPrefetches {
     pub cooperative: bool,
     /// `LoadCacheControl` for L1 and L3 (`prefetch-cache`); `None`: no decoration.
     pub cache: Option<(u32, u32)>,
+    /// Buffer prefetches of 1D subgroup block reads (`prefetch-1d`).
+    pub buffer: BufferPrefetches,
 }
 
 impl Default for InsertPrefetches {
@@ -149,6 +173,7 @@ impl Default for InsertPrefetches {
             distance: 2,
             cooperative: false,
             cache: Some((1, 1)),
+            buffer: BufferPrefetches::Auto,
         }
     }
 }
@@ -206,6 +231,19 @@ impl InsertPrefetches {
                         "" | "true" | "1" | "yes" | "on" => true,
                         "false" | "0" | "no" | "off" => false,
                         _ => return Err(bad(k, format!("expected true or false, got \"{v}\""))),
+                    };
+                }
+                "prefetch-1d" => {
+                    p.buffer = match v.as_str() {
+                        "auto" => BufferPrefetches::Auto,
+                        "" | "true" | "1" | "yes" | "on" => BufferPrefetches::On,
+                        "false" | "0" | "no" | "off" => BufferPrefetches::Off,
+                        _ => {
+                            return Err(bad(
+                                k,
+                                format!("expected auto, true or false, got \"{v}\""),
+                            ))
+                        }
                     };
                 }
                 "prefetch-cache" => {
@@ -277,6 +315,11 @@ impl Pass for InsertPrefetches {
             coop: coop.as_ref(),
         };
         let addresses = has_capability(m, Capability::Addresses);
+        let buffer_prefetches = match self.buffer {
+            BufferPrefetches::Auto => !IGC_TARGETS.contains(&target.name.as_str()),
+            BufferPrefetches::On => true,
+            BufferPrefetches::Off => false,
+        };
         // Plan everything on the unmodified module, then emit.
         let mut plans: Vec<Plan> = Vec::new();
         let mut preheaders: HashMap<LoopId, Option<InstId>> = HashMap::new();
@@ -307,7 +350,9 @@ impl Pass for InsertPrefetches {
             for i in candidates {
                 stats.add("loads_considered", 1);
                 let r = if m.inst(i).is(Op::SubgroupBlockReadINTEL) {
-                    if addresses {
+                    if !buffer_prefetches {
+                        Err("skipped_buffer_prefetch_off")
+                    } else if addresses {
                         ctx.plan_1d(m, l, i, &existing, &mut pre, &mut done_1d)
                     } else {
                         Err("skipped_unsupported_shape")

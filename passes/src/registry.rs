@@ -127,6 +127,13 @@ pub static REGISTRY: &[PassInfo] = &[
                               in UC, C, S, IAR, CC, or none",
                 default: "L1C_L3C",
             },
+            PassOptionInfo {
+                key: "prefetch-1d",
+                description: "buffer prefetches of 1D subgroup block reads: auto (not for \
+                              targets whose consumer is IGC: pvc, bmg, lnl, ptl, cri, where \
+                              IGC 2.40's code shows only their cost), true or false",
+                default: "auto",
+            },
         ],
         construct: |o| Ok(Box::new(InsertPrefetches::from_options(o)?)),
     },

@@ -94,3 +94,7 @@ pub fn is_debug_inst(m: &Module, inst: &Inst) -> bool {
         _ => false,
     }
 }
+
+/// The targets whose consumer is Intel's IGC (what `hoist-block-payloads`' `auto` consumer and
+/// `insert-prefetches`' `prefetch-1d=auto` decide by).
+pub const IGC_TARGETS: &[&str] = &["pvc", "bmg", "lnl", "ptl", "cri"];
