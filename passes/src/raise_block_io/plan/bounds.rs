@@ -29,6 +29,10 @@ use memo::{Along, BoundMemo, BoundRef, LaneTerms};
 /// and `a` (the index of the conjunct's terms at the element's invocation).
 type BoundTerms = (BoundRef, BoundRef, u32);
 
+/// A column bound of `Planner::stated_bounds`: the bound, the mask operand `a` (as in
+/// [`BoundTerms`]) and the element's column.
+type ColumnBound = (BoundRef, u32, ColumnAt);
+
 /// The column `Xc` of an element at the mask's width (`X + col` of subgroup `s`, at `width`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct ColumnAt {
@@ -348,7 +352,7 @@ impl Planner<'_> {
         for rb in cands.iter().map(Some).chain(std::iter::once(None)) {
             let is_none = rb.is_none_or(|&r| table.as_constant(r) == Some(i64::MIN));
             // Every other `a < b` is a column bound: Bc + t with 0 ≤ t < V.
-            let mut cols: Vec<(BoundRef, u32, ColumnAt)> = Vec::new();
+            let mut cols: Vec<ColumnBound> = Vec::new();
             let mut ok = true;
             for e in &t.per_elem {
                 for (&(rv, cv, a), &xc) in t.less[e.0.clone()].iter().zip(&t.less_col[e.0.clone()])
@@ -418,7 +422,7 @@ impl Planner<'_> {
         &self,
         t: &MaskTerms,
         xs: &[Poly],
-        (cols, offs, lo): (&[(BoundRef, u32, ColumnAt)], &[i64], i64),
+        (cols, offs, lo): (&[ColumnBound], &[i64], i64),
         v: u32,
         zeros: &mut AlignMemo,
     ) -> Result<(), OperandReject> {

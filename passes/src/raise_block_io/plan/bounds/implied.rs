@@ -35,6 +35,10 @@ struct AssumedBound {
     remainder: Id,
 }
 
+/// An assumption (its index) whose dividend differs from an origin by a constant, and that
+/// constant (see [`AssumedMemo`]).
+type OriginOffset = (usize, Option<i64>);
+
 /// What `Planner::implied_bound` memoizes for one dimension.
 ///
 /// `offsets`, per subgroup `s` and invocation `w`: the assumptions `0 ≤ a < b` whose dividend
@@ -47,7 +51,7 @@ struct AssumedBound {
 /// `bounds`, per assumption: its `b` at 64 bits.
 #[derive(Default)]
 struct AssumedMemo {
-    offsets: FxHashMap<(usize, u32), Vec<(usize, Option<i64>)>>,
+    offsets: FxHashMap<(usize, u32), Vec<OriginOffset>>,
     trailing_zeros: FxHashMap<(usize, u32), u32>,
     bounds: FxHashMap<usize, Poly>,
 }
