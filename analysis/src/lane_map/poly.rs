@@ -297,7 +297,12 @@ impl Poly {
 
     /// Whether [`Poly::add_constant`] gives a polynomial (at most [`MAX_TERMS`] terms), without
     /// building it: the constant monomial is added, kept, or cancelled.
+    #[inline]
     pub fn add_constant_fits(&self, c: i64) -> bool {
+        // At most one term is added.
+        if self.terms.len() < MAX_TERMS {
+            return true;
+        }
         let w = self.width;
         let c = sext(c, w);
         let mut len = self.terms.len();

@@ -132,8 +132,33 @@ impl Walker<'_> {
     }
 
     pub(super) fn table_of(&self, p: &Poly) -> Option<Vec<i64>> {
-        let c = p.as_table()?;
-        Some((0..self.lanes).map(|l| c.at(l)).collect())
+        Some(match p.as_table()? {
+            Coef::Same(c) => vec![c; self.lanes],
+            Coef::Lanes(t) => t[..self.lanes].to_vec(),
+        })
+    }
+
+    /// The table `f(a(l), c(l))` at width `w` over the invocations `l` (what `lanes_poly` of
+    /// `f` over `table_of` of both gives; `None` when `f` is `None` for some invocation): `f` once
+    /// when `a` and `c` are each one value for every invocation (the table is then that one
+    /// value everywhere, a constant).
+    pub(super) fn table_op(
+        &self,
+        a: &Coef,
+        c: &Coef,
+        w: u32,
+        f: impl Fn(i64, i64) -> Option<i64>,
+    ) -> Option<Poly> {
+        if let (Coef::Same(x), Coef::Same(y)) = (a, c) {
+            if self.lanes > 0 {
+                return Some(Poly::constant(f(*x, *y)?, w, self.lanes));
+            }
+        }
+        let mut t = Vec::with_capacity(self.lanes);
+        for l in 0..self.lanes {
+            t.push(sext(f(a.at(l), c.at(l))?, w));
+        }
+        Some(Poly::table(t.into(), w))
     }
 
     pub(super) fn lanes_poly(&self, t: Vec<i64>, w: u32) -> Poly {
@@ -305,13 +330,11 @@ impl Walker<'_> {
         r: Id,
         w: u32,
     ) -> Option<LaneValue> {
-        if let (Some(ta), Some(tc)) = (self.table_of(a), self.table_of(c)) {
+        if let (Some(ta), Some(tc)) = (a.as_table(), c.as_table()) {
             let wd = a.width;
-            let mut t = Vec::with_capacity(self.lanes);
-            for l in 0..self.lanes {
-                t.push(int_op(op, ta[l], tc[l], wd)?);
-            }
-            return Some(LaneValue::Int(self.lanes_poly(t, w)));
+            return self
+                .table_op(&ta, &tc, w, |x, y| int_op(op, x, y, wd))
+                .map(LaneValue::Int);
         }
         if let Some(p) = self.uniform_atom(&[a, c], r, w) {
             return Some(LaneValue::Int(p));

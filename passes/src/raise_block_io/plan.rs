@@ -214,18 +214,28 @@ impl Planner<'_> {
         let mut out = Vec::with_capacity(self.lanes.lanes);
         // A global load's address at one invocation, once.
         let mut lane_addr: FxHashMap<(InstId, u32), Rc<Poly>> = FxHashMap::default();
+        // Per read: the staging, the root and the offsets of its Workgroup address, which do
+        // not depend on the invocation (found at the read's first use, the first invocation,
+        // so that the first reason to reject is the same as invocation by invocation).
+        let mut staged: Vec<Option<(&Staging, Id, Coef)>> = vec![None; reads.len()];
         for r in 0..self.lanes.lanes {
             let mut row = Vec::with_capacity(n as usize);
-            for read in &reads {
+            for (read, known) in reads.iter().zip(staged.iter_mut()) {
                 let Some((load, byte)) = *read else {
                     row.push(None);
                     continue;
                 };
-                let ptr = load_pointer(self.m, load).ok_or(OperandReject::NotStaged)?;
-                let pp = self.lanes.poly(ptr).ok_or(OperandReject::NotStaged)?;
-                let st = self.staging.ok_or(OperandReject::NoWriter)?;
-                let root = st.root_of(pp).ok_or(OperandReject::NoWriter)?;
-                let off = pp.constant_part();
+                let (st, root, off) = match known {
+                    Some(k) => k,
+                    None => {
+                        let ptr = load_pointer(self.m, load).ok_or(OperandReject::NotStaged)?;
+                        let pp = self.lanes.poly(ptr).ok_or(OperandReject::NotStaged)?;
+                        let st = self.staging.ok_or(OperandReject::NoWriter)?;
+                        let root = st.root_of(pp).ok_or(OperandReject::NoWriter)?;
+                        known.insert((st, root, pp.constant_part()))
+                    }
+                };
+                let (st, root) = (*st, *root);
                 let at = off.at(r) + i64::from(byte);
                 let w = st.writer(root, at).ok_or(OperandReject::NoWriter)?;
                 for j in 1..e {

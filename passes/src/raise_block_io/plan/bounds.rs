@@ -22,15 +22,23 @@ mod memo;
 
 use implied::ImpliedBound;
 use masks::{Conjunct, MaskKey, UniformKey};
-use memo::{BoundMemo, LaneTerms};
+use memo::{Along, BoundMemo, BoundRef, LaneTerms};
 
 /// A mask conjunct of one element: for `a < b`, the bounds it puts on the row and the column
-/// (`b - a + Yr`, `b - a + Xc`), for `a ≥ 0`, `a - Yr` and `a - Xc`; and `a`.
-type BoundTerms = (Rc<Poly>, Rc<Poly>, Rc<Poly>);
+/// (`b - a + Yr`, `b - a + Xc`), for `a ≥ 0`, `a - Yr` and `a - Xc` (in the memo's table);
+/// and `a` (the index of the conjunct's terms at the element's invocation).
+type BoundTerms = (BoundRef, BoundRef, u32);
 
-/// Whether two shared polynomials are equal (the same allocation, or equal terms).
-fn same_poly(a: &Rc<Poly>, b: &Rc<Poly>) -> bool {
-    Rc::ptr_eq(a, b) || a.same_as(b)
+/// A column bound of `Planner::stated_bounds`: the bound, the mask operand `a` (as in
+/// [`BoundTerms`]) and the element's column.
+type ColumnBound = (BoundRef, u32, ColumnAt);
+
+/// The column `Xc` of an element at the mask's width (`X + col` of subgroup `s`, at `width`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct ColumnAt {
+    s: usize,
+    col: i64,
+    width: u32,
 }
 
 /// The bounds of a planned block (see `Planner::bounds`).
@@ -64,22 +72,29 @@ struct BlockElems<'e> {
 
 /// What the masks of a block's elements state (`Planner::mask_terms`): per masked element its
 /// `a < b` conjuncts as (bound on Yr, bound on Xc, a) and its `a ≥ 0` conjuncts as
-/// (a - Yr, a - Xc, a), as ranges of `less` and `nonneg` (the polynomials shared: elements of
-/// one conjunct value and row or column have the same); per entry of `less` the element's
-/// column `Xc` (its vector's first column must be a multiple of the vector, not only the mask
-/// operand `a`); the uniform conjuncts; and the unmasked elements (subgroup, row, column,
-/// writer).
+/// (a - Yr, a - Xc, a), as ranges of `less` and `nonneg` (the bounds by value in
+/// `caches.memo.table`, `a` in `caches.lane_terms`); per entry of `less` the element's column
+/// `Xc` (its vector's first column must be a multiple of the vector, not only the mask operand
+/// `a`); the uniform conjuncts; and the unmasked elements (subgroup, row, column, writer).
 #[derive(Default)]
 struct MaskTerms {
     uniform: Vec<(Id, bool)>,
     uniform_set: Option<Vec<UniformKey>>,
     nonneg_uniform: Vec<Poly>,
     less: Vec<BoundTerms>,
-    less_col: Vec<Rc<Poly>>,
+    less_col: Vec<ColumnAt>,
     nonneg: Vec<BoundTerms>,
     per_elem: Vec<(Range<usize>, Range<usize>)>,
     masked: usize,
     unmasked: Vec<(usize, i64, i64, u32)>,
+    caches: TermCaches,
+}
+
+impl MaskTerms {
+    /// `a` of a conjunct term (see [`BoundTerms`]).
+    fn a(&self, lane: u32) -> &Poly {
+        &self.caches.lane_terms[lane as usize].av
+    }
 }
 
 /// The memo tables of `Planner::mask_terms`.
@@ -89,15 +104,12 @@ struct TermCaches {
     cache: FxHashMap<Id, Vec<Conjunct>>,
     /// Per mask (condition, polarity, further conditions): its conjuncts.
     mask_cache: FxHashMap<MaskKey, Rc<[Conjunct]>>,
-    /// Per conjunct and invocation: `a`, `b - a`, and which of the conjunct's distinct
-    /// symbolic parts of `b - a` (`a` for `a ≥ 0`) it is, with its constant (the bounds
-    /// depend on those only).
-    lane_cache: FxHashMap<(Id, u32), LaneTerms>,
+    /// Per conjunct and invocation: the index in `lane_terms` of `a`, `b - a`, and which of
+    /// the conjunct's distinct symbolic parts of `b - a` (`a` for `a ≥ 0`) it is, with its
+    /// constant (the bounds depend on those only).
+    lane_cache: FxHashMap<(Id, u32), u32>,
+    lane_terms: Vec<LaneTerms>,
     memo: BoundMemo,
-    /// `Yr` (`Xc`) at a width: per subgroup, dimension, row (column) and width.
-    along_cache: FxHashMap<(usize, u8, i64, u32), Poly>,
-    /// `Xc` shared: per subgroup, column and width.
-    col_cache: FxHashMap<(usize, i64, u32), Rc<Poly>>,
 }
 
 /// One masked element of a block: its subgroup and origins, its row and column in the block,
@@ -110,6 +122,14 @@ struct MaskedElement<'e> {
     row: i64,
     col: i64,
     w: u32,
+}
+
+/// The trailing zeros `Planner::vector_aligned` compares, per mask operand `a` (its index in
+/// `lane_terms`) and per element column (each depends on that value only).
+#[derive(Default)]
+struct AlignMemo {
+    a: FxHashMap<u32, u32>,
+    column: FxHashMap<ColumnAt, u32>,
 }
 
 /// The bounds the masks state: rows, columns and the vector span the column bound must be a
@@ -160,7 +180,7 @@ impl Planner<'_> {
             assumed: Vec::new(),
         };
         if t.masked > 0 {
-            let Some(st) = self.stated_bounds(&t)? else {
+            let Some(st) = self.stated_bounds(&t, b.xs)? else {
                 return Err(OperandReject::MaskNotABound);
             };
             (found.row, found.col, found.multiple) = (st.row, st.col, st.multiple.max(1));
@@ -237,6 +257,7 @@ impl Planner<'_> {
                     .push((starts.0..t.less.len(), starts.1..t.nonneg.len()));
             }
         }
+        t.caches = c;
         Ok(t)
     }
 
@@ -262,10 +283,16 @@ impl Planner<'_> {
             Conjunct::NonNeg(cmp, a) => (cmp, a, None, false),
         };
         // `a` and `b - a` at invocation `w`, once per conjunct and invocation.
-        let lt = match c.lane_cache.entry((cmp, w)) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+        let TermCaches {
+            lane_cache,
+            lane_terms,
+            memo,
+            ..
+        } = c;
+        let lane = match lane_cache.entry((cmp, w)) {
+            std::collections::hash_map::Entry::Occupied(e) => *e.get(),
             std::collections::hash_map::Entry::Vacant(e) => {
-                let av = Rc::new(self.poly_of(a)?.at_lane(w as usize));
+                let av = self.poly_of(a)?.at_lane(w as usize);
                 let d = match b {
                     Some(b) => Some(
                         self.poly_of(b)?
@@ -279,107 +306,86 @@ impl Planner<'_> {
                 // ones cannot within a surface under 2^31 bytes, which the check demands):
                 // once per conjunct and invocation, as the width is `a`'s.
                 self.require(Obligation::MaskWidth { width: av.width })?;
-                let (sym, cst) = c.memo.split(cmp, d.as_ref().unwrap_or(&av));
-                e.insert(LaneTerms { av, d, sym, cst })
+                let (sym, cst) = memo.split(cmp, d.as_ref().unwrap_or(&av));
+                lane_terms.push(LaneTerms { av, d, sym, cst });
+                *e.insert((lane_terms.len() - 1) as u32)
             }
         };
-        let (av, wd) = (&lt.av, lt.av.width);
+        let lt = &lane_terms[lane as usize];
+        let wd = lt.av.width;
         // For `a < b`: the bound on Yr (b - a + Yr) and on Xc (b - a + Xc); for
-        // `a ≥ 0`: a - Yr and a - Xc; `Yr` (`Xc`) once per subgroup, row (column)
-        // and width, the bounds once per value (`BoundMemo`).
-        let mut along = |dim: u8, k: i64| -> Result<Rc<Poly>, OperandReject> {
-            let v = match c.along_cache.entry((s, dim, k, wd)) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    let origin = if dim == 0 { y } else { x };
-                    e.insert(
-                        origin
-                            .add_constant(k)
-                            .ok_or(OperandReject::MaskNotABound)?
-                            .with_width(wd),
-                    )
-                }
-            };
-            c.memo
-                .bound(cmp, lt, (s, dim), v)
+        // `a ≥ 0`: a - Yr and a - Xc; the bounds once per value (`BoundMemo`).
+        let mut along = |dim: u8, origin: &Poly, k: i64| {
+            memo.bound(cmp, lt, (s, dim), Along { origin, k, wd })
                 .ok_or(OperandReject::MaskNotABound)
         };
-        let rv = along(0, row)?;
-        let cv = along(1, col)?;
-        let av = av.clone();
+        let rv = along(0, y, row)?;
+        let cv = along(1, x, col)?;
         if is_less {
-            t.less.push((rv, cv, av));
-            let xc = match c.col_cache.entry((s, col, wd)) {
-                std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    let v = c
-                        .along_cache
-                        .get(&(s, 1, col, wd))
-                        .cloned()
-                        .ok_or(OperandReject::MaskNotABound)?;
-                    e.insert(Rc::new(v)).clone()
-                }
-            };
-            t.less_col.push(xc);
+            t.less.push((rv, cv, lane));
+            t.less_col.push(ColumnAt { s, col, width: wd });
         } else {
-            t.nonneg.push((rv, cv, av));
+            t.nonneg.push((rv, cv, lane));
         }
         Ok(())
     }
 
     /// The row and column bounds the `a < b` conjuncts state (the row bound one every
     /// element's mask states, every other a column bound `Bc + t`, `0 ≤ t < V`), and the vector
-    /// span `V` the column bound must be a multiple of; `None` when no choice fits.
-    fn stated_bounds(&self, t: &MaskTerms) -> Result<Option<Stated>, OperandReject> {
-        let n = self.lanes.lanes;
-        let mut cands: Vec<Rc<Poly>> = t
+    /// span `V` the column bound must be a multiple of; `None` when no choice fits. (`xs`: the
+    /// column origins.)
+    fn stated_bounds(&self, t: &MaskTerms, xs: &[Poly]) -> Result<Option<Stated>, OperandReject> {
+        let table = &t.caches.memo.table;
+        let mut cands: Vec<BoundRef> = t
             .per_elem
             .first()
-            .map(|e| t.less[e.0.clone()].iter().map(|c| c.0.clone()).collect())
+            .map(|e| t.less[e.0.clone()].iter().map(|c| c.0).collect())
             .unwrap_or_default();
         for e in &t.per_elem[1.min(t.per_elem.len())..] {
-            cands.retain(|r| t.less[e.0.clone()].iter().any(|c| same_poly(&c.0, r)));
+            cands.retain(|r| t.less[e.0.clone()].iter().any(|c| c.0 == *r));
         }
-        // Per shared column bound: its offset from the first and its atom's trailing zeros.
-        let mut offsets: FxHashMap<*const Poly, Option<i64>> = FxHashMap::default();
-        let mut zeros: FxHashMap<*const Poly, u32> = FxHashMap::default();
-        for rb in cands
-            .iter()
-            .chain(std::iter::once(&Rc::new(Poly::constant(i64::MIN, 64, n))))
-        {
-            let is_none = rb.as_constant() == Some(i64::MIN);
+        // Per column bound: its offset from the first (by value: the offset depends on
+        // nothing else).
+        let mut offsets: FxHashMap<BoundRef, Option<i64>> = FxHashMap::default();
+        let mut zeros = AlignMemo::default();
+        // `None`: no row bound (every `a < b` a column bound).
+        for rb in cands.iter().map(Some).chain(std::iter::once(None)) {
+            let is_none = rb.is_none_or(|&r| table.as_constant(r) == Some(i64::MIN));
             // Every other `a < b` is a column bound: Bc + t with 0 ≤ t < V.
-            let mut cols: Vec<(Rc<Poly>, Rc<Poly>, Rc<Poly>)> = Vec::new();
+            let mut cols: Vec<ColumnBound> = Vec::new();
             let mut ok = true;
             for e in &t.per_elem {
-                for ((rv, cv, a), xc) in t.less[e.0.clone()].iter().zip(&t.less_col[e.0.clone()]) {
-                    if !is_none && same_poly(rv, rb) {
+                for (&(rv, cv, a), &xc) in t.less[e.0.clone()].iter().zip(&t.less_col[e.0.clone()])
+                {
+                    if !is_none && rb == Some(&rv) {
                         continue;
                     }
                     if cols.len() > 4096 {
                         ok = false;
                     }
-                    cols.push((cv.clone(), a.clone(), xc.clone()));
+                    cols.push((cv, a, xc));
                 }
             }
             if !ok {
                 continue;
             }
+            let row = || rb.filter(|_| !is_none).map(|&r| table.poly(r));
             if cols.is_empty() {
                 return Ok(Some(Stated {
-                    row: (!is_none).then(|| (**rb).clone()),
+                    row: row(),
                     col: None,
                     multiple: 1,
                 }));
             }
-            let first = cols[0].0.clone();
+            let first = cols[0].0;
+            let first_poly = table.poly(first);
             offsets.clear();
             let offs: Option<Vec<i64>> = cols
                 .iter()
                 .map(|(c, _, _)| {
                     *offsets
-                        .entry(Rc::as_ptr(c))
-                        .or_insert_with(|| c.constant_offset_at(&first, 0))
+                        .entry(*c)
+                        .or_insert_with(|| table.constant_offset(*c, first, &first_poly))
                 })
                 .collect();
             let Some(offs) = offs else { continue };
@@ -391,50 +397,16 @@ impl Planner<'_> {
                 continue;
             }
             let v = ((hi - lo + 1) as u64).next_power_of_two() as u32;
-            // The mask operands `a` must be multiples of V: the least aligned one decides.
-            let mut least = |polys: &mut dyn Iterator<Item = &Rc<Poly>>| {
-                polys
-                    .map(|p| {
-                        let tz = *zeros
-                            .entry(Rc::as_ptr(p))
-                            .or_insert_with(|| self.lanes.trailing_zeros(p));
-                        (tz, p)
-                    })
-                    .min_by_key(|(tz, _)| *tz)
-                    .map(|(_, p)| (**p).clone())
-            };
             if v > 1 {
-                if let Some(a) = least(&mut cols.iter().map(|c| &c.1)) {
-                    self.require(Obligation::ColumnAligned {
-                        origins: vec![a],
-                        zeros: v.trailing_zeros(),
-                    })?;
-                }
-            }
-            // The vector's first element (the least bound, offset `lo`) must sit at a column
-            // that is a multiple of V too: the mask `a < b` tests the vector's `a`, the block
-            // bound `B = b + (c0 - a)` its first column `c0`; with `a`, `c0` and `B` multiples
-            // of V, `a < b` iff `c0 + t < B` for every `t < V`. A vector read at `a + 2` under
-            // the mask of `a` is not bounded by it (columns `b .. b+1` of the original are
-            // read, the block would return 0 there).
-            if v > 1 {
-                let mut firsts = cols
-                    .iter()
-                    .zip(&offs)
-                    .filter(|(_, &o)| o == lo)
-                    .map(|(c, _)| &c.2);
-                if let Some(column) = least(&mut firsts) {
-                    self.require(Obligation::VectorFirstColumn {
-                        column,
-                        zeros: v.trailing_zeros(),
-                    })?;
-                }
+                self.vector_aligned(t, xs, (&cols, &offs, lo), v, &mut zeros)?;
             }
             // The vector at c0 is loaded iff c0 < B; element c0 + t is in bounds iff c0 + t < B:
             // the same when c0 and B are multiples of V (B is checked at run time).
-            let bc = first.add_constant(lo).ok_or(OperandReject::MaskNotABound)?;
+            let bc = first_poly
+                .add_constant(lo)
+                .ok_or(OperandReject::MaskNotABound)?;
             return Ok(Some(Stated {
-                row: (!is_none).then(|| (**rb).clone()),
+                row: row(),
                 col: Some(bc),
                 multiple: v,
             }));
@@ -442,21 +414,86 @@ impl Planner<'_> {
         Ok(None)
     }
 
+    /// The alignment a vector span `V > 1` needs of the column bounds `cols` (column bound,
+    /// mask operand `a`, the element's column; `offs`: each bound's offset from the first,
+    /// `lo` the least): the mask operands `a` must be multiples of V, and so must the vector's
+    /// first column.
+    fn vector_aligned(
+        &self,
+        t: &MaskTerms,
+        xs: &[Poly],
+        (cols, offs, lo): (&[ColumnBound], &[i64], i64),
+        v: u32,
+        zeros: &mut AlignMemo,
+    ) -> Result<(), OperandReject> {
+        // The least aligned one decides (the first of them).
+        let least_a = cols
+            .iter()
+            .map(|c| {
+                let tz = *zeros
+                    .a
+                    .entry(c.1)
+                    .or_insert_with(|| self.lanes.trailing_zeros(t.a(c.1)));
+                (tz, c.1)
+            })
+            .min_by_key(|(tz, _)| *tz)
+            .map(|(_, a)| t.a(a).clone());
+        if let Some(a) = least_a {
+            self.require(Obligation::ColumnAligned {
+                origins: vec![a],
+                zeros: v.trailing_zeros(),
+            })?;
+        }
+        // The vector's first element (the least bound, offset `lo`) must sit at a column
+        // that is a multiple of V too: the mask `a < b` tests the vector's `a`, the block
+        // bound `B = b + (c0 - a)` its first column `c0`; with `a`, `c0` and `B` multiples
+        // of V, `a < b` iff `c0 + t < B` for every `t < V`. A vector read at `a + 2` under
+        // the mask of `a` is not bounded by it (columns `b .. b+1` of the original are
+        // read, the block would return 0 there).
+        let column_at = |c: &ColumnAt| {
+            xs[c.s]
+                .add_constant(c.col)
+                .expect("the column was a polynomial when its bounds were made")
+                .with_width(c.width)
+        };
+        let least_first = cols
+            .iter()
+            .zip(offs)
+            .filter(|(_, &o)| o == lo)
+            .map(|(c, _)| {
+                let tz = *zeros
+                    .column
+                    .entry(c.2)
+                    .or_insert_with(|| self.lanes.trailing_zeros(&column_at(&c.2)));
+                (tz, c.2)
+            })
+            .min_by_key(|(tz, _)| *tz)
+            .map(|(_, c)| column_at(&c));
+        if let Some(column) = least_first {
+            self.require(Obligation::VectorFirstColumn {
+                column,
+                zeros: v.trailing_zeros(),
+            })?;
+        }
+        Ok(())
+    }
+
     /// Whether every masked element's conjuncts include a lower bound of its vector's first
     /// column (then no column origin needs a run-time `≥ 0` check).
     fn column_lower_bounded(&self, t: &MaskTerms) -> Result<bool, OperandReject> {
+        let table = &t.caches.memo.table;
         // `a ≥ 0` conjuncts: the row (a = Yr) or the vector's first column (a = Xc - t, the
         // vector start a multiple of the vector's span, so a ≥ 0 iff Xc ≥ 0).
         let mut col_lower_all = !t.per_elem.is_empty();
         for e in &t.per_elem {
             let mut has_col_lower = false;
-            for (dr, dc, a) in &t.nonneg[e.1.clone()] {
-                if dr.terms().is_empty() {
+            for &(dr, dc, a) in &t.nonneg[e.1.clone()] {
+                if table.is_zero(dr) {
                     // A row's `a ≥ 0` (rows below 0 need no mask, see `column_origin_checks`).
-                } else if let Some(t) = dc.as_constant().filter(|t| (-63..=0).contains(t)) {
-                    let v = ((1 - t) as u64).next_power_of_two();
+                } else if let Some(c) = table.as_constant(dc).filter(|c| (-63..=0).contains(c)) {
+                    let v = ((1 - c) as u64).next_power_of_two();
                     self.require(Obligation::ColumnAligned {
-                        origins: vec![(**a).clone()],
+                        origins: vec![t.a(a).clone()],
                         zeros: v.trailing_zeros(),
                     })?;
                     has_col_lower = true;

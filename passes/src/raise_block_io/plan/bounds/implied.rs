@@ -6,7 +6,7 @@
 
 use spirv::Op;
 use spvopt_analysis::fxhash::{FxHashMap, FxHashSet};
-use spvopt_analysis::lane_map::{Coef, Poly};
+use spvopt_analysis::lane_map::{sext, Coef, Poly};
 use spvopt_ir::Id;
 
 use super::super::{OperandReject, Planner};
@@ -25,14 +25,35 @@ pub(super) struct ImpliedBound {
 
 /// A remainder assumption that bounds a row or column (see `Planner::assumed_bound`).
 struct AssumedBound {
-    /// `b` of the assumption `0 ≤ a < b` (64-bit).
-    bound: Poly,
+    /// The assumption's index in the lane map's `assumptions`.
+    index: usize,
     /// `t` of the row or column `a + t`.
     offset: i64,
     /// The trailing zero bits `a` is known to have.
     trailing_zeros: u32,
     /// The remainder the assumption is about.
     remainder: Id,
+}
+
+/// An assumption (its index) whose dividend differs from an origin by a constant, and that
+/// constant (see [`AssumedMemo`]).
+type OriginOffset = (usize, Option<i64>);
+
+/// What `Planner::implied_bound` memoizes for one dimension.
+///
+/// `offsets`, per subgroup `s` and invocation `w`: the assumptions `0 ≤ a < b` whose dividend
+/// `a` at `w` differs from the subgroup's origin `O` by a constant, with that constant `d0`
+/// (`None`: the origin is narrower than `a`, the difference is taken element by element). It
+/// depends on `(s, w)` only, and is exact: a row (column) `O + k` has `O`'s non-constant
+/// terms, so `(O + k) - a(w)` is a constant exactly when `O - a(w)` is, and then (`O` at least
+/// as wide as `a`, the difference taken at `a`'s width) it is `d0 + k` at `a`'s width.
+/// `trailing_zeros`, per assumption and invocation: the trailing zeros of `a` there.
+/// `bounds`, per assumption: its `b` at 64 bits.
+#[derive(Default)]
+struct AssumedMemo {
+    offsets: FxHashMap<(usize, u32), Vec<OriginOffset>>,
+    trailing_zeros: FxHashMap<(usize, u32), u32>,
+    bounds: FxHashMap<usize, Poly>,
 }
 
 impl Planner<'_> {
@@ -46,42 +67,42 @@ impl Planner<'_> {
         ys: &[Poly],
         xs: &[Poly],
     ) -> Result<ImpliedBound, OperandReject> {
-        let mut bound: Option<Poly> = None;
+        let origins = if dim == 0 { ys } else { xs };
+        // The assumption taken first and its bound.
+        let mut bound: Option<(usize, Poly)> = None;
         let mut from: Vec<Id> = Vec::new();
         let mut span = 0i64;
         let mut min_tz = u32::MAX;
         let mut via_counter: Vec<(Poly, i64)> = Vec::new();
         // (Once per subgroup and row or column: the same value gives the same entry.)
         let mut counted: FxHashSet<(usize, i64)> = FxHashSet::default();
-        let mut along: FxHashMap<(usize, i64), Poly> = FxHashMap::default();
-        // What `assumed_bound` gives per subgroup, row (column) and invocation.
-        let mut tz: FxHashMap<(usize, u32), u32> = FxHashMap::default();
-        let mut assumed: FxHashMap<(usize, i64, u32), Option<AssumedBound>> = FxHashMap::default();
+        let mut memo = AssumedMemo::default();
         for &(s, row, col, w) in elems {
             let k = if dim == 0 { row } else { col };
-            let v = match along.entry((s, k)) {
-                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    let origin = if dim == 0 { &ys[s] } else { &xs[s] };
-                    e.insert(origin.add_constant(k).ok_or(OperandReject::NoBound)?)
-                }
-            };
-            let by_assumption = assumed
-                .entry((s, k, w))
-                .or_insert_with(|| self.assumed_bound(v, w, &mut tz));
+            let origin = &origins[s];
+            // The row (column) `origin + k` must be a polynomial.
+            if !origin.add_constant_fits(k) {
+                return Err(OperandReject::NoBound);
+            }
             if let Some(AssumedBound {
-                bound: b,
+                index: i,
                 offset: t,
                 trailing_zeros: tz,
                 remainder: r,
-            }) = by_assumption
+            }) = self.assumed_bound((s, origin), k, w, &mut memo)
             {
-                let (t, tz, r) = (*t, *tz, *r);
+                let b = memo
+                    .bounds
+                    .entry(i)
+                    .or_insert_with(|| self.lanes.assumptions[i].2.with_width(64));
                 match &bound {
-                    Some(x) if !x.same_as(b) => return Err(OperandReject::MixedMasks),
+                    // The same assumption has the same bound.
+                    Some((bi, x)) if *bi != i && !x.same_as(b) => {
+                        return Err(OperandReject::MixedMasks)
+                    }
                     // The same bound: keeping it is taking this one.
                     Some(_) => {}
-                    None => bound = Some(b.clone()),
+                    None => bound = Some((i, b.clone())),
                 }
                 if !from.contains(&r) {
                     from.push(r);
@@ -96,9 +117,11 @@ impl Planner<'_> {
                 continue;
             }
             if counted.insert((s, k)) {
+                let v = origin.add_constant(k).ok_or(OperandReject::NoBound)?;
                 via_counter.push((v.with_constant_part(Coef::Same(0)), v.constant_part().at(0)));
             }
         }
+        let bound = bound.map(|(_, b)| b);
         let multiple = (span.max(1) as u64).next_power_of_two() as u32;
         if span > 1 && multiple.trailing_zeros() > min_tz {
             return Err(OperandReject::Misaligned);
@@ -157,35 +180,58 @@ impl Planner<'_> {
         Some((bound, (first, Poly::constant(0, 64, self.lanes.lanes))))
     }
 
-    /// `b`, `t` and `z` when `v` (a row or column of invocation `w`'s element, 64-bit) is `a + t`
-    /// (`0 ≤ t < 64`) for a remainder's dividend `a` the lane map took under `0 ≤ a < b`; `z`:
-    /// the trailing zero bits `a` is known to have.
-    /// The assumption with the smallest `t` is taken (each is sound on its own).
-    /// (`tz`: the trailing zeros of `a` per assumption and invocation, filled as needed; only
-    /// the taken assumption's are computed.)
+    /// The assumption, `t` and `z` when the row or column `v = origin + k` of invocation `w`'s
+    /// element (`at`: its subgroup and origin) is `a + t` (`0 ≤ t < 64`) for a remainder's
+    /// dividend `a` the lane map took under `0 ≤ a < b`; `z`: the trailing zero bits `a` is
+    /// known to have. The assumption with the smallest `t` is taken (each is sound on its
+    /// own), the first of them on a tie. (`memo`: see [`AssumedMemo`]; only the taken
+    /// assumption's trailing zeros are computed.)
     fn assumed_bound(
         &self,
-        v: &Poly,
+        at: (usize, &Poly),
+        k: i64,
         w: u32,
-        tz: &mut FxHashMap<(usize, u32), u32>,
+        memo: &mut AssumedMemo,
     ) -> Option<AssumedBound> {
+        let (s, origin) = at;
+        let assumptions = &self.lanes.assumptions;
+        let offsets = memo.offsets.entry((s, w)).or_insert_with(|| {
+            let mut found = Vec::new();
+            for (i, (_, a, _)) in assumptions.iter().enumerate() {
+                if origin.width < a.width {
+                    found.push((i, None));
+                } else if let Some(d0) = origin.constant_offset_at(a, w as usize) {
+                    found.push((i, Some(d0)));
+                }
+            }
+            found
+        });
         // The first assumption of the least `t` (what `min_by_key` takes).
         let mut best: Option<(usize, i64)> = None;
-        for (i, (_, a, _)) in self.lanes.assumptions.iter().enumerate() {
-            let Some(t) = v.constant_offset_at(a, w as usize) else {
-                continue;
+        for &(i, d0) in offsets.iter() {
+            let a = &assumptions[i].1;
+            let t = match d0 {
+                Some(d0) => sext(d0.wrapping_add(k), a.width),
+                None => {
+                    let v = origin.add_constant(k)?;
+                    let Some(t) = v.constant_offset_at(a, w as usize) else {
+                        continue;
+                    };
+                    t
+                }
             };
             if (0..64).contains(&t) && best.is_none_or(|(_, bt)| t < bt) {
                 best = Some((i, t));
             }
         }
         let (i, t) = best?;
-        let (r, a, b) = &self.lanes.assumptions[i];
-        let z = *tz
+        let (r, a, _) = &assumptions[i];
+        let z = *memo
+            .trailing_zeros
             .entry((i, w))
             .or_insert_with(|| self.lanes.trailing_zeros(&a.at_lane(w as usize)));
         Some(AssumedBound {
-            bound: b.with_width(64),
+            index: i,
             offset: t,
             trailing_zeros: z,
             remainder: *r,
