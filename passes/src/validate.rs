@@ -391,25 +391,22 @@ mod tests {
 
     #[test]
     fn repeated_cache_control_message_names_decoration_and_level() {
-        let load = Refuted::RepeatedCacheControl {
-            target: 7,
-            load: true,
-            level: 1,
-        };
-        assert_eq!(
-            load.to_string(),
-            "%7 is decorated with CacheControlLoadINTEL twice for cache level 1 \
-             (SPV_INTEL_cache_controls allows one per level)"
-        );
-        let store = Refuted::RepeatedCacheControl {
-            target: 3,
-            load: false,
-            level: 0,
-        };
-        assert_eq!(
-            store.to_string(),
-            "%3 is decorated with CacheControlStoreINTEL twice for cache level 0 \
-             (SPV_INTEL_cache_controls allows one per level)"
-        );
+        for (target, load, level, decoration) in [
+            (7, true, 1, "CacheControlLoadINTEL"),
+            (3, false, 0, "CacheControlStoreINTEL"),
+        ] {
+            let refuted = Refuted::RepeatedCacheControl {
+                target,
+                load,
+                level,
+            };
+            assert_eq!(
+                refuted.to_string(),
+                format!(
+                    "%{target} is decorated with {decoration} twice for cache level {level} \
+                     (SPV_INTEL_cache_controls allows one per level)"
+                )
+            );
+        }
     }
 }

@@ -8,7 +8,7 @@ use spvopt_ir::{Id, Inst, Interner, Module};
 use super::block_path::Decision;
 use super::builder::Builder;
 use super::element_access::{decide, emit_decided, load_lane, prepare, Access};
-use super::error::ConvertError;
+use super::error::ConvertError::{self, Malformed};
 use super::model::{Direction, Path};
 use super::tile_group;
 use crate::edit::cfg::split_block_after;
@@ -20,9 +20,7 @@ pub fn convert_one(
     lane_var: Id,
     access: Access,
 ) -> Result<Path, ConvertError> {
-    let block = m
-        .inst_block(access.at)
-        .ok_or(ConvertError::Malformed("not in a block"))?;
+    let block = m.inst_block(access.at).ok_or(Malformed("not in a block"))?;
     let mut b = Builder {
         m,
         types,
@@ -32,7 +30,7 @@ pub fn convert_one(
     };
     convert(&mut b, lane_var, &[access])?
         .pop()
-        .ok_or(ConvertError::Malformed("no path"))
+        .ok_or(Malformed("no path"))
 }
 
 /// Converts the consecutive loads/stores `accesses` (nothing between them in their block).
@@ -48,8 +46,8 @@ pub fn convert(
         return Ok(Vec::new());
     };
     b.m.inst_block(first.at)
-        .ok_or(ConvertError::Malformed("not in a block"))?;
-    let split = split_block_after(b.m, last.at).ok_or(ConvertError::Malformed("not in a block"))?;
+        .ok_or(Malformed("not in a block"))?;
+    let split = split_block_after(b.m, last.at).ok_or(Malformed("not in a block"))?;
     for a in accesses {
         b.m.erase(a.at);
     }

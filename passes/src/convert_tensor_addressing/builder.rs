@@ -4,7 +4,7 @@ use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_ir::{BlockId, FuncId, Id, Inst, InstBuf, InstId, Interner, Module};
 
-use super::error::ConvertError;
+use super::error::ConvertError::{self, Malformed};
 use crate::edit::cfg::{move_block_before, SplitBlock};
 
 /// `LoopControl DontUnroll`.
@@ -28,9 +28,7 @@ impl<'a> Builder<'a> {
         types: &'a mut Interner,
         at: InstId,
     ) -> Result<Builder<'a>, ConvertError> {
-        let cur = m
-            .inst_block(at)
-            .ok_or(ConvertError::Malformed("not in a block"))?;
+        let cur = m.inst_block(at).ok_or(Malformed("not in a block"))?;
         Ok(Builder {
             m,
             types,

@@ -25,7 +25,7 @@ use spvopt_ir::{BlockId, Id, InstId, Module};
 use super::block_path::{self, Decision};
 use super::builder::{function_variable, Builder};
 use super::distribution::{Deal, Distribution};
-use super::error::ConvertError;
+use super::error::ConvertError::{self, Malformed};
 use super::model::{clamp, Addressing, Direction, Matrix, Path};
 use super::tensor_addresses::{read_fields, tensor_place, AccessKind, Place, TensorFields};
 use crate::edit::outline::Outline;
@@ -93,7 +93,7 @@ fn pointee_bytes(m: &Module, pointee: Id) -> Option<u32> {
 pub fn to_u64(b: &mut Builder, v: Id) -> Result<Id, ConvertError> {
     let t =
         b.m.type_of(v)
-            .ok_or(ConvertError::Malformed("an integer operand has no type"))?;
+            .ok_or(Malformed("an integer operand has no type"))?;
     match b
         .m
         .def_inst(t)
@@ -198,10 +198,10 @@ pub fn load_lane(b: &mut Builder, lane_var: Id) -> Result<Id, ConvertError> {
     let lane_ty =
         b.m.def_inst(
             b.m.type_of(lane_var)
-                .ok_or(ConvertError::Malformed("lane variable has no type"))?,
+                .ok_or(Malformed("lane variable has no type"))?,
         )
         .and_then(|p| p.operand_id(1))
-        .ok_or(ConvertError::Malformed("lane variable type"))?;
+        .ok_or(Malformed("lane variable type"))?;
     let lane_raw = b.val(Op::Load, lane_ty, &[lane_var.word()]);
     Ok(if lane_ty == u32t {
         lane_raw
@@ -217,19 +217,15 @@ pub fn prepare(b: &mut Builder, a: &Access, lane: Id) -> Result<Prepared, Conver
     let m = &mut *b.m;
     let ptr_ty = m
         .type_of(pointer)
-        .ok_or(ConvertError::Malformed("the pointer has no type"))?;
+        .ok_or(Malformed("the pointer has no type"))?;
     let (sc, pointee) = m
         .def_inst(ptr_ty)
         .filter(|t| t.is(Op::TypePointer))
         .and_then(|t| Some((t.operand_word(0)?, t.operand_id(1)?)))
-        .ok_or(ConvertError::Malformed(
-            "the pointer operand is not a pointer",
-        ))?;
-    let psize = pointee_bytes(m, pointee).ok_or(ConvertError::Malformed(
-        "the pointer's pointee is not a scalar or vector",
-    ))?;
-    let storage =
-        StorageClass::from_u32(sc).ok_or(ConvertError::Malformed("unknown storage class"))?;
+        .ok_or(Malformed("the pointer operand is not a pointer"))?;
+    let psize = pointee_bytes(m, pointee)
+        .ok_or(Malformed("the pointer's pointee is not a scalar or vector"))?;
+    let storage = StorageClass::from_u32(sc).ok_or(Malformed("unknown storage class"))?;
     // The matrix's per-invocation storage, in the entry block.
     let fn_vec = b.types.pointer(b.m, StorageClass::Function, mat.lowered);
     let fn_elem = b.types.pointer(b.m, StorageClass::Function, mat.component);
@@ -388,9 +384,7 @@ fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), Co
         let (r, c) = position(b, &mat.dist, p.lane, k);
         let place = match (&p.fields, p.strided) {
             (None, Some((column_major, row_bytes))) if p.checked.is_some() => {
-                let [x, y, height, width] = p
-                    .checked
-                    .ok_or(ConvertError::Malformed("no checked fields"))?;
+                let [x, y, height, width] = p.checked.ok_or(Malformed("no checked fields"))?;
                 checked_place(
                     b,
                     [x, y, height, width],
@@ -414,7 +408,7 @@ fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), Co
                 in_clip: None,
                 in_bounds: None,
             },
-            (None, None) => return Err(ConvertError::Malformed("no addressing")),
+            (None, None) => return Err(Malformed("no addressing")),
         };
         let slot_ptr = if slots == 1 {
             p.var
@@ -465,15 +459,11 @@ fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), Co
                     let fallback = match (place.in_clip, place.in_bounds) {
                         (Some(ic), Some(_)) => {
                             let cur = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
-                            let cv = p
-                                .clamp_value
-                                .ok_or(ConvertError::Malformed("no clamp value"))?;
+                            let cv = p.clamp_value.ok_or(Malformed("no clamp value"))?;
                             b.select(mat.component, ic, cv, cur)
                         }
                         (Some(_), None) => b.val(Op::Load, mat.component, &[slot_ptr.word()]),
-                        _ => p
-                            .clamp_value
-                            .ok_or(ConvertError::Malformed("no clamp value"))?,
+                        _ => p.clamp_value.ok_or(Malformed("no clamp value"))?,
                     };
                     let mut loaded = None;
                     let (from, end) = b.if_then(ok, |b| {
@@ -481,7 +471,7 @@ fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), Co
                         Ok(())
                     })?;
                     let (from_l, end_l) = (b.m.block_label(from), b.m.block_label(end));
-                    let v = loaded.ok_or(ConvertError::Malformed("no load"))?;
+                    let v = loaded.ok_or(Malformed("no load"))?;
                     b.val(
                         Op::Phi,
                         mat.component,

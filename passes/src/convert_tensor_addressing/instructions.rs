@@ -12,7 +12,7 @@ use super::access_run;
 use super::block_path;
 use super::builder::Builder;
 use super::element_access;
-use super::error::ConvertError;
+use super::error::ConvertError::{self, Malformed};
 use super::joint_matrix::JointMatrix;
 use super::model::{clamp, memory_operands, Addressing, Direction, Matrix, Path, View};
 use super::mul_add::{self, AbKind};
@@ -59,25 +59,21 @@ impl Converter<'_> {
     }
 
     fn view(&self, m: &Module, v: Id) -> Result<View, ConvertError> {
-        let ty = m
-            .type_of(v)
-            .ok_or(ConvertError::Malformed("view without type"))?;
-        let t = m.def_inst(ty).ok_or(ConvertError::Malformed("view type"))?;
+        let ty = m.type_of(v).ok_or(Malformed("view without type"))?;
+        let t = m.def_inst(ty).ok_or(Malformed("view type"))?;
         let Some(&(TensorType::View { dims }, _)) = self.plan.tensors.get(&ty) else {
             return Err(ConvertError::NotTensorView);
         };
-        let has_dims =
-            t.operand_id(1)
-                .and_then(|x| const_bool(m, x))
-                .ok_or(ConvertError::Malformed(
-                    "the view's HasDimensions is not a boolean constant",
-                ))?;
+        let has_dims = t
+            .operand_id(1)
+            .and_then(|x| const_bool(m, x))
+            .ok_or(Malformed(
+                "the view's HasDimensions is not a boolean constant",
+            ))?;
         let perm: Vec<u32> = (0..dims as usize)
             .map(|k| t.operand_id(2 + k).and_then(|x| const_u32(m, x)))
             .collect::<Option<_>>()
-            .ok_or(ConvertError::Malformed(
-                "the view's permutation is not constant",
-            ))?;
+            .ok_or(Malformed("the view's permutation is not constant"))?;
         let mut sorted = perm.clone();
         sorted.sort_unstable();
         if !sorted.iter().copied().eq(0..dims) {
@@ -120,17 +116,15 @@ impl Converter<'_> {
         let Some(op) = inst.op() else { return Ok(()) };
         let ops: Vec<u32> = inst.operands().to_vec();
         let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
-        let block = m
-            .inst_block(at)
-            .ok_or(ConvertError::Malformed("not in a block"))?;
+        let block = m.inst_block(at).ok_or(Malformed("not in a block"))?;
         match op {
             _ if spvopt_analysis::tensor_layout::is_tensor_op(Some(op)) => {
-                let ty = inst
-                    .result_type()
-                    .ok_or(ConvertError::Malformed("no type"))?;
-                let &(tt, _) = self.plan.tensors.get(&ty).ok_or(ConvertError::Malformed(
-                    "tensor op with a non-tensor result type",
-                ))?;
+                let ty = inst.result_type().ok_or(Malformed("no type"))?;
+                let &(tt, _) = self
+                    .plan
+                    .tensors
+                    .get(&ty)
+                    .ok_or(Malformed("tensor op with a non-tensor result type"))?;
                 let dims = match tt {
                     TensorType::Layout { dims, .. } | TensorType::View { dims } => dims,
                 };
@@ -146,7 +140,7 @@ impl Converter<'_> {
             }
             Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR => {
                 let load = op == Op::CooperativeMatrixLoadKHR;
-                let pointer = id(0).ok_or(ConvertError::Malformed("pointer"))?;
+                let pointer = id(0).ok_or(Malformed("pointer"))?;
                 let (object, rest) = if load { (None, 1) } else { (id(1), 2) };
                 let layout = id(rest)
                     .and_then(|x| const_u32(m, x))
@@ -157,17 +151,13 @@ impl Converter<'_> {
                 let stride = id(rest + 1);
                 let mem = memory_operands(ops.get(rest + 2..).unwrap_or(&[])).element_mask;
                 let (mat, dir) = if load {
-                    let r = inst
-                        .result_id()
-                        .ok_or(ConvertError::Malformed("no result"))?;
-                    let ty = inst
-                        .result_type()
-                        .ok_or(ConvertError::Malformed("no type"))?;
+                    let r = inst.result_id().ok_or(Malformed("no result"))?;
+                    let ty = inst.result_type().ok_or(Malformed("no type"))?;
                     let mat = *self
                         .plan
                         .matrices
                         .get(&ty)
-                        .ok_or(ConvertError::Malformed("not a matrix"))?;
+                        .ok_or(Malformed("not a matrix"))?;
                     // A strided load overwrites every element: start from undef.
                     let undef = types.intern(m, Op::Undef, Some(mat.lowered), &[]);
                     (
@@ -179,10 +169,9 @@ impl Converter<'_> {
                         },
                     )
                 } else {
-                    let o = object.ok_or(ConvertError::Malformed("object"))?;
+                    let o = object.ok_or(Malformed("object"))?;
                     (
-                        self.matrix_of(m, o)
-                            .ok_or(ConvertError::Malformed("not a matrix"))?,
+                        self.matrix_of(m, o).ok_or(Malformed("not a matrix"))?,
                         Direction::Store { object: o },
                     )
                 };
@@ -215,18 +204,16 @@ impl Converter<'_> {
             }
             Op::CooperativeMatrixMulAddKHR => {
                 let (a, bv, c) = (
-                    id(0).ok_or(ConvertError::Malformed("A"))?,
-                    id(1).ok_or(ConvertError::Malformed("B"))?,
-                    id(2).ok_or(ConvertError::Malformed("C"))?,
+                    id(0).ok_or(Malformed("A"))?,
+                    id(1).ok_or(Malformed("B"))?,
+                    id(2).ok_or(Malformed("C"))?,
                 );
                 let khr = ops.get(3).copied().unwrap_or(0);
                 let (ma, mb, mc) = (
-                    self.matrix_of(m, a)
-                        .ok_or(ConvertError::Malformed("A is not a matrix"))?,
+                    self.matrix_of(m, a).ok_or(Malformed("A is not a matrix"))?,
                     self.matrix_of(m, bv)
-                        .ok_or(ConvertError::Malformed("B is not a matrix"))?,
-                    self.matrix_of(m, c)
-                        .ok_or(ConvertError::Malformed("C is not a matrix"))?,
+                        .ok_or(Malformed("B is not a matrix"))?,
+                    self.matrix_of(m, c).ok_or(Malformed("C is not a matrix"))?,
                 );
                 let ab = match component_kind(m, ma.component) {
                     Some((16, true, false)) => AbKind::F16,
@@ -237,9 +224,7 @@ impl Converter<'_> {
                 if component_kind(m, mb.component) != component_kind(m, ma.component) {
                     return Err(ConvertError::AbElementTypesDiffer);
                 }
-                let result = inst
-                    .result_id()
-                    .ok_or(ConvertError::Malformed("no result"))?;
+                let result = inst.result_id().ok_or(Malformed("no result"))?;
                 let mut b = Builder {
                     m,
                     types,
@@ -247,44 +232,35 @@ impl Converter<'_> {
                     before: Some(at),
                     truncated: Default::default(),
                 };
-                let ty = inst
-                    .result_type()
-                    .ok_or(ConvertError::Malformed("no type"))?;
+                let ty = inst.result_type().ok_or(Malformed("no type"))?;
                 mul_add::emit(&mut b, (&ma, a), (&mb, bv), (&mc, c), ab, khr, (result, ty))?;
                 m.erase(at);
                 self.stats.add("mul_adds", 1);
             }
             Op::CooperativeMatrixLengthKHR => {
-                let ty = id(0).ok_or(ConvertError::Malformed("type"))?;
+                let ty = id(0).ok_or(Malformed("type"))?;
                 let mat = self
                     .plan
                     .matrices
                     .get(&ty)
-                    .ok_or(ConvertError::Malformed("not a matrix type"))?;
-                let ut = inst
-                    .result_type()
-                    .ok_or(ConvertError::Malformed("no type"))?;
+                    .ok_or(Malformed("not a matrix type"))?;
+                let ut = inst.result_type().ok_or(Malformed("no type"))?;
                 let n = types.int_const(m, ut, u64::from(mat.dist.slots()));
-                self.replaced.insert(
-                    inst.result_id()
-                        .ok_or(ConvertError::Malformed("no result"))?,
-                    n,
-                );
+                self.replaced
+                    .insert(inst.result_id().ok_or(Malformed("no result"))?, n);
                 m.erase(at);
             }
             Op::MatrixTimesScalar => {
-                let Some(mat) = self.matrix_of(m, id(0).ok_or(ConvertError::Malformed("matrix"))?)
-                else {
+                let Some(mat) = self.matrix_of(m, id(0).ok_or(Malformed("matrix"))?) else {
                     return Ok(());
                 };
                 let (mv, s) = (
-                    id(0).ok_or(ConvertError::Malformed("matrix"))?,
-                    id(1).ok_or(ConvertError::Malformed("scalar"))?,
+                    id(0).ok_or(Malformed("matrix"))?,
+                    id(1).ok_or(Malformed("scalar"))?,
                 );
                 let (r, ty) = (
-                    inst.result_id()
-                        .ok_or(ConvertError::Malformed("no result"))?,
-                    inst.result_type().ok_or(ConvertError::Malformed("type"))?,
+                    inst.result_id().ok_or(Malformed("no result"))?,
+                    inst.result_type().ok_or(Malformed("type"))?,
                 );
                 let slots = mat.dist.slots();
                 let new = if mat.is_float && slots > 1 {
@@ -312,14 +288,12 @@ impl Converter<'_> {
                 m.replace_inst(at, new);
             }
             Op::CompositeConstruct => {
-                let ty = inst.result_type().ok_or(ConvertError::Malformed("type"))?;
+                let ty = inst.result_type().ok_or(Malformed("type"))?;
                 let Some(mat) = self.plan.matrices.get(&ty) else {
                     return Ok(());
                 };
-                let r = inst
-                    .result_id()
-                    .ok_or(ConvertError::Malformed("no result"))?;
-                let x = id(0).ok_or(ConvertError::Malformed("constituent"))?;
+                let r = inst.result_id().ok_or(Malformed("no result"))?;
+                let x = id(0).ok_or(Malformed("constituent"))?;
                 let slots = mat.dist.slots();
                 m.replace_inst(
                     at,
@@ -341,7 +315,7 @@ impl Converter<'_> {
                 } else {
                     id(1)
                 }
-                .ok_or(ConvertError::Malformed("composite"))?;
+                .ok_or(Malformed("composite"))?;
                 let Some(mat) = self.matrix_of(m, base) else {
                     return Ok(());
                 };
@@ -352,13 +326,11 @@ impl Converter<'_> {
                     });
                 }
                 if mat.dist.slots() == 1 {
-                    let r = inst
-                        .result_id()
-                        .ok_or(ConvertError::Malformed("no result"))?;
+                    let r = inst.result_id().ok_or(Malformed("no result"))?;
                     let v = if op == Op::CompositeExtract {
                         base
                     } else {
-                        id(0).ok_or(ConvertError::Malformed("object"))?
+                        id(0).ok_or(Malformed("object"))?
                     };
                     m.replace_inst(
                         at,
@@ -378,9 +350,9 @@ impl Converter<'_> {
         let ops: Vec<u32> = inst.operands().to_vec();
         let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
         let (pointer, object, layout) = (
-            id(0).ok_or(ConvertError::Malformed("pointer"))?,
-            id(1).ok_or(ConvertError::Malformed("object"))?,
-            id(2).ok_or(ConvertError::Malformed("layout"))?,
+            id(0).ok_or(Malformed("pointer"))?,
+            id(1).ok_or(Malformed("object"))?,
+            id(2).ok_or(Malformed("layout"))?,
         );
         let mo = memory_operands(ops.get(3..).unwrap_or(&[]));
         let used = mo.words;
@@ -389,14 +361,12 @@ impl Converter<'_> {
             return Err(ConvertError::DecodeFunction);
         }
         let view = if ta & 0x1 != 0 {
-            let v = id(4 + used).ok_or(ConvertError::Malformed("TensorView operand"))?;
+            let v = id(4 + used).ok_or(Malformed("TensorView operand"))?;
             Some(self.view(m, v)?)
         } else {
             None
         };
-        let lt = m
-            .type_of(layout)
-            .ok_or(ConvertError::Malformed("layout type"))?;
+        let lt = m.type_of(layout).ok_or(Malformed("layout type"))?;
         let Some(&(TensorType::Layout { dims, clamp }, _)) = self.plan.tensors.get(&lt) else {
             return Err(ConvertError::NotTensorLayout);
         };
@@ -413,7 +383,7 @@ impl Converter<'_> {
         }
         let mat = self
             .matrix_of(m, object)
-            .ok_or(ConvertError::Malformed("the object is not a matrix"))?;
+            .ok_or(Malformed("the object is not a matrix"))?;
         let state = match self.tensor_states.get(&layout) {
             Some(TensorState::Layout(s)) => Some(Box::new(s.clone())),
             _ => None,
@@ -433,12 +403,8 @@ impl Converter<'_> {
         };
         let dir = if load {
             Direction::Load {
-                result: inst
-                    .result_id()
-                    .ok_or(ConvertError::Malformed("load without result"))?,
-                ty: inst
-                    .result_type()
-                    .ok_or(ConvertError::Malformed("load without type"))?,
+                result: inst.result_id().ok_or(Malformed("load without result"))?,
+                ty: inst.result_type().ok_or(Malformed("load without type"))?,
                 object,
             }
         } else {
@@ -506,9 +472,7 @@ impl Converter<'_> {
                 block_request: Some(r),
             })
             .collect();
-        let block = m
-            .inst_block(ats[0])
-            .ok_or(ConvertError::Malformed("not in a block"))?;
+        let block = m.inst_block(ats[0]).ok_or(Malformed("not in a block"))?;
         let mut b = Builder {
             m,
             types,
@@ -593,7 +557,7 @@ impl Converter<'_> {
         if result_mat.is_none() && operand_mats.is_empty() {
             return Ok(());
         }
-        let op = inst.op().ok_or(ConvertError::Malformed("unknown opcode"))?;
+        let op = inst.op().ok_or(Malformed("unknown opcode"))?;
         let componentwise = op_class(op).intersects(
             OpClass::INTEGER_ARITHMETIC | OpClass::FLOAT_ARITHMETIC | OpClass::NUMERIC_CONVERSION,
         ) || matches!(op, Phi | Select | CopyObject);

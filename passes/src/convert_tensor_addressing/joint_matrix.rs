@@ -41,7 +41,7 @@ use super::access_run;
 use super::block_path::{self, Decision, PrefetchRect};
 use super::builder::{function_variable, Builder};
 use super::element_access::{self, load_lane, position32, to_u64};
-use super::error::ConvertError;
+use super::error::ConvertError::{self, Malformed};
 use super::model::{clamp, memory_operands, Addressing, Direction, Matrix, Path};
 use super::types::{const_u32, Plan};
 use crate::edit::cfg::split_block_after;
@@ -104,31 +104,26 @@ impl JointMatrix<'_> {
         let inst = m.inst(at).to_owned();
         let load = inst.opcode() == LOAD;
         let id = |k: usize| inst.operand_id(k);
-        let pointer = id(0).ok_or(ConvertError::Malformed("Pointer"))?;
+        let pointer = id(0).ok_or(Malformed("Pointer"))?;
         let (x, y) = (
-            id(1).ok_or(ConvertError::Malformed("X offset"))?,
-            id(2).ok_or(ConvertError::Malformed("Y offset"))?,
+            id(1).ok_or(Malformed("X offset"))?,
+            id(2).ok_or(Malformed("Y offset"))?,
         );
         let lo = if load { 3 } else { 4 };
         let column_major = layout(m, id(lo))?;
         let (height, width) = (
-            id(lo + 1).ok_or(ConvertError::Malformed("Height"))?,
-            id(lo + 2).ok_or(ConvertError::Malformed("Width"))?,
+            id(lo + 1).ok_or(Malformed("Height"))?,
+            id(lo + 2).ok_or(Malformed("Width"))?,
         );
-        let stride = id(lo + 3).ok_or(ConvertError::Malformed(
-            "no Stride (RowMajor and ColumnMajor need one)",
-        ))?;
+        let stride =
+            id(lo + 3).ok_or(Malformed("no Stride (RowMajor and ColumnMajor need one)"))?;
         let mo = memory_operands(inst.operands().get(lo + 4..).unwrap_or(&[]));
         let (mat, dir) = if load {
-            let ty = inst
-                .result_type()
-                .ok_or(ConvertError::Malformed("no type"))?;
+            let ty = inst.result_type().ok_or(Malformed("no type"))?;
             let mat = self.matrix(Some(ty))?;
             // Every element is written (loaded or 0): start from undef.
             let undef = types.intern(m, Op::Undef, Some(mat.lowered), &[]);
-            let result = inst
-                .result_id()
-                .ok_or(ConvertError::Malformed("no result"))?;
+            let result = inst.result_id().ok_or(Malformed("no result"))?;
             let dir = Direction::Load {
                 result,
                 ty,
@@ -136,7 +131,7 @@ impl JointMatrix<'_> {
             };
             (mat, dir)
         } else {
-            let object = id(3).ok_or(ConvertError::Malformed("Object"))?;
+            let object = id(3).ok_or(Malformed("Object"))?;
             (self.matrix(m.type_of(object))?, Direction::Store { object })
         };
         let pointer_is_global = m
@@ -204,22 +199,18 @@ impl JointMatrix<'_> {
         let id = |k: usize| inst.operand_id(k);
         let [x, y, height, width, value] = [0, 1, 2, 3, 4].map(id);
         let (x, y) = (
-            x.ok_or(ConvertError::Malformed("X offset"))?,
-            y.ok_or(ConvertError::Malformed("Y offset"))?,
+            x.ok_or(Malformed("X offset"))?,
+            y.ok_or(Malformed("Y offset"))?,
         );
         let (height, width) = (
-            height.ok_or(ConvertError::Malformed("Height"))?,
-            width.ok_or(ConvertError::Malformed("Width"))?,
+            height.ok_or(Malformed("Height"))?,
+            width.ok_or(Malformed("Width"))?,
         );
-        let value = value.ok_or(ConvertError::Malformed("Value"))?;
-        let ty = inst
-            .result_type()
-            .ok_or(ConvertError::Malformed("no type"))?;
-        let result = inst
-            .result_id()
-            .ok_or(ConvertError::Malformed("no result"))?;
+        let value = value.ok_or(Malformed("Value"))?;
+        let ty = inst.result_type().ok_or(Malformed("no type"))?;
+        let result = inst.result_id().ok_or(Malformed("no result"))?;
         let mat = self.matrix(Some(ty))?;
-        let split = split_block_after(m, at).ok_or(ConvertError::Malformed("not in a block"))?;
+        let split = split_block_after(m, at).ok_or(Malformed("not in a block"))?;
         m.erase(at);
         let mut b = Builder {
             m,
@@ -274,16 +265,12 @@ impl JointMatrix<'_> {
         at: InstId,
     ) -> Result<(), ConvertError> {
         let inst = m.inst(at).to_owned();
-        let matrix = inst
-            .operand_id(0)
-            .ok_or(ConvertError::Malformed("Matrix"))?;
-        let index = inst.operand_id(1).ok_or(ConvertError::Malformed("Index"))?;
+        let matrix = inst.operand_id(0).ok_or(Malformed("Matrix"))?;
+        let index = inst.operand_id(1).ok_or(Malformed("Index"))?;
         let mat = self.matrix(m.type_of(matrix))?;
         let (ty, result) = (
-            inst.result_type()
-                .ok_or(ConvertError::Malformed("no type"))?,
-            inst.result_id()
-                .ok_or(ConvertError::Malformed("no result"))?,
+            inst.result_type().ok_or(Malformed("no type"))?,
+            inst.result_id().ok_or(Malformed("no result"))?,
         );
         let component = m
             .def_inst(ty)
@@ -293,7 +280,7 @@ impl JointMatrix<'_> {
                 m.def_inst(c)
                     .is_some_and(|t| t.is(Op::TypeInt) && t.operand_word(0) == Some(32))
             })
-            .ok_or(ConvertError::Malformed(
+            .ok_or(Malformed(
                 "the result type is not a vector of two 32-bit integers",
             ))?;
         let mut b = Builder::before(m, types, at)?;
@@ -335,10 +322,10 @@ impl JointMatrix<'_> {
     ) -> Result<(), ConvertError> {
         let inst = m.inst(at).to_owned();
         let id = |k: usize| inst.operand_id(k);
-        let pointer = id(0).ok_or(ConvertError::Malformed("Pointer"))?;
+        let pointer = id(0).ok_or(Malformed("Pointer"))?;
         let (x, y) = (
-            id(1).ok_or(ConvertError::Malformed("X offset"))?,
-            id(2).ok_or(ConvertError::Malformed("Y offset"))?,
+            id(1).ok_or(Malformed("X offset"))?,
+            id(2).ok_or(Malformed("Y offset"))?,
         );
         let here = location(m, at);
         let rect = (|| -> Result<(bool, u32, u32, u32, Id), ConvertError> {
@@ -352,15 +339,13 @@ impl JointMatrix<'_> {
                 Some(l) => layout(m, Some(l))?,
                 None => false,
             };
-            let stride = id(7).ok_or(ConvertError::Malformed("no Stride"))?;
+            let stride = id(7).ok_or(Malformed("no Stride"))?;
             let (sc, pointee) = m
                 .type_of(pointer)
                 .and_then(|t| m.def_inst(t))
                 .filter(|t| t.is(Op::TypePointer))
                 .and_then(|t| Some((t.operand_word(0)?, t.operand_id(1)?)))
-                .ok_or(ConvertError::Malformed(
-                    "the pointer operand is not a pointer",
-                ))?;
+                .ok_or(Malformed("the pointer operand is not a pointer"))?;
             if sc != StorageClass::CrossWorkgroup as u32 {
                 return Err(ConvertError::NotCrossWorkgroup);
             }
@@ -411,8 +396,7 @@ impl JointMatrix<'_> {
             }
             Decision::Runtime(plan, cond) => {
                 b.before = None;
-                let split =
-                    split_block_after(b.m, at).ok_or(ConvertError::Malformed("not in a block"))?;
+                let split = split_block_after(b.m, at).ok_or(Malformed("not in a block"))?;
                 b.cur = split.before;
                 b.leave_loop_header(&split);
                 b.if_then(cond, |b| {

@@ -5,7 +5,7 @@
 //! Function variables and function calls unchanged. Loads and stores read a field from the
 //! value only where the constants analysis could not fold it.
 
-use super::error::ConvertError;
+use super::error::ConvertError::{self, Malformed};
 use spirv::Op;
 use spvopt_ir::{Id, Inst, InstId, Module};
 
@@ -103,10 +103,8 @@ pub fn lower_setter(
     c: &Consts,
 ) -> Result<(), ConvertError> {
     let inst = m.inst(at).to_owned();
-    let op = inst.op().ok_or(ConvertError::Malformed("unknown opcode"))?;
-    let result = inst
-        .result_id()
-        .ok_or(ConvertError::Malformed("setter without result"))?;
+    let op = inst.op().ok_or(Malformed("unknown opcode"))?;
+    let result = inst.result_id().ok_or(Malformed("setter without result"))?;
     let ops: Vec<u32> = inst.operands().to_vec();
     let n = dims as usize;
     let mut b = Before {
@@ -141,7 +139,7 @@ pub fn lower_setter(
             return Ok(());
         }
         _ => {
-            let input = Id::new(ops[0]).ok_or(ConvertError::Malformed("setter without input"))?;
+            let input = Id::new(ops[0]).ok_or(Malformed("setter without input"))?;
             let args: Vec<Id> = ops[1..].iter().filter_map(|&w| Id::new(w)).collect();
             let need = |k: usize| -> Result<(), ConvertError> {
                 if args.len() == k {
@@ -236,7 +234,7 @@ pub fn lower_setter(
             (Some(input), sets)
         }
     };
-    let mut cur = input.ok_or(ConvertError::Malformed("setter without input"))?;
+    let mut cur = input.ok_or(Malformed("setter without input"))?;
     let last = sets.len().saturating_sub(1);
     if sets.is_empty() {
         b.m.replace_inst(
