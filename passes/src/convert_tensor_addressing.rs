@@ -66,6 +66,7 @@ mod builder;
 mod cleanup;
 pub mod distribution;
 mod element_access;
+mod error;
 mod instructions;
 mod joint_matrix;
 mod model;
@@ -88,6 +89,7 @@ use crate::edit::variables::lane_variable;
 use crate::edit::{capabilities, outline};
 use crate::pass::{Changes, Pass, PassError, PassResult, Statistics};
 use cleanup::{bitcast_setter_operands, merge_duplicate_types, remove_dead};
+use error::ConvertError;
 use instructions::Converter;
 use model::memory_operands;
 use tensor_values::Consts;
@@ -151,7 +153,7 @@ fn convert(
     // Functions from here on are the outlined per-element paths (`element_access`).
     let first_outlined = m.function_ids().count();
     let mut types = Interner::default();
-    let plan = plan(m, &mut types, sg).map_err(|e| Diagnostic::error(None, e))?;
+    let plan = plan(m, &mut types, sg).map_err(|e| Diagnostic::error(None, e.to_string()))?;
     let lane_var = lane_variable(m, &mut types);
     let u32t = types.int(m, 32);
     let consts = Consts {
@@ -360,9 +362,9 @@ fn uniform_tensor_accesses(m: &Module, analyses: &mut Analyses) -> HashSet<InstI
 }
 
 /// Error `why` at `at`, or at an instruction the conversion already replaced.
-fn located(m: &Module, at: InstId, why: String) -> Diagnostic {
+fn located(m: &Module, at: InstId, why: ConvertError) -> Diagnostic {
     if m.inst_block(at).is_some() {
-        Diagnostic::error_at(m, at, why)
+        Diagnostic::error_at(m, at, why.to_string())
     } else {
         Diagnostic::error(None, format!("(converted instruction): {why}"))
     }

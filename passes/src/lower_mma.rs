@@ -153,7 +153,7 @@ impl Pass for LowerMma {
                 .and_then(|mma| plan::action(&mma, target).map(|a| (mma, a)))
             {
                 Ok((mma, a)) => work.push((mma, a)),
-                Err(why) => errors.push(Diagnostic::error_at(m, i, why)),
+                Err(why) => errors.push(Diagnostic::error_at(m, i, why.to_string())),
             }
         }
         if !errors.is_empty() {

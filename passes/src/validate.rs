@@ -167,7 +167,7 @@ impl Deviation {
     }
 
     /// Our own check of what the validator cannot judge, before the deviation is removed.
-    fn check(self, m: &Module) -> Result<(), String> {
+    fn check(self, m: &Module) -> Result<(), Refuted> {
         if self == Deviation::TranslatorInternalOpcodes {
             return if m
                 .all_insts()
@@ -177,21 +177,21 @@ impl Deviation {
             {
                 Ok(())
             } else {
-                Err(String::new())
+                Err(Refuted::NotThisDeviation)
             };
         }
         if self == Deviation::UnlistedInterfaceVariables {
             return if crate::legalize::interface_variables::has_missing(m) {
                 Ok(())
             } else {
-                Err(String::new())
+                Err(Refuted::NotThisDeviation)
             };
         }
         if self == Deviation::DuplicateDecorations {
             return if crate::legalize::duplicate_decorations::has_duplicates(m) {
                 Ok(())
             } else {
-                Err(String::new())
+                Err(Refuted::NotThisDeviation)
             };
         }
         if self == Deviation::BlocksBeforeTheirDominators {
@@ -202,7 +202,7 @@ impl Deviation {
                 Ok(())
             } else {
                 // Not a layout question: spirv-val's own message stands (the caller uses it).
-                Err(String::new())
+                Err(Refuted::NotThisDeviation)
             };
         }
         if self != Deviation::RepeatedCacheControls {
@@ -214,17 +214,11 @@ impl Deviation {
             if inst.is(Op::Decorate) && dec.is_some_and(is_cache_control) {
                 let key = (inst.operand_word(0), dec, inst.operand_word(2));
                 if !seen.insert(key) {
-                    return Err(format!(
-                        "%{} is decorated with {} twice for cache level {} \
-                         (SPV_INTEL_cache_controls allows one per level)",
-                        key.0.unwrap_or(0),
-                        if dec == Some(CACHE_CONTROL_LOAD) {
-                            "CacheControlLoadINTEL"
-                        } else {
-                            "CacheControlStoreINTEL"
-                        },
-                        key.2.unwrap_or(0)
-                    ));
+                    return Err(Refuted::RepeatedCacheControl {
+                        target: key.0.unwrap_or(0),
+                        load: dec == Some(CACHE_CONTROL_LOAD),
+                        level: key.2.unwrap_or(0),
+                    });
                 }
             }
         }
@@ -342,6 +336,22 @@ impl Tolerated {
     }
 }
 
+/// Why [`Deviation::check`] does not accept a deviation spirv-val reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+enum Refuted {
+    /// The module does not have the deviation (spirv-val's message is about a real error,
+    /// and it stands).
+    #[error("not the tolerated deviation")]
+    NotThisDeviation,
+    /// A cache-control decoration repeated for one cache level.
+    #[error(
+        "%{target} is decorated with {} twice for cache level {level} (SPV_INTEL_cache_controls \
+         allows one per level)",
+        if *.load { "CacheControlLoadINTEL" } else { "CacheControlStoreINTEL" }
+    )]
+    RepeatedCacheControl { target: u32, load: bool, level: u32 },
+}
+
 /// Validates `m` for `env`. `Ok` carries one warning per tolerated deviation (with spirv-val's
 /// first message about it); `Err` is spirv-val's one-line message for the first real error.
 pub fn validate_module(m: &Module, env: TargetEnv) -> Result<Vec<String>, String> {
@@ -362,13 +372,41 @@ pub fn validate_tolerating(m: &Module, env: TargetEnv) -> Result<Vec<Tolerated>,
         let Some(d) = Deviation::of_message(&message).filter(|d| !removed.contains(d)) else {
             return Err(message);
         };
-        if let Err(e) = d.check(m) {
-            return Err(if e.is_empty() { message } else { e });
+        match d.check(m) {
+            Ok(()) => {}
+            Err(Refuted::NotThisDeviation) => return Err(message),
+            Err(e) => return Err(e.to_string()),
         }
         if let Some(explained) = d.explain() {
             warnings.push(Tolerated { explained, message });
         }
         removed.push(d);
         d.remove(copy.get_or_insert_with(|| m.clone()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Refuted;
+
+    #[test]
+    fn repeated_cache_control_message_names_decoration_and_level() {
+        for (target, load, level, decoration) in [
+            (7, true, 1, "CacheControlLoadINTEL"),
+            (3, false, 0, "CacheControlStoreINTEL"),
+        ] {
+            let refuted = Refuted::RepeatedCacheControl {
+                target,
+                load,
+                level,
+            };
+            assert_eq!(
+                refuted.to_string(),
+                format!(
+                    "%{target} is decorated with {decoration} twice for cache level {level} \
+                     (SPV_INTEL_cache_controls allows one per level)"
+                )
+            );
+        }
     }
 }

@@ -79,33 +79,64 @@ pub struct Layout {
     pub deal: Deal,
 }
 
+/// Why a 2D block operation has no data layout ([`Layout::new`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// An element size other than 1, 2, 4 or 8 bytes.
+    #[error("element size {0} is not 1, 2, 4 or 8")]
+    ElementSize(u32),
+    /// A width, height or block count of 0 or above 1024.
+    #[error("block {width}x{height} count {count} is out of range")]
+    OutOfRange {
+        /// Block width (elements).
+        width: u32,
+        /// Block height (rows).
+        height: u32,
+        /// Block count.
+        count: u32,
+    },
+    /// A subgroup size that is 0 or not a power of two.
+    #[error("subgroup size {0} is not a power of two")]
+    SubgroupSize(u32),
+    /// A transformed (VNNI) load of elements wider than 2 bytes.
+    #[error("transformed load of {0}-byte elements")]
+    TransformedElements(u32),
+    /// A prefetch (it moves no data).
+    #[error("prefetches have no data")]
+    Prefetch,
+}
+
 impl Layout {
     /// The layout of `kind` with this constant shape, or why it is not a valid 2D block op.
     pub fn new(
         kind: BlockKind,
         (e, w, h, c): (u32, u32, u32, u32),
         sg: u32,
-    ) -> Result<Layout, String> {
+    ) -> Result<Layout, LayoutError> {
         if !matches!(e, 1 | 2 | 4 | 8) {
-            return Err(format!("element size {e} is not 1, 2, 4 or 8"));
+            return Err(LayoutError::ElementSize(e));
         }
         if w == 0 || h == 0 || c == 0 || w > 1024 || h > 1024 || c > 1024 {
-            return Err(format!("block {w}x{h} count {c} is out of range"));
+            return Err(LayoutError::OutOfRange {
+                width: w,
+                height: h,
+                count: c,
+            });
         }
         if sg == 0 || !sg.is_power_of_two() {
-            return Err(format!("subgroup size {sg} is not a power of two"));
+            return Err(LayoutError::SubgroupSize(sg));
         }
         let (rows, columns, value_bytes, pack) = match kind {
             BlockKind::Load | BlockKind::Store => (h, w.next_power_of_two(), e, 1),
             BlockKind::LoadTranspose => (w, h.next_power_of_two(), e, 1),
             BlockKind::LoadTransform => {
                 if e > 2 {
-                    return Err(format!("transformed load of {e}-byte elements"));
+                    return Err(LayoutError::TransformedElements(e));
                 }
                 let p = 4 / e;
                 (h.div_ceil(p), w.next_power_of_two(), 4, p)
             }
-            BlockKind::Prefetch => return Err("prefetches have no data".into()),
+            BlockKind::Prefetch => return Err(LayoutError::Prefetch),
         };
         let unit = (4 / value_bytes).max(1);
         let (deal, values_per_block) = if columns < sg {

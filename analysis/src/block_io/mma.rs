@@ -11,6 +11,8 @@
 //! Signed bits make integers signed); C and Result carry their component type (integers
 //! signed), or bfloat16 in 16-bit integers with MatrixCBFloat16 / MatrixResultBFloat16.
 
+use std::fmt;
+
 use spirv::Op;
 use spvopt_ir::{Id, InstId, Module};
 
@@ -199,6 +201,146 @@ impl Mma {
     }
 }
 
+/// An operand of an MMA, as messages name it (`Matrix A`, ..., `Result`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// Matrix A.
+    A,
+    /// Matrix B.
+    B,
+    /// Matrix C (the accumulator).
+    C,
+    /// The result.
+    Result,
+}
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Operand::A => "A",
+            Operand::B => "B",
+            Operand::C => "C",
+            Operand::Result => "Result",
+        })
+    }
+}
+
+/// Why lower-mma cannot decode or lower an MMA ([`decode`], [`action`]). The text is the
+/// reason lower-mma's errors and legalize's warnings give.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MmaError {
+    /// An operand or result the instruction must have is missing (the text names it).
+    #[error("{0}")]
+    Missing(&'static str),
+    /// Operand bits no MMA defines.
+    #[error("unknown operand bits {0:#x}")]
+    UnknownOperandBits(u32),
+    /// K Dim is not a constant, or not positive.
+    #[error("K Dim is not a positive integer constant")]
+    KNotConstant,
+    /// The subgroup size the MMA executes at is not known.
+    #[error("the kernels reaching this function declare no single SubgroupSize")]
+    NoSubgroupSize,
+    /// A matrix operand's type is not a scalar or vector of int or float.
+    #[error("Matrix {0} is not a scalar or vector of int or float")]
+    NotIntOrFloat(Operand),
+    /// The result type is not a scalar or vector of int or float.
+    #[error("Result is not a scalar or vector of int or float")]
+    ResultNotIntOrFloat,
+    /// A component width that holds no element type.
+    #[error("Matrix {which} has a {bits}-bit component")]
+    ComponentWidth {
+        /// The operand.
+        which: Operand,
+        /// Its component width.
+        bits: u32,
+    },
+    /// The operand bits ask for elements its components cannot hold.
+    #[error("Matrix {which}: {bits}-bit components cannot hold {elem:?} elements")]
+    CannotHold {
+        /// The operand.
+        which: Operand,
+        /// Its component width.
+        bits: u32,
+        /// The element type the operand bits ask for.
+        elem: Elem,
+    },
+    /// More than one element interpretation bit is set for the operand.
+    #[error("Matrix {0}: more than one element interpretation bit is set")]
+    SeveralInterpretations(Operand),
+    /// bfloat16 asked of components that are not 16-bit integers.
+    #[error("Matrix {0}: bfloat16 needs 16-bit integer components")]
+    Bf16Components(Operand),
+    /// Integer and floating-point operands together.
+    #[error("integer and floating-point operands are mixed")]
+    MixedIntAndFloat,
+    /// A shape larger than lower-mma decodes.
+    #[error("M = {m}, K = {k}: beyond what lower-mma handles (M <= {MAX_M}, K <= {MAX_K})")]
+    TooLarge {
+        /// M (Result components).
+        m: u32,
+        /// K Dim.
+        k: u32,
+    },
+    /// Matrix C and the result have different component counts.
+    #[error("Matrix C has {c} components, Result {result}")]
+    CountMismatch {
+        /// Matrix C's components.
+        c: u32,
+        /// The result's components.
+        result: u32,
+    },
+    /// The MMA executes at subgroup size 0.
+    #[error("subgroup size 0")]
+    SubgroupSizeZero,
+    /// Neither K nor N (the subgroup size) divides the other.
+    #[error("K = {k} and N = {n}: neither divides the other")]
+    KAndNIndivisible {
+        /// K Dim.
+        k: u32,
+        /// The subgroup size.
+        n: u32,
+    },
+    /// Matrix A's size per invocation does not fit the shape.
+    #[error("Matrix A has {has} bits per invocation, M = {m} K = {k} N = {n} needs {needs}")]
+    ABits {
+        /// Bits per invocation Matrix A has.
+        has: u64,
+        /// M.
+        m: u32,
+        /// K.
+        k: u32,
+        /// N (the subgroup size).
+        n: u32,
+        /// Bits per invocation the shape needs.
+        needs: u64,
+    },
+    /// Matrix B's size per invocation does not fit K.
+    #[error("Matrix B has {has} bits per invocation, K = {k} needs {needs}")]
+    BBits {
+        /// Bits per invocation Matrix B has.
+        has: u64,
+        /// K.
+        k: u32,
+        /// Bits per invocation K needs.
+        needs: u64,
+    },
+    /// f64 elements, which the emulation does not handle.
+    #[error("Matrix {0} has f64 elements (no emulation for f64)")]
+    F64Elements(Operand),
+    /// 64-bit integer A or B elements, which the emulation does not handle.
+    #[error("Matrix {0} has 64-bit integer elements")]
+    Int64Elements(Operand),
+    /// Components narrower than the elements they hold.
+    #[error("Matrix {which}: {bits}-bit components are narrower than its elements")]
+    NarrowComponents {
+        /// The operand.
+        which: Operand,
+        /// Its component width.
+        bits: u32,
+    },
+}
+
 /// What lower-mma does with one MMA.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -223,9 +365,9 @@ pub fn mma_subgroup_size(facts: &KernelFacts, m: &Module, inst: InstId) -> Optio
     facts.subgroup_size_at(m, inst).known()
 }
 
-fn ab_elem(op: &OperandType, mask: u32, is_a: bool) -> Result<Elem, String> {
+fn ab_elem(op: &OperandType, mask: u32, is_a: bool) -> Result<Elem, MmaError> {
     let pick = |a: u32, b: u32| if is_a { a } else { b };
-    let which = if is_a { "A" } else { "B" };
+    let which = if is_a { Operand::A } else { Operand::B };
     let signed = mask & pick(bits::A_SIGNED, bits::B_SIGNED) != 0;
     let kinds = [
         (
@@ -249,7 +391,12 @@ fn ab_elem(op: &OperandType, mask: u32, is_a: bool) -> Result<Elem, String> {
             (true, 16) => Elem::F16,
             (true, 32) => Elem::F32,
             (true, 64) => Elem::F64,
-            _ => return Err(format!("Matrix {which} has a {}-bit component", op.bits)),
+            _ => {
+                return Err(MmaError::ComponentWidth {
+                    which,
+                    bits: op.bits,
+                })
+            }
         }),
         (Some(e), false) => {
             let fits = if e == Elem::Tf32 {
@@ -260,26 +407,23 @@ fn ab_elem(op: &OperandType, mask: u32, is_a: bool) -> Result<Elem, String> {
             if fits {
                 Ok(e)
             } else {
-                Err(format!(
-                    "Matrix {which}: {}-bit components cannot hold {e:?} elements",
-                    op.bits
-                ))
+                Err(MmaError::CannotHold {
+                    which,
+                    bits: op.bits,
+                    elem: e,
+                })
             }
         }
-        (Some(_), true) => Err(format!(
-            "Matrix {which}: more than one element interpretation bit is set"
-        )),
+        (Some(_), true) => Err(MmaError::SeveralInterpretations(which)),
     }
 }
 
-fn acc_elem(op: &OperandType, bf16: bool, which: &str) -> Result<Elem, String> {
+fn acc_elem(op: &OperandType, bf16: bool, which: Operand) -> Result<Elem, MmaError> {
     if bf16 {
         return if op.bits == 16 && !op.float {
             Ok(Elem::Bf16)
         } else {
-            Err(format!(
-                "Matrix {which}: bfloat16 needs 16-bit integer components"
-            ))
+            Err(MmaError::Bf16Components(which))
         };
     }
     match (op.float, op.bits) {
@@ -290,7 +434,10 @@ fn acc_elem(op: &OperandType, bf16: bool, which: &str) -> Result<Elem, String> {
         (true, 16) => Ok(Elem::F16),
         (true, 32) => Ok(Elem::F32),
         (true, 64) => Ok(Elem::F64),
-        _ => Err(format!("Matrix {which} has a {}-bit component", op.bits)),
+        _ => Err(MmaError::ComponentWidth {
+            which,
+            bits: op.bits,
+        }),
     }
 }
 
@@ -300,55 +447,57 @@ const MAX_M: u32 = 32;
 const MAX_K: u32 = 256;
 
 /// Decodes the MMA at `i`, or says why it is malformed or unknown.
-pub fn decode(m: &Module, facts: &KernelFacts, i: InstId) -> Result<Mma, String> {
+pub fn decode(m: &Module, facts: &KernelFacts, i: InstId) -> Result<Mma, MmaError> {
     let inst = m.inst(i);
-    let result = inst.result_id().ok_or("no result id")?;
-    let rt = inst.result_type().ok_or("no result type")?;
-    let k_id = inst.operand_id(0).ok_or("no K Dim")?;
-    let a_id = inst.operand_id(1).ok_or("no Matrix A")?;
-    let b_id = inst.operand_id(2).ok_or("no Matrix B")?;
-    let c_id = inst.operand_id(3).ok_or("no Matrix C")?;
+    let result = inst.result_id().ok_or(MmaError::Missing("no result id"))?;
+    let rt = inst
+        .result_type()
+        .ok_or(MmaError::Missing("no result type"))?;
+    let k_id = inst.operand_id(0).ok_or(MmaError::Missing("no K Dim"))?;
+    let a_id = inst.operand_id(1).ok_or(MmaError::Missing("no Matrix A"))?;
+    let b_id = inst.operand_id(2).ok_or(MmaError::Missing("no Matrix B"))?;
+    let c_id = inst.operand_id(3).ok_or(MmaError::Missing("no Matrix C"))?;
     let mask = inst.operand_word(4).unwrap_or(0);
     if mask & !bits::ALL != 0 {
-        return Err(format!("unknown operand bits {:#x}", mask & !bits::ALL));
+        return Err(MmaError::UnknownOperandBits(mask & !bits::ALL));
     }
     let k = m
         .const_int_value(k_id)
         .and_then(|k| u32::try_from(k).ok())
         .filter(|&k| k > 0)
-        .ok_or("K Dim is not a positive integer constant")?;
-    let sg = mma_subgroup_size(facts, m, i)
-        .ok_or("the kernels reaching this function declare no single SubgroupSize")?;
-    let ty = |id: Id, what: &str| {
+        .ok_or(MmaError::KNotConstant)?;
+    let sg = mma_subgroup_size(facts, m, i).ok_or(MmaError::NoSubgroupSize)?;
+    let ty = |id: Id, which: Operand| {
         m.type_of(id)
             .and_then(|t| OperandType::of(m, t))
-            .ok_or_else(|| format!("Matrix {what} is not a scalar or vector of int or float"))
+            .ok_or(MmaError::NotIntOrFloat(which))
     };
-    let a = ty(a_id, "A")?;
-    let b = ty(b_id, "B")?;
-    let c = ty(c_id, "C")?;
-    let r = OperandType::of(m, rt).ok_or("Result is not a scalar or vector of int or float")?;
+    let a = ty(a_id, Operand::A)?;
+    let b = ty(b_id, Operand::B)?;
+    let c = ty(c_id, Operand::C)?;
+    let r = OperandType::of(m, rt).ok_or(MmaError::ResultNotIntOrFloat)?;
     let a_elem = ab_elem(&a, mask, true)?;
     let b_elem = ab_elem(&b, mask, false)?;
-    let c_elem = acc_elem(&c, mask & bits::C_BF16 != 0, "C")?;
-    let r_elem = acc_elem(&r, mask & bits::RESULT_BF16 != 0, "Result")?;
+    let c_elem = acc_elem(&c, mask & bits::C_BF16 != 0, Operand::C)?;
+    let r_elem = acc_elem(&r, mask & bits::RESULT_BF16 != 0, Operand::Result)?;
     let fl = a_elem.is_float();
     if b_elem.is_float() != fl || c_elem.is_float() != fl || r_elem.is_float() != fl {
-        return Err("integer and floating-point operands are mixed".into());
+        return Err(MmaError::MixedIntAndFloat);
     }
     let mm = r.count;
     // Splitting or emulating emits instructions per row and per K step: bounded shapes keep
     // the output proportional to the input (devices have M <= 8 and K <= 64 bytes' worth).
     if mm > MAX_M || k > MAX_K {
-        return Err(format!(
-            "M = {mm}, K = {k}: beyond what lower-mma handles (M <= {MAX_M}, K <= {MAX_K})"
-        ));
+        return Err(MmaError::TooLarge { m: mm, k });
     }
     if c.count != mm {
-        return Err(format!("Matrix C has {} components, Result {mm}", c.count));
+        return Err(MmaError::CountMismatch {
+            c: c.count,
+            result: mm,
+        });
     }
     if sg == 0 {
-        return Err("subgroup size 0".into());
+        return Err(MmaError::SubgroupSizeZero);
     }
     let ea = u64::from(a_elem.bits());
     let (a_layout, a_bits) = if k.is_multiple_of(sg) {
@@ -364,20 +513,24 @@ pub fn decode(m: &Module, facts: &KernelFacts, i: InstId) -> Result<Mma, String>
             u64::from(mm.div_ceil(groups)) * ea,
         )
     } else {
-        return Err(format!("K = {k} and N = {sg}: neither divides the other"));
+        return Err(MmaError::KAndNIndivisible { k, n: sg });
     };
     if a.total_bits() != a_bits {
-        return Err(format!(
-            "Matrix A has {} bits per invocation, M = {mm} K = {k} N = {sg} needs {a_bits}",
-            a.total_bits()
-        ));
+        return Err(MmaError::ABits {
+            has: a.total_bits(),
+            m: mm,
+            k,
+            n: sg,
+            needs: a_bits,
+        });
     }
     let b_bits = u64::from(k) * u64::from(b_elem.bits());
     if b.total_bits() != b_bits {
-        return Err(format!(
-            "Matrix B has {} bits per invocation, K = {k} needs {b_bits}",
-            b.total_bits()
-        ));
+        return Err(MmaError::BBits {
+            has: b.total_bits(),
+            k,
+            needs: b_bits,
+        });
     }
     let float_bits = (r_elem.is_float() && mask & bits::RESULT_BF16 == 0).then_some(r.bits);
     let types = MmaTypes::from_operands(mask, float_bits)
@@ -449,7 +602,7 @@ pub fn row_chunks(m: u32, allowed: &[u32]) -> Vec<(u32, u32)> {
 }
 
 /// What lower-mma does with `mma` on `target`, or why it cannot lower it.
-pub fn action(mma: &Mma, target: &Target) -> Result<Action, String> {
+pub fn action(mma: &Mma, target: &Target) -> Result<Action, MmaError> {
     if let Some(t) = mma.types {
         if target.supports_mma(mma.sg, mma.m, mma.sg, mma.k, t) {
             return Ok(Action::Native);
@@ -535,30 +688,31 @@ fn split_plan(mma: &Mma, target: &Target, t: MmaTypes) -> Option<Action> {
 }
 
 /// Whether the emulation handles these element types and operand shapes.
-fn emulable(mma: &Mma) -> Result<(), String> {
+fn emulable(mma: &Mma) -> Result<(), MmaError> {
     for (e, what) in [
-        (mma.a_elem, "A"),
-        (mma.b_elem, "B"),
-        (mma.c_elem, "C"),
-        (mma.r_elem, "Result"),
+        (mma.a_elem, Operand::A),
+        (mma.b_elem, Operand::B),
+        (mma.c_elem, Operand::C),
+        (mma.r_elem, Operand::Result),
     ] {
         if e == Elem::F64 {
-            return Err(format!(
-                "Matrix {what} has f64 elements (no emulation for f64)"
-            ));
+            return Err(MmaError::F64Elements(what));
         }
         if let Elem::Int { bits: 64, .. } = e {
-            if what == "A" || what == "B" {
-                return Err(format!("Matrix {what} has 64-bit integer elements"));
+            if matches!(what, Operand::A | Operand::B) {
+                return Err(MmaError::Int64Elements(what));
             }
         }
     }
-    for (op, e, what) in [(&mma.a, mma.a_elem, "A"), (&mma.b, mma.b_elem, "B")] {
+    for (op, e, which) in [
+        (&mma.a, mma.a_elem, Operand::A),
+        (&mma.b, mma.b_elem, Operand::B),
+    ] {
         if e.bits() > op.bits {
-            return Err(format!(
-                "Matrix {what}: {}-bit components are narrower than its elements",
-                op.bits
-            ));
+            return Err(MmaError::NarrowComponents {
+                which,
+                bits: op.bits,
+            });
         }
     }
     Ok(())
@@ -585,7 +739,7 @@ pub fn classify(
     facts: &KernelFacts,
     i: InstId,
     target: &Target,
-) -> Result<Action, String> {
+) -> Result<Action, MmaError> {
     let mma = decode(m, facts, i)?;
     action(&mma, target)
 }

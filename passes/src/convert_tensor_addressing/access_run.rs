@@ -8,6 +8,7 @@ use spvopt_ir::{Id, Inst, Interner, Module};
 use super::block_path::Decision;
 use super::builder::Builder;
 use super::element_access::{decide, emit_decided, load_lane, prepare, Access};
+use super::error::ConvertError::{self, Malformed};
 use super::model::{Direction, Path};
 use super::tile_group;
 use crate::edit::cfg::split_block_after;
@@ -18,8 +19,8 @@ pub fn convert_one(
     types: &mut Interner,
     lane_var: Id,
     access: Access,
-) -> Result<Path, String> {
-    let block = m.inst_block(access.at).ok_or("not in a block")?;
+) -> Result<Path, ConvertError> {
+    let block = m.inst_block(access.at).ok_or(Malformed("not in a block"))?;
     let mut b = Builder {
         m,
         types,
@@ -29,19 +30,24 @@ pub fn convert_one(
     };
     convert(&mut b, lane_var, &[access])?
         .pop()
-        .ok_or_else(|| "no path".into())
+        .ok_or(Malformed("no path"))
 }
 
 /// Converts the consecutive loads/stores `accesses` (nothing between them in their block).
 /// Each gets its path; loads of adjacent tiles of one surface whose block ops are checked or
 /// proved together are issued from one block (see `tile_group`), where
 /// `fuse-block-loads` can merge them.
-pub fn convert(b: &mut Builder, lane_var: Id, accesses: &[Access]) -> Result<Vec<Path>, String> {
+pub fn convert(
+    b: &mut Builder,
+    lane_var: Id,
+    accesses: &[Access],
+) -> Result<Vec<Path>, ConvertError> {
     let (Some(first), Some(last)) = (accesses.first(), accesses.last()) else {
         return Ok(Vec::new());
     };
-    b.m.inst_block(first.at).ok_or("not in a block")?;
-    let split = split_block_after(b.m, last.at).ok_or("not in a block")?;
+    b.m.inst_block(first.at)
+        .ok_or(Malformed("not in a block"))?;
+    let split = split_block_after(b.m, last.at).ok_or(Malformed("not in a block"))?;
     for a in accesses {
         b.m.erase(a.at);
     }

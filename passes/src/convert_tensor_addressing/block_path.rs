@@ -98,20 +98,45 @@ pub struct Plan {
     pub y: Id,
 }
 
-fn shape(r: &Request) -> Result<Shape, String> {
+/// Why a tile has no 2D block shape (a `fallback` reason).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+enum NoBlockShape {
+    #[error("2D block IO needs subgroup size 16 (the kernel has {0})")]
+    SubgroupSize(u32),
+    #[error("the matrix is not dealt one column (group) per invocation")]
+    NotColumnDealt,
+    /// Elements of other than 1, 2 or 4 bytes.
+    #[error("{0}-byte elements")]
+    ElementSize(u32),
+    #[error("a transposed store (no 2D store transposes)")]
+    TransposedStore,
+    #[error("transposed tile rows are not whole dwords")]
+    TransposedRowsNotDwords,
+    #[error("no transposed block of {0} dwords x 16 rows")]
+    NoTransposedBlock(u32),
+    #[error("the packed columns do not fit a block row")]
+    PackedColumnsTooWide,
+    #[error("no {} block of {width} x {height} {elem}-byte elements", .op.name())]
+    NoBlock {
+        op: BlockKind,
+        width: u32,
+        height: u32,
+        elem: u32,
+    },
+}
+
+fn shape(r: &Request) -> Result<Shape, NoBlockShape> {
     let m = r.mat;
     let (rows, cols, sg) = (m.dist.rows, m.dist.cols, m.dist.sg);
     if sg != 16 {
-        return Err(format!(
-            "2D block IO needs subgroup size 16 (the kernel has {sg})"
-        ));
+        return Err(NoBlockShape::SubgroupSize(sg));
     }
     let Deal::Columns { pack } = m.dist.deal else {
-        return Err("the matrix is not dealt one column (group) per invocation".into());
+        return Err(NoBlockShape::NotColumnDealt);
     };
     let es = m.bytes;
     if !matches!(es, 1 | 2 | 4) {
-        return Err(format!("{es}-byte elements"));
+        return Err(NoBlockShape::ElementSize(es));
     }
     let shapes = if r.target.has_2d_block_io() {
         r.target.clone()
@@ -122,10 +147,10 @@ fn shape(r: &Request) -> Result<Shape, String> {
     let fits = |op: BlockKind, e: u32, w: u32, h: u32| shapes.supports_2d_block(op, e, w, h, 1);
     if r.view_transposed == Some(true) {
         if r.store {
-            return Err("a transposed store (no 2D store transposes)".into());
+            return Err(NoBlockShape::TransposedStore);
         }
         if pack != 1 || !(rows * es).is_multiple_of(4) {
-            return Err("transposed tile rows are not whole dwords".into());
+            return Err(NoBlockShape::TransposedRowsNotDwords);
         }
         let row_dwords = rows * es / 4;
         if row_dwords <= 8
@@ -144,7 +169,7 @@ fn shape(r: &Request) -> Result<Shape, String> {
         }
         let width = row_dwords.min(8);
         if !row_dwords.is_multiple_of(width) || !fits(BlockKind::LoadTranspose, 4, width, 16) {
-            return Err(format!("no transposed block of {width} dwords x 16 rows"));
+            return Err(NoBlockShape::NoTransposedBlock(width));
         }
         return Ok(Shape {
             op: BlockKind::LoadTranspose,
@@ -158,7 +183,7 @@ fn shape(r: &Request) -> Result<Shape, String> {
     }
     let width = sg * pack;
     if pack > 4 / es.min(4) {
-        return Err("the packed columns do not fit a block row".into());
+        return Err(NoBlockShape::PackedColumnsTooWide);
     }
     let (op, max_h) = if r.store {
         (BlockKind::Store, 8)
@@ -169,10 +194,12 @@ fn shape(r: &Request) -> Result<Shape, String> {
     };
     let height = rows.min(max_h);
     if rows % height != 0 || !fits(op, es, width, height) {
-        return Err(format!(
-            "no {} block of {width} x {height} {es}-byte elements",
-            op.name()
-        ));
+        return Err(NoBlockShape::NoBlock {
+            op,
+            width,
+            height,
+            elem: es,
+        });
     }
     Ok(Shape {
         op,
@@ -197,7 +224,7 @@ pub fn decide(b: &mut Builder, r: &Request, t: &TensorFields, ptr: Id) -> Decisi
     }
     let shape = match shape(r) {
         Ok(s) => s,
-        Err(e) => return Decision::Fallback(e),
+        Err(e) => return Decision::Fallback(e.to_string()),
     };
     let m = r.mat;
     let (rows, cols, es) = (m.dist.rows, m.dist.cols, m.bytes);
@@ -308,7 +335,7 @@ pub fn decide_checked(b: &mut Builder, r: &Request, s: &CheckedSurface, ptr: Id)
     }
     let shape = match shape(r) {
         Ok(sh) => sh,
-        Err(e) => return Decision::Fallback(e),
+        Err(e) => return Decision::Fallback(e.to_string()),
     };
     // Memory rows are the matrix's rows (RowMajor) or columns (ColumnMajor).
     let (rows, cols, x, y) = if s.column_major {

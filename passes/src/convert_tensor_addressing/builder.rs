@@ -4,6 +4,7 @@ use spirv::{Op, StorageClass};
 use spvopt_analysis::fxhash::FxHashMap;
 use spvopt_ir::{BlockId, FuncId, Id, Inst, InstBuf, InstId, Interner, Module};
 
+use super::error::ConvertError::{self, Malformed};
 use crate::edit::cfg::{move_block_before, SplitBlock};
 
 /// `LoopControl DontUnroll`.
@@ -26,8 +27,8 @@ impl<'a> Builder<'a> {
         m: &'a mut Module,
         types: &'a mut Interner,
         at: InstId,
-    ) -> Result<Builder<'a>, String> {
-        let cur = m.inst_block(at).ok_or("not in a block")?;
+    ) -> Result<Builder<'a>, ConvertError> {
+        let cur = m.inst_block(at).ok_or(Malformed("not in a block"))?;
         Ok(Builder {
             m,
             types,
@@ -227,8 +228,8 @@ impl<'a> Builder<'a> {
         &mut self,
         count: u32,
         exit: BlockId,
-        body: impl FnOnce(&mut Builder, Id) -> Result<(), String>,
-    ) -> Result<(), String> {
+        body: impl FnOnce(&mut Builder, Id) -> Result<(), ConvertError>,
+    ) -> Result<(), ConvertError> {
         let exit_label = self.m.block_label(exit);
         let from = self.cur;
         let from_label = self.m.block_label(from);
@@ -302,8 +303,8 @@ impl<'a> Builder<'a> {
     pub fn if_then(
         &mut self,
         cond: Id,
-        then: impl FnOnce(&mut Builder) -> Result<(), String>,
-    ) -> Result<(BlockId, BlockId), String> {
+        then: impl FnOnce(&mut Builder) -> Result<(), ConvertError>,
+    ) -> Result<(BlockId, BlockId), ConvertError> {
         let from = self.cur;
         let access = self.new_block_after(from);
         let merge = self.new_block_after(access);

@@ -63,6 +63,22 @@ pub const MAX_ELEMENTS: u64 = 65536;
 /// (K = 16 for 16-bit, 32 for 8-bit elements) on SIMD8 and SIMD16 parts alike.
 pub const MMA_K_BYTES: u32 = 32;
 
+/// Why a matrix has no deal ([`Distribution::choose`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DealError {
+    /// A dimension (or the subgroup size) is 0.
+    #[error("a {rows}x{cols} matrix has no elements to deal")]
+    Empty { rows: u32, cols: u32 },
+    /// More than [`MAX_ELEMENTS`] elements.
+    #[error(
+        "a {rows}x{cols} matrix is larger than the {MAX_ELEMENTS} elements the conversion handles"
+    )]
+    TooLarge { rows: u32, cols: u32 },
+    /// The element count is not a multiple of the subgroup size.
+    #[error("a {rows}x{cols} matrix cannot be dealt evenly to a subgroup of {sg} invocations")]
+    Uneven { rows: u32, cols: u32, sg: u32 },
+}
+
 impl Distribution {
     /// The deal for a `rows` x `cols` matrix of `use_` with `bits`-bit components on subgroup
     /// size `sg`, or why there is none.
@@ -72,15 +88,12 @@ impl Distribution {
         rows: u32,
         cols: u32,
         sg: u32,
-    ) -> Result<Distribution, String> {
+    ) -> Result<Distribution, DealError> {
         if rows == 0 || cols == 0 || sg == 0 {
-            return Err(format!("a {rows}x{cols} matrix has no elements to deal"));
+            return Err(DealError::Empty { rows, cols });
         }
         if u64::from(rows) * u64::from(cols) > MAX_ELEMENTS {
-            return Err(format!(
-                "a {rows}x{cols} matrix is larger than the {MAX_ELEMENTS} elements the \
-                 conversion handles"
-            ));
+            return Err(DealError::TooLarge { rows, cols });
         }
         // A's MMA layout packs K_atom / SG adjacent columns per invocation.
         let pack = match use_ {
@@ -99,9 +112,7 @@ impl Distribution {
         } else if (u64::from(rows) * u64::from(cols)).is_multiple_of(u64::from(sg)) {
             Deal::Flat
         } else {
-            return Err(format!(
-                "a {rows}x{cols} matrix cannot be dealt evenly to a subgroup of {sg} invocations"
-            ));
+            return Err(DealError::Uneven { rows, cols, sg });
         };
         Ok(Distribution {
             rows,

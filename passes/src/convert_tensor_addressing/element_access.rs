@@ -25,6 +25,7 @@ use spvopt_ir::{BlockId, Id, InstId, Module};
 use super::block_path::{self, Decision};
 use super::builder::{function_variable, Builder};
 use super::distribution::{Deal, Distribution};
+use super::error::ConvertError::{self, Malformed};
 use super::model::{clamp, Addressing, Direction, Matrix, Path};
 use super::tensor_addresses::{read_fields, tensor_place, AccessKind, Place, TensorFields};
 use crate::edit::outline::Outline;
@@ -89,8 +90,10 @@ fn pointee_bytes(m: &Module, pointee: Id) -> Option<u32> {
 }
 
 /// An integer operand (of any width up to 64 bits) zero-extended to u64.
-pub fn to_u64(b: &mut Builder, v: Id) -> Result<Id, String> {
-    let t = b.m.type_of(v).ok_or("an integer operand has no type")?;
+pub fn to_u64(b: &mut Builder, v: Id) -> Result<Id, ConvertError> {
+    let t =
+        b.m.type_of(v)
+            .ok_or(Malformed("an integer operand has no type"))?;
     match b
         .m
         .def_inst(t)
@@ -99,7 +102,7 @@ pub fn to_u64(b: &mut Builder, v: Id) -> Result<Id, String> {
     {
         Some(64) => Ok(v),
         Some(w) if w < 64 => Ok(b.zext64(v)),
-        _ => Err("an operand that must be an integer of at most 64 bits is not".into()),
+        _ => Err(ConvertError::NotInteger64),
     }
 }
 
@@ -190,12 +193,15 @@ impl Prepared {
 }
 
 /// The lane index (u32) of the invocation, loaded from `lane_var`.
-pub fn load_lane(b: &mut Builder, lane_var: Id) -> Result<Id, String> {
+pub fn load_lane(b: &mut Builder, lane_var: Id) -> Result<Id, ConvertError> {
     let u32t = b.u32t();
     let lane_ty =
-        b.m.def_inst(b.m.type_of(lane_var).ok_or("lane variable has no type")?)
-            .and_then(|p| p.operand_id(1))
-            .ok_or("lane variable type")?;
+        b.m.def_inst(
+            b.m.type_of(lane_var)
+                .ok_or(Malformed("lane variable has no type"))?,
+        )
+        .and_then(|p| p.operand_id(1))
+        .ok_or(Malformed("lane variable type"))?;
     let lane_raw = b.val(Op::Load, lane_ty, &[lane_var.word()]);
     Ok(if lane_ty == u32t {
         lane_raw
@@ -206,18 +212,20 @@ pub fn load_lane(b: &mut Builder, lane_var: Id) -> Result<Id, String> {
 
 /// Creates the access's Function variable (holding `Object` first) and computes, in the
 /// current block, everything its emitters need.
-pub fn prepare(b: &mut Builder, a: &Access, lane: Id) -> Result<Prepared, String> {
+pub fn prepare(b: &mut Builder, a: &Access, lane: Id) -> Result<Prepared, ConvertError> {
     let (pointer, mat, addressing) = (a.pointer, a.mat, a.addressing);
     let m = &mut *b.m;
-    let ptr_ty = m.type_of(pointer).ok_or("the pointer has no type")?;
+    let ptr_ty = m
+        .type_of(pointer)
+        .ok_or(Malformed("the pointer has no type"))?;
     let (sc, pointee) = m
         .def_inst(ptr_ty)
         .filter(|t| t.is(Op::TypePointer))
         .and_then(|t| Some((t.operand_word(0)?, t.operand_id(1)?)))
-        .ok_or("the pointer operand is not a pointer")?;
-    let psize =
-        pointee_bytes(m, pointee).ok_or("the pointer's pointee is not a scalar or vector")?;
-    let storage = StorageClass::from_u32(sc).ok_or("unknown storage class")?;
+        .ok_or(Malformed("the pointer operand is not a pointer"))?;
+    let psize = pointee_bytes(m, pointee)
+        .ok_or(Malformed("the pointer's pointee is not a scalar or vector"))?;
+    let storage = StorageClass::from_u32(sc).ok_or(Malformed("unknown storage class"))?;
     // The matrix's per-invocation storage, in the entry block.
     let fn_vec = b.types.pointer(b.m, StorageClass::Function, mat.lowered);
     let fn_elem = b.types.pointer(b.m, StorageClass::Function, mat.component);
@@ -322,7 +330,7 @@ pub fn prepare(b: &mut Builder, a: &Access, lane: Id) -> Result<Prepared, String
 /// (a load) or nothing (a store). Accesses of one shape share the function once the pass
 /// merges identical ones, so the kernel grows by a call per access instead of a loop, and
 /// IGC compiles the loop once (as a subroutine) instead of once per access.
-pub fn emit_loop(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), String> {
+pub fn emit_loop(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), ConvertError> {
     let (caller, caller_before) = (b.cur, b.before.take());
     let ret = if p.store {
         b.types.void(b.m)
@@ -368,7 +376,7 @@ pub fn emit_loop(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), Str
 
 /// The exact per-element loop of one access, from the current block to `exit` (a block of
 /// the same function).
-fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), String> {
+fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), ConvertError> {
     let mat = &p.mat;
     let slots = mat.dist.slots();
     let es = mat.bytes;
@@ -376,7 +384,7 @@ fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), St
         let (r, c) = position(b, &mat.dist, p.lane, k);
         let place = match (&p.fields, p.strided) {
             (None, Some((column_major, row_bytes))) if p.checked.is_some() => {
-                let [x, y, height, width] = p.checked.ok_or("no checked fields")?;
+                let [x, y, height, width] = p.checked.ok_or(Malformed("no checked fields"))?;
                 checked_place(
                     b,
                     [x, y, height, width],
@@ -400,7 +408,7 @@ fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), St
                 in_clip: None,
                 in_bounds: None,
             },
-            (None, None) => return Err("no addressing".into()),
+            (None, None) => return Err(Malformed("no addressing")),
         };
         let slot_ptr = if slots == 1 {
             p.var
@@ -425,7 +433,7 @@ fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), St
         };
         if p.store {
             let v = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
-            let write = |b: &mut Builder| -> Result<(), String> {
+            let write = |b: &mut Builder| -> Result<(), ConvertError> {
                 let q = access(b);
                 let mut w = vec![q.word(), v.word()];
                 w.extend_from_slice(&p.mem);
@@ -451,11 +459,11 @@ fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), St
                     let fallback = match (place.in_clip, place.in_bounds) {
                         (Some(ic), Some(_)) => {
                             let cur = b.val(Op::Load, mat.component, &[slot_ptr.word()]);
-                            let cv = p.clamp_value.ok_or("no clamp value")?;
+                            let cv = p.clamp_value.ok_or(Malformed("no clamp value"))?;
                             b.select(mat.component, ic, cv, cur)
                         }
                         (Some(_), None) => b.val(Op::Load, mat.component, &[slot_ptr.word()]),
-                        _ => p.clamp_value.ok_or("no clamp value")?,
+                        _ => p.clamp_value.ok_or(Malformed("no clamp value"))?,
                     };
                     let mut loaded = None;
                     let (from, end) = b.if_then(ok, |b| {
@@ -463,7 +471,7 @@ fn emit_loop_here(b: &mut Builder, p: &Prepared, exit: BlockId) -> Result<(), St
                         Ok(())
                     })?;
                     let (from_l, end_l) = (b.m.block_label(from), b.m.block_label(end));
-                    let v = loaded.ok_or("no load")?;
+                    let v = loaded.ok_or(Malformed("no load"))?;
                     b.val(
                         Op::Phi,
                         mat.component,
@@ -508,7 +516,7 @@ pub fn emit_decided(
     p: &Prepared,
     decision: Decision,
     next: BlockId,
-) -> Result<Path, String> {
+) -> Result<Path, ConvertError> {
     let next_label = b.m.block_label(next);
     Ok(match decision {
         Decision::Static(plan) => {

@@ -12,6 +12,7 @@ use super::access_run;
 use super::block_path;
 use super::builder::Builder;
 use super::element_access;
+use super::error::ConvertError::{self, Malformed};
 use super::joint_matrix::JointMatrix;
 use super::model::{clamp, memory_operands, Addressing, Direction, Matrix, Path, View};
 use super::mul_add::{self, AbKind};
@@ -57,26 +58,29 @@ impl Converter<'_> {
         self.plan.matrices.get(&m.type_of(v)?).copied()
     }
 
-    fn view(&self, m: &Module, v: Id) -> Result<View, String> {
-        let ty = m.type_of(v).ok_or("view without type")?;
-        let t = m.def_inst(ty).ok_or("view type")?;
+    fn view(&self, m: &Module, v: Id) -> Result<View, ConvertError> {
+        let ty = m.type_of(v).ok_or(Malformed("view without type"))?;
+        let t = m.def_inst(ty).ok_or(Malformed("view type"))?;
         let Some(&(TensorType::View { dims }, _)) = self.plan.tensors.get(&ty) else {
-            return Err("the TensorView operand is not a tensor view".into());
+            return Err(ConvertError::NotTensorView);
         };
         let has_dims = t
             .operand_id(1)
             .and_then(|x| const_bool(m, x))
-            .ok_or("the view's HasDimensions is not a boolean constant")?;
+            .ok_or(Malformed(
+                "the view's HasDimensions is not a boolean constant",
+            ))?;
         let perm: Vec<u32> = (0..dims as usize)
             .map(|k| t.operand_id(2 + k).and_then(|x| const_u32(m, x)))
             .collect::<Option<_>>()
-            .ok_or("the view's permutation is not constant")?;
+            .ok_or(Malformed("the view's permutation is not constant"))?;
         let mut sorted = perm.clone();
         sorted.sort_unstable();
         if !sorted.iter().copied().eq(0..dims) {
-            return Err(format!(
-                "the view's permutation {perm:?} is not a permutation of 0..{dims}"
-            ));
+            return Err(ConvertError::NotAPermutation {
+                permutation: perm,
+                dims,
+            });
         }
         Ok(View {
             value: v,
@@ -96,7 +100,7 @@ impl Converter<'_> {
         types: &mut Interner,
         at: InstId,
         consts: &Consts,
-    ) -> Result<(), String> {
+    ) -> Result<(), ConvertError> {
         let inst = m.inst(at).to_owned();
         if spvopt_ir::grammar::internal::is_joint_matrix(inst.opcode()) {
             let mut jm = JointMatrix {
@@ -112,15 +116,15 @@ impl Converter<'_> {
         let Some(op) = inst.op() else { return Ok(()) };
         let ops: Vec<u32> = inst.operands().to_vec();
         let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
-        let block = m.inst_block(at).ok_or("not in a block")?;
+        let block = m.inst_block(at).ok_or(Malformed("not in a block"))?;
         match op {
             _ if spvopt_analysis::tensor_layout::is_tensor_op(Some(op)) => {
-                let ty = inst.result_type().ok_or("no type")?;
+                let ty = inst.result_type().ok_or(Malformed("no type"))?;
                 let &(tt, _) = self
                     .plan
                     .tensors
                     .get(&ty)
-                    .ok_or("tensor op with a non-tensor result type")?;
+                    .ok_or(Malformed("tensor op with a non-tensor result type"))?;
                 let dims = match tt {
                     TensorType::Layout { dims, .. } | TensorType::View { dims } => dims,
                 };
@@ -136,22 +140,24 @@ impl Converter<'_> {
             }
             Op::CooperativeMatrixLoadKHR | Op::CooperativeMatrixStoreKHR => {
                 let load = op == Op::CooperativeMatrixLoadKHR;
-                let pointer = id(0).ok_or("pointer")?;
+                let pointer = id(0).ok_or(Malformed("pointer"))?;
                 let (object, rest) = if load { (None, 1) } else { (id(1), 2) };
                 let layout = id(rest)
                     .and_then(|x| const_u32(m, x))
-                    .ok_or("the memory layout is not a constant (RowMajorKHR / ColumnMajorKHR)")?;
+                    .ok_or(ConvertError::KhrLayoutNotConstant)?;
                 if layout > 1 {
-                    return Err(format!(
-                        "memory layout {layout} is not RowMajor or ColumnMajor"
-                    ));
+                    return Err(ConvertError::UnknownLayout(layout));
                 }
                 let stride = id(rest + 1);
                 let mem = memory_operands(ops.get(rest + 2..).unwrap_or(&[])).element_mask;
                 let (mat, dir) = if load {
-                    let r = inst.result_id().ok_or("no result")?;
-                    let ty = inst.result_type().ok_or("no type")?;
-                    let mat = *self.plan.matrices.get(&ty).ok_or("not a matrix")?;
+                    let r = inst.result_id().ok_or(Malformed("no result"))?;
+                    let ty = inst.result_type().ok_or(Malformed("no type"))?;
+                    let mat = *self
+                        .plan
+                        .matrices
+                        .get(&ty)
+                        .ok_or(Malformed("not a matrix"))?;
                     // A strided load overwrites every element: start from undef.
                     let undef = types.intern(m, Op::Undef, Some(mat.lowered), &[]);
                     (
@@ -163,9 +169,9 @@ impl Converter<'_> {
                         },
                     )
                 } else {
-                    let o = object.ok_or("object")?;
+                    let o = object.ok_or(Malformed("object"))?;
                     (
-                        self.matrix_of(m, o).ok_or("not a matrix")?,
+                        self.matrix_of(m, o).ok_or(Malformed("not a matrix"))?,
                         Direction::Store { object: o },
                     )
                 };
@@ -197,23 +203,28 @@ impl Converter<'_> {
                 );
             }
             Op::CooperativeMatrixMulAddKHR => {
-                let (a, bv, c) = (id(0).ok_or("A")?, id(1).ok_or("B")?, id(2).ok_or("C")?);
+                let (a, bv, c) = (
+                    id(0).ok_or(Malformed("A"))?,
+                    id(1).ok_or(Malformed("B"))?,
+                    id(2).ok_or(Malformed("C"))?,
+                );
                 let khr = ops.get(3).copied().unwrap_or(0);
                 let (ma, mb, mc) = (
-                    self.matrix_of(m, a).ok_or("A is not a matrix")?,
-                    self.matrix_of(m, bv).ok_or("B is not a matrix")?,
-                    self.matrix_of(m, c).ok_or("C is not a matrix")?,
+                    self.matrix_of(m, a).ok_or(Malformed("A is not a matrix"))?,
+                    self.matrix_of(m, bv)
+                        .ok_or(Malformed("B is not a matrix"))?,
+                    self.matrix_of(m, c).ok_or(Malformed("C is not a matrix"))?,
                 );
                 let ab = match component_kind(m, ma.component) {
                     Some((16, true, false)) => AbKind::F16,
                     Some((16, true, true)) => AbKind::Bf16,
                     Some((8, false, _)) => AbKind::Int8,
-                    _ => return Err("A/B element type has no subgroup MMA form".into()),
+                    _ => return Err(ConvertError::NoMmaElementType),
                 };
                 if component_kind(m, mb.component) != component_kind(m, ma.component) {
-                    return Err("A and B element types differ".into());
+                    return Err(ConvertError::AbElementTypesDiffer);
                 }
-                let result = inst.result_id().ok_or("no result")?;
+                let result = inst.result_id().ok_or(Malformed("no result"))?;
                 let mut b = Builder {
                     m,
                     types,
@@ -221,29 +232,35 @@ impl Converter<'_> {
                     before: Some(at),
                     truncated: Default::default(),
                 };
-                let ty = inst.result_type().ok_or("no type")?;
-                mul_add::emit(&mut b, (&ma, a), (&mb, bv), (&mc, c), ab, khr, (result, ty))
-                    .map_err(|e| format!("MulAdd: {e}"))?;
+                let ty = inst.result_type().ok_or(Malformed("no type"))?;
+                mul_add::emit(&mut b, (&ma, a), (&mb, bv), (&mc, c), ab, khr, (result, ty))?;
                 m.erase(at);
                 self.stats.add("mul_adds", 1);
             }
             Op::CooperativeMatrixLengthKHR => {
-                let ty = id(0).ok_or("type")?;
-                let mat = self.plan.matrices.get(&ty).ok_or("not a matrix type")?;
-                let ut = inst.result_type().ok_or("no type")?;
+                let ty = id(0).ok_or(Malformed("type"))?;
+                let mat = self
+                    .plan
+                    .matrices
+                    .get(&ty)
+                    .ok_or(Malformed("not a matrix type"))?;
+                let ut = inst.result_type().ok_or(Malformed("no type"))?;
                 let n = types.int_const(m, ut, u64::from(mat.dist.slots()));
                 self.replaced
-                    .insert(inst.result_id().ok_or("no result")?, n);
+                    .insert(inst.result_id().ok_or(Malformed("no result"))?, n);
                 m.erase(at);
             }
             Op::MatrixTimesScalar => {
-                let Some(mat) = self.matrix_of(m, id(0).ok_or("matrix")?) else {
+                let Some(mat) = self.matrix_of(m, id(0).ok_or(Malformed("matrix"))?) else {
                     return Ok(());
                 };
-                let (mv, s) = (id(0).ok_or("matrix")?, id(1).ok_or("scalar")?);
+                let (mv, s) = (
+                    id(0).ok_or(Malformed("matrix"))?,
+                    id(1).ok_or(Malformed("scalar"))?,
+                );
                 let (r, ty) = (
-                    inst.result_id().ok_or("no result")?,
-                    inst.result_type().ok_or("type")?,
+                    inst.result_id().ok_or(Malformed("no result"))?,
+                    inst.result_type().ok_or(Malformed("type"))?,
                 );
                 let slots = mat.dist.slots();
                 let new = if mat.is_float && slots > 1 {
@@ -271,12 +288,12 @@ impl Converter<'_> {
                 m.replace_inst(at, new);
             }
             Op::CompositeConstruct => {
-                let ty = inst.result_type().ok_or("type")?;
+                let ty = inst.result_type().ok_or(Malformed("type"))?;
                 let Some(mat) = self.plan.matrices.get(&ty) else {
                     return Ok(());
                 };
-                let r = inst.result_id().ok_or("no result")?;
-                let x = id(0).ok_or("constituent")?;
+                let r = inst.result_id().ok_or(Malformed("no result"))?;
+                let x = id(0).ok_or(Malformed("constituent"))?;
                 let slots = mat.dist.slots();
                 m.replace_inst(
                     at,
@@ -298,23 +315,22 @@ impl Converter<'_> {
                 } else {
                     id(1)
                 }
-                .ok_or("composite")?;
+                .ok_or(Malformed("composite"))?;
                 let Some(mat) = self.matrix_of(m, base) else {
                     return Ok(());
                 };
                 let index = ops.get(if op == Op::CompositeExtract { 1 } else { 2 });
                 if index.is_none_or(|&k| k >= mat.dist.slots()) {
-                    return Err(format!(
-                        "index out of the invocation's {} components",
-                        mat.dist.slots()
-                    ));
+                    return Err(ConvertError::SlotOutOfRange {
+                        slots: mat.dist.slots(),
+                    });
                 }
                 if mat.dist.slots() == 1 {
-                    let r = inst.result_id().ok_or("no result")?;
+                    let r = inst.result_id().ok_or(Malformed("no result"))?;
                     let v = if op == Op::CompositeExtract {
                         base
                     } else {
-                        id(0).ok_or("object")?
+                        id(0).ok_or(Malformed("object"))?
                     };
                     m.replace_inst(
                         at,
@@ -328,47 +344,46 @@ impl Converter<'_> {
     }
 
     /// What a tensor load/store is: operands, matrix, addressing, block-path facts.
-    fn tensor_spec(&self, m: &Module, at: InstId) -> Result<TensorSpec, String> {
+    fn tensor_spec(&self, m: &Module, at: InstId) -> Result<TensorSpec, ConvertError> {
         let inst = m.inst(at).to_owned();
         let load = inst.is(Op::CooperativeMatrixLoadTensorNV);
         let ops: Vec<u32> = inst.operands().to_vec();
         let id = |k: usize| ops.get(k).and_then(|&w| Id::new(w));
         let (pointer, object, layout) = (
-            id(0).ok_or("pointer")?,
-            id(1).ok_or("object")?,
-            id(2).ok_or("layout")?,
+            id(0).ok_or(Malformed("pointer"))?,
+            id(1).ok_or(Malformed("object"))?,
+            id(2).ok_or(Malformed("layout"))?,
         );
         let mo = memory_operands(ops.get(3..).unwrap_or(&[]));
         let used = mo.words;
         let ta = ops.get(3 + used).copied().unwrap_or(0);
         if ta & !0x1 != 0 {
-            return Err("decode functions (block-quantised loads) are not supported".into());
+            return Err(ConvertError::DecodeFunction);
         }
         let view = if ta & 0x1 != 0 {
-            let v = id(4 + used).ok_or("TensorView operand")?;
+            let v = id(4 + used).ok_or(Malformed("TensorView operand"))?;
             Some(self.view(m, v)?)
         } else {
             None
         };
-        let lt = m.type_of(layout).ok_or("layout type")?;
+        let lt = m.type_of(layout).ok_or(Malformed("layout type"))?;
         let Some(&(TensorType::Layout { dims, clamp }, _)) = self.plan.tensors.get(&lt) else {
-            return Err("the TensorLayout operand is not a tensor layout".into());
+            return Err(ConvertError::NotTensorLayout);
         };
         let clamp = clamp
             .filter(|&c| c <= clamp::REPEAT_MIRRORED)
-            .ok_or("the layout's clamp mode is not a constant (specialize first)")?;
+            .ok_or(ConvertError::ClampModeNotConstant)?;
         if let Some(v) = &view {
             if !v.has_dims && v.dims != dims {
-                return Err(format!(
-                    "a view of {} dimensions without its own dimensions used with a layout \
-                     of {dims}",
-                    v.dims
-                ));
+                return Err(ConvertError::ViewDimensions {
+                    view_dims: v.dims,
+                    layout_dims: dims,
+                });
             }
         }
         let mat = self
             .matrix_of(m, object)
-            .ok_or("the object is not a matrix")?;
+            .ok_or(Malformed("the object is not a matrix"))?;
         let state = match self.tensor_states.get(&layout) {
             Some(TensorState::Layout(s)) => Some(Box::new(s.clone())),
             _ => None,
@@ -388,8 +403,8 @@ impl Converter<'_> {
         };
         let dir = if load {
             Direction::Load {
-                result: inst.result_id().ok_or("load without result")?,
-                ty: inst.result_type().ok_or("load without type")?,
+                result: inst.result_id().ok_or(Malformed("load without result"))?,
+                ty: inst.result_type().ok_or(Malformed("load without type"))?,
                 object,
             }
         } else {
@@ -425,7 +440,7 @@ impl Converter<'_> {
         m: &mut Module,
         types: &mut Interner,
         ats: &[InstId],
-    ) -> Result<(), String> {
+    ) -> Result<(), ConvertError> {
         let specs: Vec<TensorSpec> = ats
             .iter()
             .map(|&at| self.tensor_spec(m, at))
@@ -457,7 +472,7 @@ impl Converter<'_> {
                 block_request: Some(r),
             })
             .collect();
-        let block = m.inst_block(ats[0]).ok_or("not in a block")?;
+        let block = m.inst_block(ats[0]).ok_or(Malformed("not in a block"))?;
         let mut b = Builder {
             m,
             types,
@@ -528,7 +543,7 @@ impl Converter<'_> {
     }
 
     /// An instruction that carries matrices component-wise must see one deal on all of them.
-    fn check_generic(&self, m: &Module, _at: InstId, inst: &Inst) -> Result<(), String> {
+    fn check_generic(&self, m: &Module, _at: InstId, inst: &Inst) -> Result<(), ConvertError> {
         use Op::*;
         let result_mat = inst
             .result_type()
@@ -542,7 +557,7 @@ impl Converter<'_> {
         if result_mat.is_none() && operand_mats.is_empty() {
             return Ok(());
         }
-        let op = inst.op().ok_or("unknown opcode")?;
+        let op = inst.op().ok_or(Malformed("unknown opcode"))?;
         let componentwise = op_class(op).intersects(
             OpClass::INTEGER_ARITHMETIC | OpClass::FLOAT_ARITHMETIC | OpClass::NUMERIC_CONVERSION,
         ) || matches!(op, Phi | Select | CopyObject);
@@ -551,17 +566,14 @@ impl Converter<'_> {
             Load | Store | Variable | Undef | FunctionCall | ReturnValue | FunctionParameter
         );
         if !componentwise && !carried {
-            return Err(format!("{op:?} on a cooperative matrix is not supported"));
+            return Err(ConvertError::UnsupportedOp(op));
         }
         let dist = |x: &Matrix| (x.dist.deal, x.dist.slots(), x.dist.rows, x.dist.cols);
         if componentwise {
             let mut all = operand_mats.iter().chain(result_mat.iter());
             if let Some(first) = all.next() {
                 if all.any(|x| dist(x) != dist(first)) {
-                    return Err(format!(
-                        "{op:?} between matrices of different per-invocation layouts \
-                         (different use or element width) is not supported"
-                    ));
+                    return Err(ConvertError::MixedDeals(op));
                 }
             }
         }

@@ -41,6 +41,7 @@ use super::access_run;
 use super::block_path::{self, Decision, PrefetchRect};
 use super::builder::{function_variable, Builder};
 use super::element_access::{self, load_lane, position32, to_u64};
+use super::error::ConvertError::{self, Malformed};
 use super::model::{clamp, memory_operands, Addressing, Direction, Matrix, Path};
 use super::types::{const_u32, Plan};
 use crate::edit::cfg::split_block_after;
@@ -79,19 +80,19 @@ impl JointMatrix<'_> {
         m: &mut Module,
         types: &mut Interner,
         at: InstId,
-    ) -> Result<(), String> {
+    ) -> Result<(), ConvertError> {
         match m.inst(at).opcode() {
             LOAD | STORE => self.checked_access(m, types, at),
             CONSTRUCT => self.construct(m, types, at),
             COORD => self.element_coord(m, types, at),
             PREFETCH => self.prefetch(m, types, at),
-            _ => Err("a joint_matrix instruction the conversion does not express".into()),
+            _ => Err(ConvertError::UnknownJointMatrix),
         }
     }
 
-    fn matrix(&self, ty: Option<Id>) -> Result<Matrix, String> {
+    fn matrix(&self, ty: Option<Id>) -> Result<Matrix, ConvertError> {
         ty.and_then(|t| self.plan.matrices.get(&t).copied())
-            .ok_or_else(|| "the matrix operand is not a cooperative matrix".into())
+            .ok_or(ConvertError::NotCooperativeMatrix)
     }
 
     fn checked_access(
@@ -99,23 +100,30 @@ impl JointMatrix<'_> {
         m: &mut Module,
         types: &mut Interner,
         at: InstId,
-    ) -> Result<(), String> {
+    ) -> Result<(), ConvertError> {
         let inst = m.inst(at).to_owned();
         let load = inst.opcode() == LOAD;
         let id = |k: usize| inst.operand_id(k);
-        let pointer = id(0).ok_or("Pointer")?;
-        let (x, y) = (id(1).ok_or("X offset")?, id(2).ok_or("Y offset")?);
+        let pointer = id(0).ok_or(Malformed("Pointer"))?;
+        let (x, y) = (
+            id(1).ok_or(Malformed("X offset"))?,
+            id(2).ok_or(Malformed("Y offset"))?,
+        );
         let lo = if load { 3 } else { 4 };
         let column_major = layout(m, id(lo))?;
-        let (height, width) = (id(lo + 1).ok_or("Height")?, id(lo + 2).ok_or("Width")?);
-        let stride = id(lo + 3).ok_or("no Stride (RowMajor and ColumnMajor need one)")?;
+        let (height, width) = (
+            id(lo + 1).ok_or(Malformed("Height"))?,
+            id(lo + 2).ok_or(Malformed("Width"))?,
+        );
+        let stride =
+            id(lo + 3).ok_or(Malformed("no Stride (RowMajor and ColumnMajor need one)"))?;
         let mo = memory_operands(inst.operands().get(lo + 4..).unwrap_or(&[]));
         let (mat, dir) = if load {
-            let ty = inst.result_type().ok_or("no type")?;
+            let ty = inst.result_type().ok_or(Malformed("no type"))?;
             let mat = self.matrix(Some(ty))?;
             // Every element is written (loaded or 0): start from undef.
             let undef = types.intern(m, Op::Undef, Some(mat.lowered), &[]);
-            let result = inst.result_id().ok_or("no result")?;
+            let result = inst.result_id().ok_or(Malformed("no result"))?;
             let dir = Direction::Load {
                 result,
                 ty,
@@ -123,7 +131,7 @@ impl JointMatrix<'_> {
             };
             (mat, dir)
         } else {
-            let object = id(3).ok_or("Object")?;
+            let object = id(3).ok_or(Malformed("Object"))?;
             (self.matrix(m.type_of(object))?, Direction::Store { object })
         };
         let pointer_is_global = m
@@ -186,17 +194,23 @@ impl JointMatrix<'_> {
         m: &mut Module,
         types: &mut Interner,
         at: InstId,
-    ) -> Result<(), String> {
+    ) -> Result<(), ConvertError> {
         let inst = m.inst(at).to_owned();
         let id = |k: usize| inst.operand_id(k);
         let [x, y, height, width, value] = [0, 1, 2, 3, 4].map(id);
-        let (x, y) = (x.ok_or("X offset")?, y.ok_or("Y offset")?);
-        let (height, width) = (height.ok_or("Height")?, width.ok_or("Width")?);
-        let value = value.ok_or("Value")?;
-        let ty = inst.result_type().ok_or("no type")?;
-        let result = inst.result_id().ok_or("no result")?;
+        let (x, y) = (
+            x.ok_or(Malformed("X offset"))?,
+            y.ok_or(Malformed("Y offset"))?,
+        );
+        let (height, width) = (
+            height.ok_or(Malformed("Height"))?,
+            width.ok_or(Malformed("Width"))?,
+        );
+        let value = value.ok_or(Malformed("Value"))?;
+        let ty = inst.result_type().ok_or(Malformed("no type"))?;
+        let result = inst.result_id().ok_or(Malformed("no result"))?;
         let mat = self.matrix(Some(ty))?;
-        let split = split_block_after(m, at).ok_or("not in a block")?;
+        let split = split_block_after(m, at).ok_or(Malformed("not in a block"))?;
         m.erase(at);
         let mut b = Builder {
             m,
@@ -249,14 +263,14 @@ impl JointMatrix<'_> {
         m: &mut Module,
         types: &mut Interner,
         at: InstId,
-    ) -> Result<(), String> {
+    ) -> Result<(), ConvertError> {
         let inst = m.inst(at).to_owned();
-        let matrix = inst.operand_id(0).ok_or("Matrix")?;
-        let index = inst.operand_id(1).ok_or("Index")?;
+        let matrix = inst.operand_id(0).ok_or(Malformed("Matrix"))?;
+        let index = inst.operand_id(1).ok_or(Malformed("Index"))?;
         let mat = self.matrix(m.type_of(matrix))?;
         let (ty, result) = (
-            inst.result_type().ok_or("no type")?,
-            inst.result_id().ok_or("no result")?,
+            inst.result_type().ok_or(Malformed("no type"))?,
+            inst.result_id().ok_or(Malformed("no result"))?,
         );
         let component = m
             .def_inst(ty)
@@ -266,7 +280,9 @@ impl JointMatrix<'_> {
                 m.def_inst(c)
                     .is_some_and(|t| t.is(Op::TypeInt) && t.operand_word(0) == Some(32))
             })
-            .ok_or("the result type is not a vector of two 32-bit integers")?;
+            .ok_or(Malformed(
+                "the result type is not a vector of two 32-bit integers",
+            ))?;
         let mut b = Builder::before(m, types, at)?;
         let u32t = b.u32t();
         let index_ok =
@@ -274,7 +290,7 @@ impl JointMatrix<'_> {
                 .and_then(|t| b.m.def_inst(t))
                 .is_some_and(|t| t.is(Op::TypeInt) && t.operand_word(0) == Some(32));
         if !index_ok {
-            return Err("Index is not a 32-bit integer".into());
+            return Err(ConvertError::IndexNotU32);
         }
         let index = if b.m.type_of(index) == Some(u32t) {
             index
@@ -298,32 +314,40 @@ impl JointMatrix<'_> {
     }
 
     /// 2D block prefetches where legal, else nothing.
-    fn prefetch(&mut self, m: &mut Module, types: &mut Interner, at: InstId) -> Result<(), String> {
+    fn prefetch(
+        &mut self,
+        m: &mut Module,
+        types: &mut Interner,
+        at: InstId,
+    ) -> Result<(), ConvertError> {
         let inst = m.inst(at).to_owned();
         let id = |k: usize| inst.operand_id(k);
-        let pointer = id(0).ok_or("Pointer")?;
-        let (x, y) = (id(1).ok_or("X offset")?, id(2).ok_or("Y offset")?);
+        let pointer = id(0).ok_or(Malformed("Pointer"))?;
+        let (x, y) = (
+            id(1).ok_or(Malformed("X offset"))?,
+            id(2).ok_or(Malformed("Y offset"))?,
+        );
         let here = location(m, at);
-        let rect = (|| -> Result<(bool, u32, u32, u32, Id), String> {
+        let rect = (|| -> Result<(bool, u32, u32, u32, Id), ConvertError> {
             let rows = id(3)
                 .and_then(|v| const_u32(m, v))
-                .ok_or("Rows is not a constant")?;
+                .ok_or(ConvertError::RowsNotConstant)?;
             let cols = id(4)
                 .and_then(|v| const_u32(m, v))
-                .ok_or("Columns is not a constant")?;
+                .ok_or(ConvertError::ColumnsNotConstant)?;
             let column_major = match id(6) {
                 Some(l) => layout(m, Some(l))?,
                 None => false,
             };
-            let stride = id(7).ok_or("no Stride")?;
+            let stride = id(7).ok_or(Malformed("no Stride"))?;
             let (sc, pointee) = m
                 .type_of(pointer)
                 .and_then(|t| m.def_inst(t))
                 .filter(|t| t.is(Op::TypePointer))
                 .and_then(|t| Some((t.operand_word(0)?, t.operand_id(1)?)))
-                .ok_or("the pointer operand is not a pointer")?;
+                .ok_or(Malformed("the pointer operand is not a pointer"))?;
             if sc != StorageClass::CrossWorkgroup as u32 {
-                return Err("the pointer is not CrossWorkgroup".into());
+                return Err(ConvertError::NotCrossWorkgroup);
             }
             let elem = m
                 .def_inst(pointee)
@@ -331,12 +355,12 @@ impl JointMatrix<'_> {
                 .and_then(|t| t.operand_word(0))
                 .map(|bits| bits / 8)
                 .filter(|e| matches!(e, 1 | 2 | 4 | 8))
-                .ok_or("the pointee is not a scalar of 1, 2, 4 or 8 bytes")?;
+                .ok_or(ConvertError::NotBlockElement)?;
             Ok((column_major, rows, cols, elem, stride))
         })();
         let mut b = Builder::before(m, types, at)?;
         let decision = match rect {
-            Err(why) => Decision::Fallback(why),
+            Err(why) => Decision::Fallback(why.to_string()),
             Ok((column_major, rows, cols, elem, stride)) => {
                 match [x, y, stride].map(|v| to_u64(&mut b, v)) {
                     [Ok(x), Ok(y), Ok(stride)] => {
@@ -372,7 +396,7 @@ impl JointMatrix<'_> {
             }
             Decision::Runtime(plan, cond) => {
                 b.before = None;
-                let split = split_block_after(b.m, at).ok_or("not in a block")?;
+                let split = split_block_after(b.m, at).ok_or(Malformed("not in a block"))?;
                 b.cur = split.before;
                 b.leave_loop_header(&split);
                 b.if_then(cond, |b| {
@@ -396,16 +420,12 @@ impl JointMatrix<'_> {
 }
 
 /// The MemoryLayout operand: false for RowMajor, true for ColumnMajor.
-fn layout(m: &Module, l: Option<Id>) -> Result<bool, String> {
+fn layout(m: &Module, l: Option<Id>) -> Result<bool, ConvertError> {
     match l.and_then(|x| const_u32(m, x)) {
         Some(0) => Ok(false),
         Some(1) => Ok(true),
-        Some(2) => Err(
-            "the PackedINTEL memory layout is not converted (RowMajor and \
-                        ColumnMajor are)"
-                .into(),
-        ),
-        Some(v) => Err(format!("memory layout {v} is not RowMajor or ColumnMajor")),
-        None => Err("the memory layout is not a constant".into()),
+        Some(2) => Err(ConvertError::PackedLayout),
+        Some(v) => Err(ConvertError::UnknownLayout(v)),
+        None => Err(ConvertError::LayoutNotConstant),
     }
 }

@@ -18,6 +18,7 @@ use spvopt_ir::Id;
 
 use super::builder::Builder;
 use super::distribution::{Deal, MMA_K_BYTES};
+use super::error::MulAddError;
 use super::model::Matrix;
 
 /// KHR Cooperative Matrix Operands.
@@ -54,9 +55,9 @@ pub fn emit(
     ab: AbKind,
     khr_operands: u32,
     (result, result_ty): (Id, Id),
-) -> Result<(), String> {
+) -> Result<(), MulAddError> {
     if khr_operands & KHR_SATURATING != 0 {
-        return Err("saturating accumulation has no subgroup MMA form".into());
+        return Err(MulAddError::Saturating);
     }
     let (m_rows, k, n) = (ma.dist.rows, ma.dist.cols, mc.dist.cols);
     let sg = mc.dist.sg;
@@ -65,27 +66,28 @@ pub fn emit(
     let pack = match ma.dist.deal {
         Deal::Columns { pack } if pack * sg == k_atom => pack,
         _ => {
-            return Err(format!(
-                "A ({m_rows}x{k}, {bits}-bit) is not in the MMA layout for subgroup size {sg}"
-            ))
+            return Err(MulAddError::ANotMmaLayout {
+                rows: m_rows,
+                k,
+                bits,
+                sg,
+            })
         }
     };
     if mb.dist.deal != (Deal::Columns { pack: 1 }) || mc.dist.deal != (Deal::Columns { pack: 1 }) {
-        return Err(format!(
-            "B ({k}x{n}) or C ({m_rows}x{n}) is not one column per invocation \
-             (N must be a multiple of the subgroup size {sg})"
-        ));
+        return Err(MulAddError::NotColumnPerInvocation {
+            rows: m_rows,
+            k,
+            n,
+            sg,
+        });
     }
     if k % k_atom != 0 {
-        return Err(format!(
-            "K = {k} is not a multiple of the MMA K of {k_atom} for {bits}-bit elements"
-        ));
+        return Err(MulAddError::KNotAtomMultiple { k, k_atom, bits });
     }
     let atom_m = m_rows.min(8);
     if atom_m < 2 || m_rows % atom_m != 0 {
-        return Err(format!(
-            "M = {m_rows} cannot be cut into MMA atoms of 2..8 rows"
-        ));
+        return Err(MulAddError::MNotAtoms { rows: m_rows });
     }
     let mut ops = match ab {
         AbKind::F16 => INTEL_A_F16 | INTEL_B_F16,

@@ -5,6 +5,7 @@
 //! Function variables and function calls unchanged. Loads and stores read a field from the
 //! value only where the constants analysis could not fold it.
 
+use super::error::ConvertError::{self, Malformed};
 use spirv::Op;
 use spvopt_ir::{Id, Inst, InstId, Module};
 
@@ -100,10 +101,10 @@ pub fn lower_setter(
     arr: Id,
     dims: u32,
     c: &Consts,
-) -> Result<(), String> {
+) -> Result<(), ConvertError> {
     let inst = m.inst(at).to_owned();
-    let op = inst.op().ok_or("unknown opcode")?;
-    let result = inst.result_id().ok_or("setter without result")?;
+    let op = inst.op().ok_or(Malformed("unknown opcode"))?;
+    let result = inst.result_id().ok_or(Malformed("setter without result"))?;
     let ops: Vec<u32> = inst.operands().to_vec();
     let n = dims as usize;
     let mut b = Before {
@@ -138,13 +139,17 @@ pub fn lower_setter(
             return Ok(());
         }
         _ => {
-            let input = Id::new(ops[0]).ok_or("setter without input")?;
+            let input = Id::new(ops[0]).ok_or(Malformed("setter without input"))?;
             let args: Vec<Id> = ops[1..].iter().filter_map(|&w| Id::new(w)).collect();
-            let need = |k: usize| -> Result<(), String> {
+            let need = |k: usize| -> Result<(), ConvertError> {
                 if args.len() == k {
                     Ok(())
                 } else {
-                    Err(format!("{op:?} has {} operands, expected {k}", args.len()))
+                    Err(ConvertError::OperandCount {
+                        op,
+                        got: args.len(),
+                        expected: k,
+                    })
                 }
             };
             let mut sets = Vec::new();
@@ -224,12 +229,12 @@ pub fn lower_setter(
                         sets.push((ViewField::Clip(k).index(dims), args[k as usize]));
                     }
                 }
-                _ => return Err(format!("{op:?} is not a tensor layout/view instruction")),
+                _ => return Err(ConvertError::NotTensorSetter(op)),
             }
             (Some(input), sets)
         }
     };
-    let mut cur = input.ok_or("setter without input")?;
+    let mut cur = input.ok_or(Malformed("setter without input"))?;
     let last = sets.len().saturating_sub(1);
     if sets.is_empty() {
         b.m.replace_inst(

@@ -22,6 +22,7 @@ use spvopt_ir::{BlockId, Id};
 use super::block_path::{Decision, Plan};
 use super::builder::Builder;
 use super::element_access::{emit_decided, Prepared};
+use super::error::ConvertError;
 use super::model::Path;
 
 /// A group's condition (`None`: proved).
@@ -103,14 +104,14 @@ pub fn emit(
     group: Group,
     decisions: Vec<Decision>,
     after: BlockId,
-) -> Result<Vec<Path>, String> {
+) -> Result<Vec<Path>, ConvertError> {
     let after_label = b.m.block_label(after);
     let plans: Vec<Plan> = decisions
         .iter()
         .cloned()
         .map(|d| match d {
             Decision::Static(p) | Decision::Runtime(p, _) => Ok(p),
-            Decision::Fallback(_) => Err("a member of a tile group takes no block path"),
+            Decision::Fallback(_) => Err(ConvertError::TileMemberWithoutBlockPath),
         })
         .collect::<Result<_, _>>()?;
     let cols = prepared[0].cols();

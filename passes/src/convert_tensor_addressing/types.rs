@@ -6,9 +6,10 @@ use spvopt_analysis::fxhash::FxHashMap as HashMap;
 use spvopt_ir::{Id, InstBuf, InstId, Interner, Module, Section};
 
 use super::distribution::{Distribution, MatrixUse};
+use super::error::{PlanError, TypeProblem};
 use super::model::Matrix;
 use super::tensor_values::{layout_words, view_words};
-use crate::edit::location;
+use crate::diagnostic::Location;
 
 /// A tensor layout or view type and its lowered array type.
 #[derive(Clone, Copy, Debug)]
@@ -47,7 +48,7 @@ pub(super) struct Plan {
     pub tensors: HashMap<Id, (TensorType, Id)>,
 }
 
-pub(super) fn plan(m: &mut Module, types: &mut Interner, sg: u32) -> Result<Plan, String> {
+pub(super) fn plan(m: &mut Module, types: &mut Interner, sg: u32) -> Result<Plan, PlanError> {
     let mut matrices = HashMap::default();
     let mut tensors = HashMap::default();
     let global: Vec<(InstId, InstBuf)> = m
@@ -56,34 +57,28 @@ pub(super) fn plan(m: &mut Module, types: &mut Interner, sg: u32) -> Result<Plan
         .collect();
     for (at, t) in global {
         let Some(id) = t.result_id() else { continue };
+        let fail = |m: &Module, problem: TypeProblem| PlanError {
+            at: Location::of(m, at),
+            problem,
+        };
         match t.op() {
             Some(Op::TypeCooperativeMatrixKHR) => {
                 let w = |k: usize| t.operand_id(k).and_then(|x| const_u32(m, x));
                 let (Some(comp), Some(scope), Some(rows), Some(cols), Some(use_)) =
                     (t.operand_id(0), w(1), w(2), w(3), w(4))
                 else {
-                    return Err(format!(
-                        "{}: cooperative matrix type with spec-constant or missing operands \
-                         (specialize the module first)",
-                        location(m, at)
-                    ));
+                    return Err(fail(m, TypeProblem::SpecConstantShape));
                 };
                 if scope != spirv::Scope::Subgroup as u32 {
-                    return Err(format!(
-                        "{}: only Subgroup-scope cooperative matrices can be dealt to \
-                         invocations (scope {scope})",
-                        location(m, at)
-                    ));
+                    return Err(fail(m, TypeProblem::NotSubgroupScope(scope)));
                 }
                 let use_ = MatrixUse::from_word(u64::from(use_))
-                    .ok_or_else(|| format!("{}: unknown matrix use {use_}", location(m, at)))?;
+                    .ok_or_else(|| fail(m, TypeProblem::UnknownUse(use_)))?;
                 let (bits, is_float, _) = component_kind(m, comp)
                     .filter(|&(b, _, _)| matches!(b, 8 | 16 | 32 | 64))
-                    .ok_or_else(|| {
-                        format!("{}: unsupported matrix component type", location(m, at))
-                    })?;
+                    .ok_or_else(|| fail(m, TypeProblem::UnsupportedComponent))?;
                 let dist = Distribution::choose(use_, bits, rows, cols, sg)
-                    .map_err(|e| format!("{}: {e}", location(m, at)))?;
+                    .map_err(|e| fail(m, e.into()))?;
                 let lowered = if dist.slots() == 1 {
                     comp
                 } else {
@@ -106,7 +101,7 @@ pub(super) fn plan(m: &mut Module, types: &mut Interner, sg: u32) -> Result<Plan
                     .operand_id(0)
                     .and_then(|x| const_u32(m, x))
                     .filter(|d| (1..=5).contains(d))
-                    .ok_or_else(|| format!("{}: tensor layout Dim", location(m, at)))?;
+                    .ok_or_else(|| fail(m, TypeProblem::LayoutDim))?;
                 let clamp = t.operand_id(1).and_then(|x| const_u32(m, x));
                 let u32t = types.int(m, 32);
                 let n = types.u32_const(m, layout_words(dims));
@@ -118,7 +113,7 @@ pub(super) fn plan(m: &mut Module, types: &mut Interner, sg: u32) -> Result<Plan
                     .operand_id(0)
                     .and_then(|x| const_u32(m, x))
                     .filter(|d| (1..=5).contains(d))
-                    .ok_or_else(|| format!("{}: tensor view Dim", location(m, at)))?;
+                    .ok_or_else(|| fail(m, TypeProblem::ViewDim))?;
                 let u32t = types.int(m, 32);
                 let n = types.u32_const(m, view_words(dims));
                 let arr = types.array(m, u32t, n);

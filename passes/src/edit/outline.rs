@@ -68,7 +68,7 @@ impl Outline {
         m: &mut Module,
         types: &mut Interner,
         leading: &[(Id, Id)],
-    ) -> Result<Vec<Id>, String> {
+    ) -> Result<Vec<Id>, OutlineError> {
         let f = self.func;
         let insts: Vec<InstId> = m
             .function(f)
@@ -106,12 +106,9 @@ impl Outline {
         }
         let mut params: Vec<(Id, Id)> = leading.to_vec();
         for &v in &free {
-            let ty = m.type_of(v).ok_or_else(|| {
-                format!(
-                    "outlined value %{} (defined by {:?}) has no type",
-                    v.word(),
-                    m.def_inst(v).and_then(Inst::op)
-                )
+            let ty = m.type_of(v).ok_or_else(|| OutlineError::UntypedValue {
+                value: v,
+                defined_by: m.def_inst(v).and_then(Inst::op),
             })?;
             params.push((v, ty));
         }
@@ -132,6 +129,14 @@ impl Outline {
         m.inst_mut(def).words[3] = fn_type.word();
         Ok(free)
     }
+}
+
+/// Why [`Outline::finish`] cannot make a function of the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OutlineError {
+    /// A value the body uses from outside has no type, so it cannot become a parameter.
+    #[error("outlined value %{} (defined by {defined_by:?}) has no type", .value.word())]
+    UntypedValue { value: Id, defined_by: Option<Op> },
 }
 
 /// Merges functions at positions `from..` of the module that are identical up to a renaming

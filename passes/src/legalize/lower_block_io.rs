@@ -38,7 +38,7 @@ use crate::edit::cfg::{move_block_before, split_block_after};
 use spvopt_ir::{BlockId, Id, Inst, InstId, Interner, Module};
 
 use crate::pass::Statistics;
-use spvopt_analysis::block_io::layout::{Deal, Layout};
+use spvopt_analysis::block_io::layout::{Deal, Layout, LayoutError};
 use spvopt_analysis::block_io::{BlockKind, BlockOperands};
 
 use crate::diagnostic::Diagnostic;
@@ -75,6 +75,29 @@ pub fn lower(
     }
 }
 
+/// Why a 2D block load or store cannot become ordinary memory accesses.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum LowerError {
+    /// An operand or type the instruction must have is absent or not of the kind it must be
+    /// (the text names it).
+    #[error("{0}")]
+    Malformed(&'static str),
+    #[error("the kernels reaching this function declare no single SubgroupSize")]
+    NoSubgroupSize,
+    #[error("the shape operands are not integer constants")]
+    ShapeNotConstant,
+    /// The shape has no data layout.
+    #[error("{0}")]
+    Layout(#[from] LayoutError),
+    #[error("the data pointer is not a Function pointer")]
+    DataNotFunctionPointer,
+    #[error("the base pointer is not a CrossWorkgroup pointer")]
+    BaseNotCrossWorkgroupPointer,
+    /// A coordinate or surface operand to sign-extend is not an integer.
+    #[error("an integer operand is not an integer")]
+    NotAnInteger,
+}
+
 /// Width in bits of integer type `t`.
 fn int_width(m: &Module, t: Id) -> Option<u32> {
     let i = m.def_inst(t)?;
@@ -98,12 +121,15 @@ impl Emit<'_> {
         self.m.append_inst(self.cur, Inst::new(op, None, None, ops));
     }
     /// `v` as a signed 64-bit value (sign-extended from 32 bits).
-    fn sext64(&mut self, v: Id, u64t: Id) -> Result<Id, String> {
-        let t = self.m.type_of(v).ok_or("operand has no type")?;
+    fn sext64(&mut self, v: Id, u64t: Id) -> Result<Id, LowerError> {
+        let t = self
+            .m
+            .type_of(v)
+            .ok_or(LowerError::Malformed("operand has no type"))?;
         match int_width(self.m, t) {
             Some(64) => Ok(v),
             Some(_) => Ok(self.val(Op::SConvert, u64t, &[v.word()])),
-            None => Err("an integer operand is not an integer".into()),
+            None => Err(LowerError::NotAnInteger),
         }
     }
     fn new_block_after(&mut self, after: BlockId) -> BlockId {
@@ -118,41 +144,50 @@ fn lower_one(
     ops: &BlockOperands,
     sg: Option<u32>,
     types: &mut Interner,
-) -> Result<(), String> {
-    let sg = sg.ok_or("the kernels reaching this function declare no single SubgroupSize")?;
-    let shape = ops
-        .shape(m)
-        .ok_or("the shape operands are not integer constants")?;
+) -> Result<(), LowerError> {
+    let sg = sg.ok_or(LowerError::NoSubgroupSize)?;
+    let shape = ops.shape(m).ok_or(LowerError::ShapeNotConstant)?;
     let lay = Layout::new(
         ops.kind,
         (shape.element_size, shape.width, shape.height, shape.count),
         sg,
     )?;
-    let private = ops.private.ok_or("no data pointer")?;
-    let private_ty = m.type_of(private).ok_or("data pointer has no type")?;
+    let private = ops
+        .private
+        .ok_or(LowerError::Malformed("no data pointer"))?;
+    let private_ty = m
+        .type_of(private)
+        .ok_or(LowerError::Malformed("data pointer has no type"))?;
     if !m.def_inst(private_ty).is_some_and(|t| {
         t.is(Op::TypePointer) && t.operand_word(0) == Some(StorageClass::Function as u32)
     }) {
-        return Err("the data pointer is not a Function pointer".into());
+        return Err(LowerError::DataNotFunctionPointer);
     }
-    let base_ty = m.type_of(ops.base).ok_or("base pointer has no type")?;
+    let base_ty = m
+        .type_of(ops.base)
+        .ok_or(LowerError::Malformed("base pointer has no type"))?;
     if !m.def_inst(base_ty).is_some_and(|t| {
         t.is(Op::TypePointer) && t.operand_word(0) == Some(StorageClass::CrossWorkgroup as u32)
     }) {
-        return Err("the base pointer is not a CrossWorkgroup pointer".into());
+        return Err(LowerError::BaseNotCrossWorkgroupPointer);
     }
-    let coord_ty = m.type_of(ops.coordinate).ok_or("coordinate has no type")?;
+    let coord_ty = m
+        .type_of(ops.coordinate)
+        .ok_or(LowerError::Malformed("coordinate has no type"))?;
     let coord_elem = m
         .def_inst(coord_ty)
         .filter(|t| t.is(Op::TypeVector))
         .and_then(|t| t.operand_id(0))
-        .ok_or("coordinate is not a vector")?;
+        .ok_or(LowerError::Malformed("coordinate is not a vector"))?;
     for v in [ops.memory_width, ops.memory_height, ops.memory_pitch] {
-        let t = m.type_of(v).ok_or("surface operand has no type")?;
-        int_width(m, t).ok_or("surface operand is not an integer")?;
+        let t = m
+            .type_of(v)
+            .ok_or(LowerError::Malformed("surface operand has no type"))?;
+        int_width(m, t).ok_or(LowerError::Malformed("surface operand is not an integer"))?;
     }
-    int_width(m, coord_elem).ok_or("coordinate is not an integer vector")?;
-    m.inst_block(at).ok_or("not in a block")?;
+    int_width(m, coord_elem).ok_or(LowerError::Malformed("coordinate is not an integer vector"))?;
+    m.inst_block(at)
+        .ok_or(LowerError::Malformed("not in a block"))?;
 
     // Types and constants.
     let boolt = types.bool(m);
@@ -179,13 +214,17 @@ fn lower_one(
     let hc = c32(m, types, lay.height);
     let lane_var = lane_variable(m, types);
     let lane_var_ty = m
-        .def_inst(m.type_of(lane_var).ok_or("lane variable has no type")?)
+        .def_inst(
+            m.type_of(lane_var)
+                .ok_or(LowerError::Malformed("lane variable has no type"))?,
+        )
         .and_then(|p| p.operand_id(1))
-        .ok_or("lane variable type")?;
-    let lane_width = int_width(m, lane_var_ty).ok_or("lane variable is not an integer")?;
+        .ok_or(LowerError::Malformed("lane variable type"))?;
+    let lane_width = int_width(m, lane_var_ty)
+        .ok_or(LowerError::Malformed("lane variable is not an integer"))?;
 
     // Split the block: everything after `at` moves to `after`.
-    let split = split_block_after(m, at).ok_or("not in a block")?;
+    let split = split_block_after(m, at).ok_or(LowerError::Malformed("not in a block"))?;
     let (b0, after, after_label) = (split.before, split.after, split.after_label);
     let b0_label = m.block_label(b0);
     m.erase(at);

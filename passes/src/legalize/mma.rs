@@ -14,7 +14,7 @@ use spvopt_analysis::{KernelFacts, Target};
 use spvopt_ir::{Id, InstId, Module};
 
 use crate::pass::Statistics;
-use spvopt_analysis::block_io::mma::{classify, mma_subgroup_size, Action};
+use spvopt_analysis::block_io::mma::{classify, mma_subgroup_size, Action, MmaError};
 
 use crate::diagnostic::Location;
 
@@ -48,7 +48,7 @@ pub fn report(
     mmas: &[InstId],
     stats: &mut Statistics,
 ) {
-    let mut known: FxHashMap<Key, Result<Action, String>> = FxHashMap::default();
+    let mut known: FxHashMap<Key, Result<Action, MmaError>> = FxHashMap::default();
     for &i in mmas {
         let class = match key(m, facts, i) {
             Some(k) => known

@@ -244,6 +244,21 @@ pub fn run(
     buffer_prefetches(m, target, &list, stats, &mut types, changes);
 }
 
+/// Why a 2D block operation cannot be cut into pieces the target has.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum SplitError {
+    /// An operand or type the instruction must have is absent or not of the kind it must be
+    /// (the text names it).
+    #[error("{0}")]
+    Malformed(&'static str),
+    #[error("the kernels reaching this function declare no single SubgroupSize")]
+    NoSubgroupSize,
+    #[error("the data pointer's type cannot be addressed")]
+    DataNotAddressable,
+    #[error("piece offsets do not fall on the data pointer's components")]
+    MisalignedPieces,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn apply(
     m: &mut Module,
@@ -254,11 +269,11 @@ fn apply(
     sg: Option<u32>,
     types: &mut Interner,
     stats: &mut Statistics,
-) -> Result<(), String> {
+) -> Result<(), SplitError> {
     // Byte offsets of the pieces' data (none for prefetches).
     let mut data: Option<(Id, u32, u32, u32)> = None; // (pointer, scalar bytes, per block, per rows)
     if let Some(p) = ops.private {
-        let sg = sg.ok_or("the kernels reaching this function declare no single SubgroupSize")?;
+        let sg = sg.ok_or(SplitError::NoSubgroupSize)?;
         let whole = spvopt_analysis::block_io::BlockShape {
             element_size: e,
             width: w,
@@ -271,23 +286,25 @@ fn apply(
         };
         let per_block = whole
             .bytes_per_invocation_per_block(ops.kind, sg)
-            .ok_or("bad shape")?;
+            .ok_or(SplitError::Malformed("bad shape"))?;
         let per_rows = rows
             .bytes_per_invocation_per_block(ops.kind, sg)
-            .ok_or("bad shape")?;
+            .ok_or(SplitError::Malformed("bad shape"))?;
         let (_, sb) = spvopt_analysis::block_io::private_scalar(m, p)
-            .ok_or("the data pointer's type cannot be addressed")?;
+            .ok_or(SplitError::DataNotAddressable)?;
         if !per_block.is_multiple_of(sb) || !per_rows.is_multiple_of(sb) {
-            return Err("piece offsets do not fall on the data pointer's components".into());
+            return Err(SplitError::MisalignedPieces);
         }
         data = Some((p, sb, per_block, per_rows));
     }
-    let coord_ty = m.type_of(ops.coordinate).ok_or("coordinate has no type")?;
+    let coord_ty = m
+        .type_of(ops.coordinate)
+        .ok_or(SplitError::Malformed("coordinate has no type"))?;
     let coord_elem = m
         .def_inst(coord_ty)
         .filter(|t| t.is(Op::TypeVector))
         .and_then(|t| t.operand_id(0))
-        .ok_or("coordinate is not a vector")?;
+        .ok_or(SplitError::Malformed("coordinate is not a vector"))?;
     let x = m.fresh_id();
     m.insert_before(
         at,
@@ -314,10 +331,12 @@ fn apply(
     let width_c = types.int_const(m, shape_ty, u64::from(plan.width));
     let base_scalar = match data {
         Some((p, _, _, _)) => {
-            let (scalar, _) =
-                spvopt_analysis::block_io::private_scalar(m, p).ok_or("bad data pointer")?;
+            let (scalar, _) = spvopt_analysis::block_io::private_scalar(m, p)
+                .ok_or(SplitError::Malformed("bad data pointer"))?;
             let scalar_ptr = types.pointer(m, StorageClass::Function, scalar);
-            let dst_ty = m.type_of(p).ok_or("bad data pointer")?;
+            let dst_ty = m
+                .type_of(p)
+                .ok_or(SplitError::Malformed("bad data pointer"))?;
             let base = if dst_ty == scalar_ptr {
                 p
             } else {

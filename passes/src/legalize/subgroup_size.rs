@@ -91,7 +91,47 @@ pub struct Finding {
     /// N.
     pub declared: u32,
     /// The size it is re-declared with (`Ok`), or why it cannot be (`Err`).
-    pub outcome: Result<u32, String>,
+    pub outcome: Result<u32, SizeDependence>,
+}
+
+/// Why a kernel cannot be re-declared with another subgroup size: it may observe the size.
+/// The text completes "the kernel cannot be re-declared because it …".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SizeDependence {
+    #[error(
+        "declares SubgroupSize twice, through OpExecutionModeId, or with SubgroupsPerWorkgroup"
+    )]
+    UnusualModes,
+    #[error("uses a cooperative or joint matrix type")]
+    MatrixTypes,
+    /// An instruction the kernel reaches (its opcode name and result id).
+    #[error("{what} ({opcode}{})", .result.map(|r| format!(" %{}", r.word())).unwrap_or_default())]
+    Inst {
+        what: SizeObservation,
+        opcode: String,
+        result: Option<Id>,
+    },
+}
+
+/// How an instruction may observe the subgroup size.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SizeObservation {
+    #[error("uses a subgroup operation")]
+    SubgroupOperation,
+    #[error("uses Subgroup scope")]
+    SubgroupScope,
+    #[error("uses a scope that is not a constant")]
+    NonConstantScope,
+    #[error("uses a cooperative or joint matrix")]
+    Matrix,
+    #[error("calls through a function pointer")]
+    FunctionPointer,
+    /// A call of an import not known to be size-agnostic (its name).
+    #[error("calls the imported function \"{0}\"")]
+    ImportedCall(String),
+    /// A read of a subgroup built-in variable.
+    #[error("reads a subgroup built-in (%{})", .0.word())]
+    SubgroupBuiltIn(Id),
 }
 
 /// The kernels of `m` whose `SubgroupSize` `target` lacks, each with its outcome. Does not
@@ -255,13 +295,9 @@ impl Context {
 
     /// Why the kernel whose function is `entry` may depend on its subgroup size (`None`: it
     /// is proven not to).
-    fn why_size_dependent(&self, m: &Module, entry: Id) -> Option<String> {
+    fn why_size_dependent(&self, m: &Module, entry: Id) -> Option<SizeDependence> {
         if self.odd_modes.contains(&entry) {
-            return Some(
-                "declares SubgroupSize twice, through OpExecutionModeId, or with \
-                 SubgroupsPerWorkgroup"
-                    .into(),
-            );
+            return Some(SizeDependence::UnusualModes);
         }
         let by_result = spvopt_analysis::builtins::function_by_result(m);
         let start = *by_result.get(&entry)?;
@@ -286,21 +322,19 @@ impl Context {
             }
         }
         if self.uses_matrix_types(m) {
-            return Some("uses a cooperative or joint matrix type".into());
+            return Some(SizeDependence::MatrixTypes);
         }
         None
     }
 
     /// Why instruction `i` may observe the subgroup size.
-    fn why_inst(&self, m: &Module, i: InstId) -> Option<String> {
+    fn why_inst(&self, m: &Module, i: InstId) -> Option<SizeDependence> {
         let inst = m.inst(i);
         let name = inst.name();
-        let at = |what: &str| {
-            let id = inst
-                .result_id()
-                .map(|r| format!(" %{}", r.word()))
-                .unwrap_or_default();
-            format!("{what} ({name}{id})")
+        let at = |what: SizeObservation| SizeDependence::Inst {
+            what,
+            opcode: name.to_string(),
+            result: inst.result_id(),
         };
         let scopes = scope_operands(inst.opcode());
         let scope = |pos: Option<usize>| pos.map(|p| constant_u32(m, inst.operand_id(p)));
@@ -310,25 +344,25 @@ impl Context {
             || name.starts_with("OpSubgroup")
             || name.starts_with("OpGroup");
         if collective && scope(scopes.execution) != Some(Some(SCOPE_WORKGROUP)) {
-            return Some(at("uses a subgroup operation"));
+            return Some(at(SizeObservation::SubgroupOperation));
         }
         for pos in [scopes.execution, scopes.memory] {
             match scope(pos) {
-                Some(Some(3)) => return Some(at("uses Subgroup scope")),
-                Some(None) => return Some(at("uses a scope that is not a constant")),
+                Some(Some(3)) => return Some(at(SizeObservation::SubgroupScope)),
+                Some(None) => return Some(at(SizeObservation::NonConstantScope)),
                 _ => {}
             }
         }
         if name.contains("CooperativeMatrix") || name.contains("JointMatrix") {
-            return Some(at("uses a cooperative or joint matrix"));
+            return Some(at(SizeObservation::Matrix));
         }
         if name.contains("FunctionPointer") {
-            return Some(at("calls through a function pointer"));
+            return Some(at(SizeObservation::FunctionPointer));
         }
         if inst.is(Op::FunctionCall) {
             if let Some(c) = self.callees.of_call(inst) {
                 if !AGNOSTIC_IMPORTS.contains(&itanium_base_name(&c.name)) {
-                    return Some(at(&format!("calls the imported function \"{}\"", c.name)));
+                    return Some(at(SizeObservation::ImportedCall(c.name.clone())));
                 }
             }
         }
@@ -338,7 +372,7 @@ impl Context {
                 builtin = Some(id);
             }
         });
-        builtin.map(|v| at(&format!("reads a subgroup built-in (%{})", v.word())))
+        builtin.map(|v| at(SizeObservation::SubgroupBuiltIn(v)))
     }
 
     fn uses_matrix_types(&self, m: &Module) -> bool {
