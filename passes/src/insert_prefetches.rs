@@ -191,6 +191,16 @@ fn load_cache_control(s: &str) -> Option<u32> {
     })
 }
 
+/// An on/off option value: empty (the bare flag), `true`/`1`/`yes`/`on` or
+/// `false`/`0`/`no`/`off`.
+fn switch(v: &str) -> Option<bool> {
+    match v {
+        "" | "true" | "1" | "yes" | "on" => Some(true),
+        "false" | "0" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
 /// `L1<c>_L3<c>` or `none`.
 fn parse_cache(v: &str) -> Option<Option<(u32, u32)>> {
     let v = v.trim();
@@ -227,18 +237,15 @@ impl InsertPrefetches {
                         })?;
                 }
                 "prefetch-cooperative" => {
-                    p.cooperative = match v.as_str() {
-                        "" | "true" | "1" | "yes" | "on" => true,
-                        "false" | "0" | "no" | "off" => false,
-                        _ => return Err(bad(k, format!("expected true or false, got \"{v}\""))),
-                    };
+                    p.cooperative = switch(v)
+                        .ok_or_else(|| bad(k, format!("expected true or false, got \"{v}\"")))?;
                 }
                 "prefetch-1d" => {
-                    p.buffer = match v.as_str() {
-                        "auto" => BufferPrefetches::Auto,
-                        "" | "true" | "1" | "yes" | "on" => BufferPrefetches::On,
-                        "false" | "0" | "no" | "off" => BufferPrefetches::Off,
-                        _ => {
+                    p.buffer = match (v.as_str(), switch(v)) {
+                        ("auto", _) => BufferPrefetches::Auto,
+                        (_, Some(true)) => BufferPrefetches::On,
+                        (_, Some(false)) => BufferPrefetches::Off,
+                        (_, None) => {
                             return Err(bad(
                                 k,
                                 format!("expected auto, true or false, got \"{v}\""),

@@ -24,7 +24,7 @@
 //! and an out-of-bounds load element is 0, an out-of-bounds store element is dropped.
 
 use spirv::Op;
-use spvopt_analysis::lane_map::{sext, Poly};
+use spvopt_analysis::lane_map::Poly;
 use spvopt_ir::Id;
 
 use super::Planner;
@@ -69,26 +69,10 @@ impl Planner<'_> {
     /// The values `v_i` when `cond` is `v ≥ 0` (`v > -1`, `0 ≤ v`, `-1 < v`) and `v` is the OR
     /// of the `v_i`; `None` for any other condition.
     fn nonneg_parts(&self, cond: Id) -> Option<Vec<Poly>> {
-        let inst = self.m.def_inst(cond)?;
-        if inst.operands().len() != 2 {
+        if self.m.def_inst(cond)?.operands().len() != 2 {
             return None;
         }
-        let (a, b) = (inst.operand_id(0)?, inst.operand_id(1)?);
-        // A constant at its width (the comparison's operands are 32-bit or wider).
-        let constant = |id: Id| {
-            let w = self
-                .m
-                .type_of(id)
-                .and_then(|t| spvopt_analysis::types::int_width(self.m, t))?;
-            Some(sext(self.m.const_int_value(id)? as i64, w))
-        };
-        let v = match inst.op()? {
-            Op::SGreaterThan if constant(b) == Some(-1) => a,
-            Op::SGreaterThanEqual if constant(b) == Some(0) => a,
-            Op::SLessThan if constant(a) == Some(-1) => b,
-            Op::SLessThanEqual if constant(a) == Some(0) => b,
-            _ => return None,
-        };
+        let v = self.nonneg_tested(cond)?;
         let mut parts = Vec::new();
         self.or_parts(v, MAX_OR_DEPTH, &mut parts)?;
         Some(parts)

@@ -167,16 +167,21 @@ impl Planner<'_> {
         by_value.unwrap_or(UniformKey::Id(cond))
     }
 
-    /// `v` when `cond` is the uniform `v > -1` or `v ≥ 0`.
+    /// `v`'s polynomial when `cond` is the uniform `v > -1` or `v ≥ 0`.
     fn nonneg_operand(&self, cond: Id) -> Option<Poly> {
+        self.poly_of(self.nonneg_tested(cond)?).ok()
+    }
+
+    /// `v` when `cond` is `v > -1`, `v ≥ 0`, `-1 < v` or `0 ≤ v` (signed).
+    pub(in crate::raise_block_io::plan) fn nonneg_tested(&self, cond: Id) -> Option<Id> {
         let inst = self.m.def_inst(cond)?;
         let (a, b) = (inst.operand_id(0)?, inst.operand_id(1)?);
         let c = |id| self.poly_of(id).ok().and_then(|p| p.as_constant());
         match inst.op()? {
-            Op::SGreaterThan if c(b) == Some(-1) => self.poly_of(a).ok(),
-            Op::SGreaterThanEqual if c(b) == Some(0) => self.poly_of(a).ok(),
-            Op::SLessThan if c(a) == Some(-1) => self.poly_of(b).ok(),
-            Op::SLessThanEqual if c(a) == Some(0) => self.poly_of(b).ok(),
+            Op::SGreaterThan if c(b) == Some(-1) => Some(a),
+            Op::SGreaterThanEqual if c(b) == Some(0) => Some(a),
+            Op::SLessThan if c(a) == Some(-1) => Some(b),
+            Op::SLessThanEqual if c(a) == Some(0) => Some(b),
             _ => None,
         }
     }
